@@ -1,0 +1,59 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+let package = Package(
+    name: "swift-webimage",
+    platforms: [.macOS(.v15)],
+    products: [
+        .library(name: "WebImage", targets: ["WebImage"]),
+        .executable(name: "webimage", targets: ["webimage"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+    ],
+    targets: [
+        // The C boundary: libvips (and libpng's push reader) behind one Swift target, LibVips.
+        .systemLibrary(
+            name: "CLibvips",
+            pkgConfig: "vips",
+            providers: [.apt(["libvips-dev"])]
+        ),
+        .target(
+            name: "CVipsShim",
+            dependencies: ["CLibvips"],
+            linkerSettings: [.linkedLibrary("png16")]
+        ),
+        .target(
+            name: "LibVips",
+            dependencies: [
+                "CLibvips",
+                "CVipsShim",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ]
+        ),
+        .target(
+            name: "WebImage",
+            dependencies: [
+                "LibVips",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+            ]
+        ),
+        .executableTarget(
+            name: "webimage",
+            dependencies: [
+                "WebImage",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .testTarget(
+            name: "WebImageTests",
+            dependencies: ["WebImage", "LibVips"]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

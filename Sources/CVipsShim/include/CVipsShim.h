@@ -1,0 +1,75 @@
+// Non-variadic entry points into libvips (and libpng's progressive reader) for Swift,
+// which cannot call C variadic functions. Every function returning an object returns it
+// with a +1 reference (release with g_object_unref / vips_area_unref) or NULL after
+// pushing a message to libvips' error buffer (read it with wi_error_copy).
+#ifndef CVIPS_SHIM_H
+#define CVIPS_SHIM_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <vips/vips.h>
+
+/// Starts libvips once per process: operation cache off, `concurrency` worker threads per
+/// pipeline (0 keeps libvips' default). Returns 0 on success.
+int wi_init(const char *argv0, int concurrency);
+
+/// The text of libvips' error buffer, cleared; free with g_free. Never NULL.
+char *wi_error_copy(void);
+
+/// Runs the loader `operation` (e.g. "jpegload_buffer") on a private copy of the bytes.
+/// `options` is libvips' argument syntax ("shrink=2,access=sequential"), may be NULL.
+/// `option_string`, when not NULL, sets the operation's "option_string" argument (the options
+/// thumbnail_buffer hands to the loader it runs), which cannot be written inside `options`.
+VipsImage *wi_load_buffer(const char *operation, const void *data, size_t length, const char *options,
+                          const char *option_string);
+
+/// Runs `operation` on one input image (argument "in") and returns its "out" image.
+VipsImage *wi_call(const char *operation, VipsImage *in, const char *options);
+
+/// Runs a saver (e.g. "jpegsave_buffer") and returns its encoded bytes.
+VipsBlob *wi_save_buffer(const char *operation, VipsImage *in, const char *options);
+
+/// Blends alpha away onto an RGB background.
+VipsImage *wi_flatten(VipsImage *in, double red, double green, double blue);
+
+/// Appends a constant band (an opaque alpha channel).
+VipsImage *wi_add_constant_band(VipsImage *in, double value);
+
+/// Stacks equally sized images top to bottom, libvips' layout for animation.
+VipsImage *wi_join_vertically(VipsImage **images, int count);
+
+/// A copy of `in` carrying animation metadata (page-height, delay in ms, loop).
+VipsImage *wi_with_animation(VipsImage *in, int page_height, const int *delays, int count, int loop);
+
+/// Wraps RGBA/RGB/grey 8-bit pixels without copying. `release(owner)` runs when the image
+/// (and so every image computed from it) is gone: the owner keeps the pixels alive till then.
+VipsImage *wi_image_from_memory(const void *pixels, size_t length, int width, int height, int bands,
+                                void *owner, void (*release)(void *));
+
+/// Integer metadata, or `fallback` when absent.
+int wi_get_int(VipsImage *image, const char *name, int fallback);
+
+/// Integer array metadata (e.g. "delay"): number of items copied into `out`, at most `capacity`.
+int wi_get_int_array(VipsImage *image, const char *name, int *out, int capacity);
+
+/// True when the image carries an ICC profile.
+int wi_has_icc(VipsImage *image);
+
+/// A progressive PNG decoder on libpng's push API: feed bytes as they arrive and read the
+/// rows (and interlace passes) decoded so far as 8-bit RGBA.
+typedef struct wi_png_stream wi_png_stream;
+wi_png_stream *wi_png_stream_new(uint64_t max_pixels);
+/// Feeds the next bytes. Returns 0, or -1 once the stream is broken (corrupt data).
+int wi_png_stream_feed(wi_png_stream *stream, const void *data, size_t length);
+/// Width and height once the header has arrived, else 0.
+uint32_t wi_png_stream_width(const wi_png_stream *stream);
+uint32_t wi_png_stream_height(const wi_png_stream *stream);
+/// True when some pixel rows have been decoded.
+int wi_png_stream_has_rows(const wi_png_stream *stream);
+/// True after the last row of the last pass.
+int wi_png_stream_is_complete(const wi_png_stream *stream);
+/// The RGBA8 canvas (width * height * 4 bytes, rows not yet decoded are transparent).
+const uint8_t *wi_png_stream_pixels(const wi_png_stream *stream);
+void wi_png_stream_free(wi_png_stream *stream);
+
+#endif

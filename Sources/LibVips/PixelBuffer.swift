@@ -1,0 +1,59 @@
+import CLibvips
+
+/// An immutable 8-bit bitmap in memory, rows top to bottom, bands interleaved.
+///
+/// `@unchecked Sendable`: the bytes are written once, before the buffer is handed out, and
+/// only read afterwards; the memory is freed in `deinit`, when nobody can read it any more.
+public final class PixelBuffer: @unchecked Sendable {
+    public let width: Int
+    public let height: Int
+    /// Samples per pixel: 1 grey, 2 grey + alpha, 3 RGB, 4 RGBA.
+    public let bands: Int
+    let baseAddress: UnsafeMutableRawPointer
+    public let count: Int
+
+    /// Takes ownership of memory allocated with glib's allocator (libvips' output).
+    init(adopting memory: UnsafeMutableRawPointer, count: Int, width: Int, height: Int, bands: Int) {
+        self.baseAddress = memory
+        self.count = count
+        self.width = width
+        self.height = height
+        self.bands = bands
+    }
+
+    /// Copies `bytes` (width * height * bands of them).
+    public init(copying bytes: UnsafeRawBufferPointer, width: Int, height: Int, bands: Int) {
+        // g_malloc aborts rather than return NULL.
+        let memory: UnsafeMutableRawPointer = g_malloc(gsize(max(1, bytes.count)))
+        if let source = bytes.baseAddress { memory.copyMemory(from: source, byteCount: bytes.count) }
+        self.baseAddress = memory
+        self.count = bytes.count
+        self.width = width
+        self.height = height
+        self.bands = bands
+    }
+
+    /// A buffer of `width * height * bands` bytes filled by `initializer`.
+    public init(width: Int, height: Int, bands: Int, initializer: (UnsafeMutableRawBufferPointer) -> Void) {
+        let count = width * height * bands
+        let memory: UnsafeMutableRawPointer = g_malloc0(gsize(max(1, count)))
+        initializer(UnsafeMutableRawBufferPointer(start: memory, count: count))
+        self.baseAddress = memory
+        self.count = count
+        self.width = width
+        self.height = height
+        self.bands = bands
+    }
+
+    deinit {
+        g_free(baseAddress)
+    }
+
+    /// Bytes per row.
+    public var rowBytes: Int { width * bands }
+
+    /// Read access to the bytes.
+    public func withUnsafeBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+        try body(UnsafeRawBufferPointer(start: baseAddress, count: count))
+    }
+}

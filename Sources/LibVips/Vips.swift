@@ -1,0 +1,50 @@
+import Foundation
+import CLibvips
+import CVipsShim
+import NIOCore
+import NIOPosix
+
+/// Process-wide libvips set-up and the threads that run blocking libvips work.
+public enum Vips {
+    /// Started once, on first use, before any other thread touches libvips.
+    private static let startup: Result<Void, VipsError> = {
+        // One worker thread per pipeline: callers decode many images at once, and most codecs
+        // are single-threaded anyway; parallelism comes from running several pipelines.
+        if wi_init("swift-webimage", 1) != 0 {
+            return .failure(lastError(or: "libvips failed to start"))
+        }
+        return .success(())
+    }()
+
+    /// Starts libvips if needed; throws when the library cannot start.
+    public static func start() throws(VipsError) {
+        try startup.get()
+    }
+
+    /// The version of the libvips library in use, such as "8.14.1".
+    public static var version: String {
+        "\(vips_version(0)).\(vips_version(1)).\(vips_version(2))"
+    }
+
+    /// Threads reserved for blocking work (libvips, file I/O), sized to the machine's cores,
+    /// so that the Swift cooperative pool never blocks on a decode.
+    public static let blockingPool: NIOThreadPool = {
+        let pool = NIOThreadPool(numberOfThreads: max(2, System.coreCount))
+        pool.start()
+        return pool
+    }()
+
+    /// Runs `body` on `blockingPool` and returns its result to the awaiting task.
+    public static func runBlocking<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+        try await blockingPool.runIfActive(body)
+    }
+
+    /// Reads and clears libvips' error buffer. Call it right after the failing call: the buffer
+    /// is shared by the process, so under concurrency it may also hold other threads' messages.
+    static func lastError(or fallback: String) -> VipsError {
+        guard let text = wi_error_copy() else { return VipsError(fallback) }
+        defer { g_free(text) }
+        let message = String(cString: text).trimmingCharacters(in: .whitespacesAndNewlines)
+        return VipsError(message.isEmpty ? fallback : message)
+    }
+}

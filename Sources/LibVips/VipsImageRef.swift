@@ -1,0 +1,160 @@
+import CLibvips
+import CVipsShim
+import Foundation
+
+/// An owned reference to a libvips image: a lazy pipeline or pixels in memory.
+///
+/// `@unchecked Sendable`: a libvips image is immutable once built (we set metadata only on
+/// fresh copies, before they are shared), and libvips evaluates one image from several
+/// threads at once; the reference count is atomic.
+public final class VipsImageRef: @unchecked Sendable {
+    let pointer: UnsafeMutablePointer<VipsImage>
+
+    init(_ pointer: UnsafeMutablePointer<VipsImage>) {
+        self.pointer = pointer
+    }
+
+    deinit {
+        g_object_unref(pointer)
+    }
+
+    // MARK: Making images
+
+    /// Runs a libvips loader (such as "jpegload_buffer" or "thumbnail_buffer") on a copy of `data`.
+    /// Loading is lazy: only the header is read until pixels are asked for.
+    /// `loaderOptions` are the options a loader-running operation such as "thumbnail_buffer"
+    /// passes on to the loader it picks (its `option_string`).
+    public static func load(
+        _ loader: String, data: Data, options: String = "", loaderOptions: String? = nil
+    ) throws(VipsError) -> VipsImageRef {
+        try Vips.start()
+        let result = data.withUnsafeBytes { bytes in
+            wi_load_buffer(loader, bytes.baseAddress, bytes.count, options, loaderOptions)
+        }
+        guard let result else { throw Vips.lastError(or: "\(loader) failed") }
+        return VipsImageRef(result)
+    }
+
+    /// Wraps an 8-bit bitmap (1 to 4 bands) without copying it. The libvips image holds a
+    /// reference to `pixels`, so every image computed from it keeps them alive.
+    public static func wrapping(_ pixels: PixelBuffer) throws(VipsError) -> VipsImageRef {
+        try Vips.start()
+        let owner = Unmanaged.passRetained(pixels).toOpaque()
+        guard let result = wi_image_from_memory(
+            pixels.baseAddress, pixels.count, Int32(pixels.width), Int32(pixels.height), Int32(pixels.bands),
+            owner, { Unmanaged<PixelBuffer>.fromOpaque($0!).release() }
+        ) else { throw Vips.lastError(or: "cannot wrap pixels") }
+        return VipsImageRef(result)
+    }
+
+    /// Stacks equally sized frames top to bottom, the layout libvips uses for animation.
+    public static func joinVertically(_ frames: [VipsImageRef]) throws(VipsError) -> VipsImageRef {
+        var pointers: [UnsafeMutablePointer<VipsImage>?] = frames.map(\.pointer)
+        let result = withExtendedLifetime(frames) {
+            pointers.withUnsafeMutableBufferPointer { wi_join_vertically($0.baseAddress, Int32($0.count)) }
+        }
+        guard let result else { throw Vips.lastError(or: "arrayjoin failed") }
+        return VipsImageRef(result)
+    }
+
+    // MARK: Operations
+
+    /// Runs a one-input libvips operation (`in` to `out`) with arguments in libvips' string form,
+    /// e.g. `call("resize", "scale=0.5")`.
+    public func call(_ operation: String, _ options: String = "") throws(VipsError) -> VipsImageRef {
+        guard let result = wi_call(operation, pointer, options) else {
+            throw Vips.lastError(or: "\(operation) failed")
+        }
+        return VipsImageRef(result)
+    }
+
+    /// Blends alpha away onto an RGB background (components 0...255).
+    public func flattened(red: Double, green: Double, blue: Double) throws(VipsError) -> VipsImageRef {
+        guard let result = wi_flatten(pointer, red, green, blue) else { throw Vips.lastError(or: "flatten failed") }
+        return VipsImageRef(result)
+    }
+
+    /// Appends an opaque alpha band.
+    public func addingOpaqueAlpha() throws(VipsError) -> VipsImageRef {
+        guard let result = wi_add_constant_band(pointer, 255) else { throw Vips.lastError(or: "bandjoin failed") }
+        return VipsImageRef(result)
+    }
+
+    /// A copy carrying animation metadata: frame height, per-frame delays in ms, loop count.
+    public func withAnimation(pageHeight: Int, delays: [Int], loop: Int) throws(VipsError) -> VipsImageRef {
+        let values = delays.map { Int32(clamping: $0) }
+        let result = values.withUnsafeBufferPointer {
+            wi_with_animation(pointer, Int32(pageHeight), $0.baseAddress, Int32($0.count), Int32(loop))
+        }
+        guard let result else { throw Vips.lastError(or: "copy failed") }
+        return VipsImageRef(result)
+    }
+
+    /// Runs a saver such as "jpegsave_buffer" and returns the encoded bytes.
+    public func save(_ saver: String, options: String = "") throws(VipsError) -> Data {
+        guard let blob = wi_save_buffer(saver, pointer, options) else {
+            throw Vips.lastError(or: "\(saver) failed")
+        }
+        defer { vips_area_unref(UnsafeMutableRawPointer(blob).assumingMemoryBound(to: VipsArea.self)) }
+        var length = 0
+        guard let bytes = vips_blob_get(blob, &length), length > 0 else { return Data() }
+        return Data(bytes: bytes, count: length)
+    }
+
+    /// Evaluates the pipeline into a new bitmap owned by the caller.
+    public func render() throws(VipsError) -> PixelBuffer {
+        var length = 0
+        guard let memory = vips_image_write_to_memory(pointer, &length) else {
+            throw Vips.lastError(or: "cannot compute pixels")
+        }
+        return PixelBuffer(
+            adopting: memory, count: length, width: width, height: height, bands: bands
+        )
+    }
+
+    // MARK: Header fields (read without decoding pixels)
+
+    public var width: Int { Int(vips_image_get_width(pointer)) }
+    public var height: Int { Int(vips_image_get_height(pointer)) }
+    public var bands: Int { Int(vips_image_get_bands(pointer)) }
+    public var hasAlpha: Bool { vips_image_hasalpha(pointer) != 0 }
+    public var hasICCProfile: Bool { wi_has_icc(pointer) != 0 }
+    /// True for 8-bit unsigned samples.
+    public var isEightBit: Bool { vips_image_get_format(pointer) == VIPS_FORMAT_UCHAR }
+    /// True when the pixels are already sRGB (or grey, which maps to sRGB without a profile).
+    public var isSRGB: Bool { vips_image_get_interpretation(pointer) == VIPS_INTERPRETATION_sRGB }
+    public var isCMYK: Bool { vips_image_get_interpretation(pointer) == VIPS_INTERPRETATION_CMYK }
+    /// The height of one frame of an animation laid out top to bottom (the whole height if not).
+    public var pageHeight: Int { Int(vips_image_get_page_height(pointer)) }
+    /// Frames (or pages) in the source file, whatever was loaded.
+    public var pageCount: Int { Int(wi_get_int(pointer, "n-pages", 1)) }
+    /// EXIF orientation 1...8 (1 when absent).
+    public var orientation: Int { Int(wi_get_int(pointer, "orientation", 1)) }
+    /// Animation loop count (0 = forever), when the file stores one.
+    public var loop: Int? {
+        let value = wi_get_int(pointer, "loop", -1)
+        return value < 0 ? nil : Int(value)
+    }
+
+    /// Per-frame delays in milliseconds, when the file stores them.
+    public var delays: [Int] {
+        let capacity = max(1, pageCount)
+        var values = [Int32](repeating: 0, count: capacity)
+        let count = values.withUnsafeMutableBufferPointer {
+            wi_get_int_array(pointer, "delay", $0.baseAddress, Int32(capacity))
+        }
+        return values.prefix(Int(count)).map(Int.init)
+    }
+
+    /// The embedded ICC profile, if any.
+    public var iccProfile: Data? {
+        guard hasICCProfile else { return nil }
+        var bytes: UnsafeRawPointer?
+        var length = 0
+        guard vips_image_get_blob(pointer, "icc-profile-data", &bytes, &length) == 0, let bytes else {
+            vips_error_clear()
+            return nil
+        }
+        return Data(bytes: bytes, count: length)
+    }
+}

@@ -1,0 +1,41 @@
+import Foundation
+
+/// Options for decoding and encoding: SDWebImage's `SDImageCoderOptions`, typed.
+public struct ImageCoderOptions: Sendable {
+    /// Decode only the first frame of an animated image.
+    public var decodeFirstFrameOnly = false
+    /// The `scale` of decoded images (pixels per point).
+    public var decodeScaleFactor: Double = 1
+    /// With `decodeThumbnailPixelSize`: fit inside the size (true) or stretch to it (false).
+    public var decodePreserveAspectRatio = true
+    /// Decode straight to at most this many pixels (shrink-on-load, never upscaling); zero = full size.
+    public var decodeThumbnailPixelSize: CGSize = .zero
+    /// Decode large images scaled down so the RGBA bitmap stays under this many bytes; 0 = no limit.
+    /// Applied only when set (SDWebImage's `scaleDownLargeImages` sets it to `defaultScaleDownLimitBytes`).
+    public var decodeScaleDownLimitBytes = 0
+    /// Keep the image a lazy pipeline until its pixels are read (true), or decode the pixels now (false).
+    public var decodeUseLazyDecoding = false
+    /// Refuse images whose header claims more pixels than this (per frame), before allocating any.
+    public var decodeMaxPixelCount = ImageCoderOptions.defaultMaxPixelCount
+
+    /// Encode only the first frame of an animated image.
+    public var encodeFirstFrameOnly = false
+    /// Quality of lossy formats, 0...1 (1 best).
+    public var encodeCompressionQuality: Double = 1
+    /// Colour that replaces transparency in formats without alpha (JPEG); white when nil.
+    public var encodeBackgroundColor: RGBA8?
+    /// Scale the image down to fit this many pixels before encoding; zero = as is.
+    public var encodeMaxPixelSize: CGSize = .zero
+    /// Lower the quality of lossy formats until the output fits in this many bytes (the smallest
+    /// achievable output if none fits); 0 = no limit.
+    public var encodeMaxFileSize = 0
+    /// Embed an EXIF thumbnail. Not supported by the libvips coder: ignored.
+    public var encodeEmbedThumbnail = false
+
+    /// 100 megapixels.
+    public static let defaultMaxPixelCount = 100_000_000
+    /// 60 MiB, SDWebImage's default for `scaleDownLargeImages`.
+    public static let defaultScaleDownLimitBytes = 60 * 1024 * 1024
+
+    public init() {}
+}

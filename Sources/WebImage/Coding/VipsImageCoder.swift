@@ -1,0 +1,96 @@
+import Foundation
+import LibVips
+
+/// The libvips coder: decodes JPEG, PNG, GIF, WebP, HEIC/HEIF, AVIF, TIFF, BMP, SVG, PDF and
+/// JPEG XL; encodes JPEG, PNG, GIF, WebP, AVIF, HEIC/HEIF, TIFF and JPEG XL. Animated GIF and
+/// WebP decode as their first frame plus a `VipsAnimatedImageCoder` giving the others on demand.
+///
+/// Each format goes to its own libvips loader, chosen from the sniffed magic bytes: libvips'
+/// generic loader, which also tries risky loaders (ImageMagick for anything, MATLAB, ...), is
+/// never used. ImageMagick sees BMP data only.
+public final class VipsImageCoder: ImageCoder {
+    public static let shared = VipsImageCoder()
+
+    public init() {}
+
+    /// Formats this coder reads.
+    public static let decodableFormats: Set<ImageFormat> = [
+        .jpeg, .png, .gif, .webP, .heic, .heif, .avif, .tiff, .bmp, .svg, .pdf, .jxl,
+    ]
+    /// Formats this coder writes.
+    public static let encodableFormats: Set<ImageFormat> = [
+        .jpeg, .png, .gif, .webP, .heic, .heif, .avif, .tiff, .jxl,
+    ]
+
+    public func canDecode(from data: Data) -> Bool {
+        Self.decodableFormats.contains(ImageFormat(sniffing: data))
+    }
+
+    public func canEncode(to format: ImageFormat) -> Bool {
+        Self.encodableFormats.contains(format)
+    }
+
+    public func decodedImage(with data: Data, options: ImageCoderOptions) -> Image? {
+        try? decode(data, options: options)
+    }
+
+    public func encodedData(with image: Image, format: ImageFormat, options: ImageCoderOptions) -> Data? {
+        try? encode(image, format: format, options: options)
+    }
+
+    public func decode(_ data: Data, options: ImageCoderOptions) throws(ImageCodingError) -> Image {
+        guard !data.isEmpty else { throw .emptyData }
+        let format = ImageFormat(sniffing: data)
+        guard let loader = VipsLoader(format: format) else {
+            throw format == .undefined ? .unknownFormat : .unsupportedFormat(format)
+        }
+        let header = try loader.header(of: data, options: options)
+        let plan = DecodePlan(header: header, options: options)
+        let animated = header.pageCount > 1 && loader.isAnimatable && !options.decodeFirstFrameOnly
+        let provider = animated
+            ? VipsAnimatedImageCoder(data: data, loader: loader, header: header, plan: plan, options: options)
+            : nil
+        return try Self.image(
+            from: loader.pipeline(for: data, plan: plan, page: animated ? 0 : nil), format: format,
+            options: options, provider: provider, sourceByteCount: data.count
+        )
+    }
+
+    /// Builds `pipeline` once to learn the output size (header only), then keeps it lazy or
+    /// renders it from that same build.
+    static func image(
+        from pipeline: ImagePipeline, format: ImageFormat, options: ImageCoderOptions,
+        provider: (any AnimatedImageProvider)?, sourceByteCount: Int
+    ) throws(ImageCodingError) -> Image {
+        do {
+            let built = try pipeline.build()
+            let pixels = options.decodeUseLazyDecoding ? nil : try built.renderedRGBA()
+            return Image(
+                pipeline: pixels.map(ImagePipeline.bitmap) ?? pipeline, pixels: pixels,
+                pixelWidth: built.width, pixelHeight: built.height, scale: options.decodeScaleFactor,
+                format: format, hasAlpha: built.hasAlpha, isVector: format == .svg || format == .pdf,
+                animatedImageProvider: provider, sourceByteCount: sourceByteCount
+            )
+        } catch {
+            throw .corruptData(format: format, reason: error.message)
+        }
+    }
+
+    public func encode(_ image: Image, format: ImageFormat, options: ImageCoderOptions) throws(ImageCodingError) -> Data {
+        guard let saver = VipsSaver(format: format) else { throw .unsupportedFormat(format) }
+        do {
+            var source = try saver.frames(of: image, options: options)
+            source = try saver.preparing(source, options: options)
+            guard options.encodeMaxFileSize > 0, saver.isLossy else {
+                return try saver.save(source, quality: options.encodeCompressionQuality)
+            }
+            return try saver.saveFitting(source, maxBytes: options.encodeMaxFileSize, quality: options.encodeCompressionQuality)
+        } catch let error as ImageCodingError {
+            throw error
+        } catch let error as VipsError {
+            throw .encodingFailed(format: format, reason: error.message)
+        } catch {
+            throw .encodingFailed(format: format, reason: "\(error)")
+        }
+    }
+}

@@ -1,0 +1,34 @@
+import Foundation
+import LibVips
+
+extension VipsImageRef {
+    /// This image as 8-bit sRGB with 3 or 4 bands: an embedded profile other than sRGB (or
+    /// CMYK) goes through an ICC transform; grey, 16-bit and other spaces are converted.
+    func normalizedToSRGB() throws(VipsError) -> VipsImageRef {
+        var image = self
+        if image.isCMYK || (image.hasICCProfile && !Self.isSRGBProfile(image.iccProfile)) {
+            image = try image.call("icc_transform", "output_profile=srgb,embedded=true,depth=8")
+        }
+        if !image.isSRGB || image.bands < 3 {
+            image = try image.call("colourspace", "space=srgb")
+        }
+        if !image.isEightBit {
+            image = try image.call("cast", "format=uchar")
+        }
+        return image
+    }
+
+    /// The pixels as RGBA8 (an opaque alpha band added when missing).
+    func renderedRGBA() throws(VipsError) -> PixelBuffer {
+        try (bands == 4 ? self : addingOpaqueAlpha()).render()
+    }
+
+    /// True when an ICC profile describes sRGB (its description names it), so that the
+    /// transform, which costs real time on most photos, can be skipped.
+    private static func isSRGBProfile(_ profile: Data?) -> Bool {
+        guard let profile else { return true }
+        let ascii = Data("sRGB".utf8)
+        let utf16 = Data([0, 0x73, 0, 0x52, 0, 0x47, 0, 0x42])
+        return profile.range(of: ascii) != nil || profile.range(of: utf16) != nil
+    }
+}

@@ -1,0 +1,132 @@
+import Foundation
+import LibVips
+
+/// What a file's header says, read without decoding pixels.
+struct VipsHeader: Sendable {
+    /// Size of one frame as stored in the file.
+    var storedWidth: Int
+    var storedHeight: Int
+    /// EXIF orientation 1...8.
+    var orientation: Int
+    var pageCount: Int
+    var hasAlpha: Bool
+    var loop: Int
+    /// Per-frame delays in milliseconds, as stored (may be shorter than `pageCount`).
+    var delays: [Int]
+
+    /// Size as shown upright: orientations 5 to 8 swap width and height.
+    var width: Int { orientation >= 5 ? storedHeight : storedWidth }
+    var height: Int { orientation >= 5 ? storedWidth : storedHeight }
+}
+
+/// The libvips loader for one format, and the pipelines it starts.
+struct VipsLoader: Sendable {
+    let format: ImageFormat
+    let operation: String
+
+    init?(format: ImageFormat) {
+        let prefix: String
+        switch format {
+        case .jpeg: prefix = "jpegload"
+        case .png: prefix = "pngload"
+        case .gif: prefix = "gifload"
+        case .webP: prefix = "webpload"
+        case .heic, .heif, .avif: prefix = "heifload"
+        case .tiff: prefix = "tiffload"
+        case .bmp: prefix = "magickload"
+        case .svg: prefix = "svgload"
+        case .pdf: prefix = "pdfload"
+        case .jxl: prefix = "jxlload"
+        default: return nil
+        }
+        self.format = format
+        self.operation = prefix + "_buffer"
+    }
+
+    /// GIF and WebP animations load frame by frame (`page`, `n`).
+    var isAnimatable: Bool { format == .gif || format == .webP }
+
+    /// Reads the header (no pixels) and refuses images over the pixel limit.
+    func header(of data: Data, options: ImageCoderOptions) throws(ImageCodingError) -> VipsHeader {
+        let image: VipsImageRef
+        do {
+            image = try VipsImageRef.load(operation, data: data, options: isAnimatable ? "n=-1" : "")
+        } catch {
+            throw .corruptData(format: format, reason: error.message)
+        }
+        let header = VipsHeader(
+            storedWidth: image.width, storedHeight: image.pageHeight, orientation: image.orientation,
+            pageCount: max(1, image.pageCount), hasAlpha: image.hasAlpha, loop: image.loop ?? 0,
+            delays: image.delays
+        )
+        let pixels = header.storedWidth.multipliedReportingOverflow(by: header.storedHeight)
+        if pixels.overflow || pixels.partialValue > options.decodeMaxPixelCount || header.storedWidth <= 0 || header.storedHeight <= 0 {
+            throw .tooManyPixels(width: header.width, height: header.height, limit: options.decodeMaxPixelCount)
+        }
+        return header
+    }
+
+    /// The pipeline that decodes `data` (frame `page` of an animation, or a still image) by `plan`.
+    func pipeline(for data: Data, plan: DecodePlan, page: Int?) -> ImagePipeline {
+        let operation = operation
+        var loaderOptions = ["fail_on=truncated"]
+        if let page { loaderOptions.append("page=\(page),n=1") }
+        switch plan.mode {
+        case .full(let orientation):
+            // Sequential access streams the file once, top to bottom; rotation needs random access.
+            if orientation <= 1 && page == nil { loaderOptions.append("access=sequential") }
+            let options = loaderOptions.joined(separator: ",")
+            let source = ImagePipeline { () throws(VipsError) in try VipsImageRef.load(operation, data: data, options: options) }
+            let upright = orientation > 1 ? source.appending { image throws(VipsError) in try image.call("autorot") } : source
+            return upright.appending { image throws(VipsError) in try image.normalizedToSRGB() }
+        case let .thumbnail(width, height, stretch):
+            let options = "width=\(width),height=\(height),size=\(stretch ? "force" : "down")"
+            let passed = loaderOptions.joined(separator: ",")
+            return ImagePipeline { () throws(VipsError) in
+                try VipsImageRef.load("thumbnail_buffer", data: data, options: options, loaderOptions: passed)
+            }.appending { image throws(VipsError) in try image.normalizedToSRGB() }
+        }
+    }
+}
+
+/// How big to decode: at full size, or shrunk on load to a thumbnail.
+struct DecodePlan: Sendable {
+    enum Mode: Sendable {
+        /// Full size; `orientation` is the EXIF orientation to apply.
+        case full(orientation: Int)
+        /// At most `width` x `height`, keeping the aspect ratio, or exactly that size if `stretch`.
+        case thumbnail(width: Int, height: Int, stretch: Bool)
+    }
+
+    let mode: Mode
+
+    init(header: VipsHeader, options: ImageCoderOptions) {
+        let width = header.width
+        let height = header.height
+        let asked = options.decodeThumbnailPixelSize
+        let askedWidth = asked.width.isFinite && asked.width >= 1 ? Int(asked.width.rounded()) : 0
+        let askedHeight = asked.height.isFinite && asked.height >= 1 ? Int(asked.height.rounded()) : 0
+        if askedWidth > 0 || askedHeight > 0 {
+            // A side left at zero is unconstrained; never upscale.
+            let boxWidth = askedWidth > 0 ? askedWidth : Int.max / 2
+            let boxHeight = askedHeight > 0 ? askedHeight : Int.max / 2
+            if width > boxWidth || height > boxHeight {
+                if options.decodePreserveAspectRatio || askedWidth == 0 || askedHeight == 0 {
+                    mode = .thumbnail(width: min(boxWidth, width), height: min(boxHeight, height), stretch: false)
+                } else {
+                    mode = .thumbnail(width: min(boxWidth, width), height: min(boxHeight, height), stretch: true)
+                }
+                return
+            }
+        }
+        let limit = options.decodeScaleDownLimitBytes
+        if limit > 0, Double(width) * Double(height) * 4 > Double(limit) {
+            let factor = (Double(limit) / (Double(width) * Double(height) * 4)).squareRoot()
+            mode = .thumbnail(
+                width: max(1, Int(Double(width) * factor)), height: max(1, Int(Double(height) * factor)), stretch: false
+            )
+            return
+        }
+        mode = .full(orientation: header.orientation)
+    }
+}

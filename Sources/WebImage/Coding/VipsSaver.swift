@@ -1,0 +1,108 @@
+import Foundation
+import LibVips
+
+/// The libvips saver for one format and the preparation an image needs before it.
+struct VipsSaver: Sendable {
+    let format: ImageFormat
+    private let operation: String
+    private let fixedOptions: String
+    /// Lossy formats take a quality and can be searched for a byte budget.
+    let isLossy: Bool
+    let supportsAlpha: Bool
+    let supportsAnimation: Bool
+
+    init?(format: ImageFormat) {
+        self.format = format
+        switch format {
+        case .jpeg: (operation, fixedOptions, isLossy, supportsAlpha, supportsAnimation) = ("jpegsave_buffer", "strip=true", true, false, false)
+        case .png: (operation, fixedOptions, isLossy, supportsAlpha, supportsAnimation) = ("pngsave_buffer", "strip=true", false, true, false)
+        case .gif: (operation, fixedOptions, isLossy, supportsAlpha, supportsAnimation) = ("gifsave_buffer", "strip=true", false, true, true)
+        case .webP: (operation, fixedOptions, isLossy, supportsAlpha, supportsAnimation) = ("webpsave_buffer", "strip=true", true, true, true)
+        case .heic, .heif: (operation, fixedOptions, isLossy, supportsAlpha, supportsAnimation) = ("heifsave_buffer", "compression=hevc,strip=true", true, true, false)
+        case .avif: (operation, fixedOptions, isLossy, supportsAlpha, supportsAnimation) = ("heifsave_buffer", "compression=av1,strip=true", true, true, false)
+        case .tiff: (operation, fixedOptions, isLossy, supportsAlpha, supportsAnimation) = ("tiffsave_buffer", "compression=deflate,strip=true", false, true, false)
+        case .jxl: (operation, fixedOptions, isLossy, supportsAlpha, supportsAnimation) = ("jxlsave_buffer", "strip=true", true, true, false)
+        default: return nil
+        }
+    }
+
+    /// The image to save: an animation strip (all frames top to bottom, with timing) when the
+    /// format animates and the image is animated, else the first frame.
+    func frames(of image: Image, options: ImageCoderOptions) throws -> VipsImageRef {
+        guard supportsAnimation, image.isAnimated, !options.encodeFirstFrameOnly else {
+            return try image.makeVipsImage()
+        }
+        var frames: [VipsImageRef] = []
+        var delays: [Int] = []
+        for index in 0..<image.frameCount {
+            guard let frame = image.frame(at: index) else {
+                throw ImageCodingError.encodingFailed(format: format, reason: "frame \(index) cannot be decoded")
+            }
+            guard frame.pixelWidth == image.pixelWidth, frame.pixelHeight == image.pixelHeight else {
+                throw ImageCodingError.encodingFailed(format: format, reason: "frame \(index) has another size")
+            }
+            let pixels = try frame.makeVipsImage()
+            frames.append(pixels.bands == 4 ? pixels : try pixels.addingOpaqueAlpha())
+            delays.append(Int((image.frameDuration(at: index) * 1000).rounded()))
+        }
+        return try VipsImageRef.joinVertically(frames)
+            .withAnimation(pageHeight: image.pixelHeight, delays: delays, loop: image.loopCount)
+    }
+
+    /// Scales down to `encodeMaxPixelSize` (still images) and flattens alpha the format lacks.
+    func preparing(_ image: VipsImageRef, options: ImageCoderOptions) throws(VipsError) -> VipsImageRef {
+        var image = image
+        let box = options.encodeMaxPixelSize
+        let isStrip = image.pageHeight < image.height
+        if !isStrip, box.width >= 1, box.height >= 1, image.width > Int(box.width) || image.height > Int(box.height) {
+            image = try image.call("thumbnail_image", "width=\(Int(box.width)),height=\(Int(box.height)),size=down")
+        }
+        if !supportsAlpha, image.hasAlpha {
+            let background = options.encodeBackgroundColor ?? .white
+            image = try image.flattened(red: Double(background.red), green: Double(background.green), blue: Double(background.blue))
+        }
+        return image
+    }
+
+    func save(_ image: VipsImageRef, quality: Double) throws(VipsError) -> Data {
+        try image.save(operation, options: options(quality: Self.qualityValue(quality)))
+    }
+
+    /// The best quality whose output fits in `maxBytes`, or the smallest output if none does.
+    func saveFitting(_ image: VipsImageRef, maxBytes: Int, quality: Double) throws(VipsError) -> Data {
+        // Decode once: every attempt below encodes the same pixels.
+        let isStrip = image.pageHeight < image.height
+        let source = isStrip ? image : try VipsImageRef.wrapping(image.render())
+        var high = Self.qualityValue(quality)
+        let first = try source.save(operation, options: options(quality: high))
+        if first.count <= maxBytes { return first }
+        var low = 1
+        var best: Data?
+        var smallest = first
+        high -= 1
+        while low <= high {
+            let middle = (low + high) / 2
+            let attempt = try source.save(operation, options: options(quality: middle))
+            if attempt.count < smallest.count { smallest = attempt }
+            if attempt.count <= maxBytes {
+                best = attempt
+                low = middle + 1
+            } else {
+                high = middle - 1
+            }
+        }
+        if let best { return best }
+        let lowest = try source.save(operation, options: options(quality: 1))
+        return lowest.count < smallest.count ? lowest : smallest
+    }
+
+    private func options(quality: Int) -> String {
+        isLossy ? "Q=\(quality)," + fixedOptions : fixedOptions
+    }
+
+    /// libvips' Q (1...100) for a 0...1 quality.
+    private static func qualityValue(_ quality: Double) -> Int {
+        guard quality.isFinite else { return 100 }
+        return min(100, max(1, Int((quality * 100).rounded())))
+    }
+}

@@ -1,0 +1,202 @@
+import Foundation
+import LibVips
+import Synchronization
+
+/// A decoded image: SDWebImage's `UIImage`. Immutable and `Sendable`.
+///
+/// An image either holds its RGBA8 pixels (`isDecoded`) or stays a lazy libvips pipeline over
+/// its encoded bytes until pixels are needed, so that decode, thumbnail, transforms and encode
+/// chain without a bitmap in between. Pixels read through `pixel(x:y:)` or
+/// `withUnsafeRGBA8Bytes` are upright (EXIF orientation applied), sRGB, straight alpha,
+/// origin top-left. An animated image is its first frame plus a provider of the others.
+public final class Image: Sendable {
+    /// Width in pixels, as shown upright.
+    public let pixelWidth: Int
+    /// Height in pixels, as shown upright.
+    public let pixelHeight: Int
+    /// Pixels per point (1 unless set by `decodeScaleFactor`).
+    public let scale: Double
+    /// The format of the data the image was decoded from, `.undefined` for images made from pixels.
+    public let format: ImageFormat
+    /// True for a partial image from a progressive load.
+    public let isIncremental: Bool
+    /// True for images from vector data (SVG, PDF).
+    public let isVector: Bool
+    /// True when the pixels have an alpha channel.
+    public let hasAlpha: Bool
+    /// The frames after the first of an animated image, decoded on demand.
+    public let animatedImageProvider: (any AnimatedImageProvider)?
+
+    let pipeline: ImagePipeline
+    private let sourceByteCount: Int
+    private let pixels: Mutex<PixelBuffer?>
+
+    init(
+        pipeline: ImagePipeline,
+        pixels: PixelBuffer?,
+        pixelWidth: Int,
+        pixelHeight: Int,
+        scale: Double = 1,
+        format: ImageFormat,
+        hasAlpha: Bool,
+        isIncremental: Bool = false,
+        isVector: Bool = false,
+        animatedImageProvider: (any AnimatedImageProvider)? = nil,
+        sourceByteCount: Int = 0
+    ) {
+        self.pipeline = pipeline
+        self.pixels = Mutex(pixels)
+        self.pixelWidth = pixelWidth
+        self.pixelHeight = pixelHeight
+        self.scale = scale > 0 && scale.isFinite ? scale : 1
+        self.format = format
+        self.hasAlpha = hasAlpha
+        self.isIncremental = isIncremental
+        self.isVector = isVector
+        self.animatedImageProvider = animatedImageProvider
+        self.sourceByteCount = sourceByteCount
+    }
+
+    /// An image over a bitmap that already holds upright sRGB pixels (3 or 4 bands).
+    convenience init(bitmap: PixelBuffer, scale: Double = 1, format: ImageFormat = .undefined, isIncremental: Bool = false) {
+        self.init(
+            pipeline: .bitmap(bitmap), pixels: bitmap.bands == 4 ? bitmap : nil,
+            pixelWidth: bitmap.width, pixelHeight: bitmap.height, scale: scale, format: format,
+            hasAlpha: bitmap.bands == 4, isIncremental: isIncremental
+        )
+    }
+
+    /// An image over straight RGBA8 pixels, rows top to bottom (`width * height * 4` bytes).
+    /// Returns nil when the byte count does not match the size.
+    public convenience init?(rgba8Pixels bytes: some ContiguousBytes, width: Int, height: Int, scale: Double = 1) {
+        guard width > 0, height > 0 else { return nil }
+        let buffer: PixelBuffer? = bytes.withUnsafeBytes { raw in
+            raw.count == width * height * 4 ? PixelBuffer(copying: raw, width: width, height: height, bands: 4) : nil
+        }
+        guard let buffer else { return nil }
+        self.init(bitmap: buffer, scale: scale)
+    }
+
+    /// Decodes `data` with the shared coders (`ImageCodersManager.shared`); nil if no coder can.
+    public convenience init?(data: Data, scale: Double = 1) {
+        var options = ImageCoderOptions()
+        options.decodeScaleFactor = scale
+        guard let image = ImageCodersManager.shared.decodedImage(with: data, options: options) else { return nil }
+        self.init(sharing: image)
+    }
+
+    /// The same image under a new reference (pixels shared, not copied).
+    private convenience init(sharing image: Image) {
+        self.init(
+            pipeline: image.pipeline, pixels: image.pixels.withLock { $0 },
+            pixelWidth: image.pixelWidth, pixelHeight: image.pixelHeight, scale: image.scale,
+            format: image.format, hasAlpha: image.hasAlpha, isIncremental: image.isIncremental,
+            isVector: image.isVector, animatedImageProvider: image.animatedImageProvider,
+            sourceByteCount: image.sourceByteCount
+        )
+    }
+
+    /// Size in points: pixels divided by `scale`.
+    public var size: CGSize {
+        CGSize(width: Double(pixelWidth) / scale, height: Double(pixelHeight) / scale)
+    }
+
+    /// True when the image holds its decoded pixels (no decoding left to do).
+    public var isDecoded: Bool { pixels.withLock { $0 != nil } }
+
+    /// Bytes this image keeps in memory: its decoded pixels, or the encoded bytes a lazy image
+    /// decodes from. Memory caches use it as the entry's cost.
+    public var memoryCost: Int {
+        pixels.withLock { $0?.count } ?? sourceByteCount
+    }
+
+    // MARK: Animation
+
+    /// True when the image has more than one frame.
+    public var isAnimated: Bool { frameCount > 1 }
+
+    /// Number of frames (1 for a still image).
+    public var frameCount: Int { animatedImageProvider?.animatedImageFrameCount ?? 1 }
+
+    /// Times an animation plays (0 = forever); 0 for a still image.
+    public var loopCount: Int { animatedImageProvider?.animatedImageLoopCount ?? 0 }
+
+    /// Frame `index` (0 is this image itself), or nil when out of range or undecodable.
+    public func frame(at index: Int) -> Image? {
+        guard index >= 0, index < frameCount else { return nil }
+        if index == 0 { return self }
+        return animatedImageProvider?.animatedImageFrame(at: index)
+    }
+
+    /// How long frame `index` shows, in seconds (0 for a still image).
+    public func frameDuration(at index: Int) -> TimeInterval {
+        animatedImageProvider?.animatedImageDuration(at: index) ?? 0
+    }
+
+    // MARK: Pixels
+
+    /// The RGBA8 pixels, decoding them first if needed (once; later calls reuse them).
+    func renderedPixels() throws(ImageCodingError) -> PixelBuffer {
+        if let pixels = pixels.withLock({ $0 }) { return pixels }
+        let rendered: PixelBuffer
+        do {
+            rendered = try pipeline.build().renderedRGBA()
+        } catch {
+            throw .corruptData(format: format, reason: error.message)
+        }
+        return pixels.withLock { stored in
+            if let stored { return stored }
+            stored = rendered
+            return rendered
+        }
+    }
+
+    /// A libvips image of this image's pixels: over the decoded pixels when held, else a fresh
+    /// pipeline from the encoded bytes.
+    func makeVipsImage() throws(VipsError) -> VipsImageRef {
+        if let pixels = pixels.withLock({ $0 }) { return try VipsImageRef.wrapping(pixels) }
+        return try pipeline.build()
+    }
+
+    /// Gives `body` the RGBA8 bytes: `pixelWidth * 4` per row, rows top to bottom. Decodes a lazy
+    /// image first, which throws if its data turns out to be corrupt.
+    public func withUnsafeRGBA8Bytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) throws -> R {
+        let buffer = try renderedPixels()
+        return try buffer.withUnsafeBytes(body)
+    }
+
+    /// The pixel at column `x`, row `y` (origin top-left), or nil outside the image or when a lazy
+    /// image cannot be decoded.
+    public func pixel(x: Int, y: Int) -> RGBA8? {
+        guard x >= 0, y >= 0, x < pixelWidth, y < pixelHeight,
+              let buffer = try? renderedPixels(), buffer.width == pixelWidth, buffer.height == pixelHeight
+        else { return nil }
+        return buffer.withUnsafeBytes { bytes in
+            let offset = (y * pixelWidth + x) * 4
+            return RGBA8(red: bytes[offset], green: bytes[offset + 1], blue: bytes[offset + 2], alpha: bytes[offset + 3])
+        }
+    }
+
+    /// Decodes the pixels now if the image is lazy, and returns it.
+    public func decoded() throws(ImageCodingError) -> Image {
+        _ = try renderedPixels()
+        return self
+    }
+
+    // MARK: Encoding
+
+    /// Encodes the image with the shared coders (`ImageCodersManager.shared`).
+    public func encodedData(format: ImageFormat, options: ImageCoderOptions = ImageCoderOptions()) -> Data? {
+        ImageCodersManager.shared.encodedData(with: self, format: format, options: options)
+    }
+}
+
+extension Image: CustomStringConvertible {
+    public var description: String {
+        var text = "Image(\(format) \(pixelWidth)x\(pixelHeight)"
+        if scale != 1 { text += " @\(scale)x" }
+        if isAnimated { text += " \(frameCount) frames loop \(loopCount)" }
+        if isIncremental { text += " partial" }
+        return text + ")"
+    }
+}

@@ -1,0 +1,107 @@
+import Foundation
+
+/// An image file format. Raw values are SDWebImage's `SDImageFormat` numbers, plus AVIF and JPEG XL.
+public struct ImageFormat: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    public let rawValue: Int
+
+    public init(rawValue: Int) {
+        self.rawValue = rawValue
+    }
+
+    public static let undefined = ImageFormat(rawValue: -1)
+    public static let jpeg = ImageFormat(rawValue: 0)
+    public static let png = ImageFormat(rawValue: 1)
+    public static let gif = ImageFormat(rawValue: 2)
+    public static let tiff = ImageFormat(rawValue: 3)
+    public static let webP = ImageFormat(rawValue: 4)
+    public static let heic = ImageFormat(rawValue: 5)
+    public static let heif = ImageFormat(rawValue: 6)
+    public static let pdf = ImageFormat(rawValue: 7)
+    public static let svg = ImageFormat(rawValue: 8)
+    public static let bmp = ImageFormat(rawValue: 9)
+    public static let raw = ImageFormat(rawValue: 10)
+    public static let avif = ImageFormat(rawValue: 11)
+    public static let jxl = ImageFormat(rawValue: 12)
+
+    /// Every named format but `.undefined`.
+    public static let allKnown: [ImageFormat] = [
+        .jpeg, .png, .gif, .tiff, .webP, .heic, .heif, .pdf, .svg, .bmp, .raw, .avif, .jxl,
+    ]
+
+    /// The format named by a MIME type such as `image/png` (parameters ignored), or `.undefined`.
+    public init(mimeType: String) {
+        let essence = mimeType.split(separator: ";").first.map {
+            $0.trimmingCharacters(in: .whitespaces).lowercased()
+        } ?? ""
+        switch essence {
+        case "image/jpg", "image/pjpeg": self = .jpeg
+        case "image/x-png", "image/apng": self = .png
+        case "image/x-ms-bmp": self = .bmp
+        case "image/heic-sequence": self = .heic
+        case "image/heif-sequence": self = .heif
+        default: self = Self.allKnown.first { $0.mimeType == essence } ?? .undefined
+        }
+    }
+
+    /// The format named by a file extension (`jpg`, `.PNG`), or `.undefined`.
+    public init(fileExtension: String) {
+        var name = fileExtension.lowercased()
+        if name.hasPrefix(".") { name.removeFirst() }
+        switch name {
+        case "jpeg", "jpe", "jfif": self = .jpeg
+        case "apng": self = .png
+        case "tif": self = .tiff
+        case "svgz": self = .svg
+        default: self = Self.allKnown.first { $0.fileExtension == name } ?? .undefined
+        }
+    }
+
+    /// The IANA media type, or `application/octet-stream` for `.undefined`.
+    public var mimeType: String {
+        switch self {
+        case .jpeg: "image/jpeg"
+        case .png: "image/png"
+        case .gif: "image/gif"
+        case .tiff: "image/tiff"
+        case .webP: "image/webp"
+        case .heic: "image/heic"
+        case .heif: "image/heif"
+        case .pdf: "application/pdf"
+        case .svg: "image/svg+xml"
+        case .bmp: "image/bmp"
+        case .raw: "image/x-adobe-dng"
+        case .avif: "image/avif"
+        case .jxl: "image/jxl"
+        default: "application/octet-stream"
+        }
+    }
+
+    /// The usual file extension without the dot, or an empty string for `.undefined`.
+    public var fileExtension: String {
+        switch self {
+        case .jpeg: "jpg"
+        case .png: "png"
+        case .gif: "gif"
+        case .tiff: "tiff"
+        case .webP: "webp"
+        case .heic: "heic"
+        case .heif: "heif"
+        case .pdf: "pdf"
+        case .svg: "svg"
+        case .bmp: "bmp"
+        case .raw: "dng"
+        case .avif: "avif"
+        case .jxl: "jxl"
+        default: ""
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .undefined: "undefined"
+        case .jpeg: "jpeg"
+        case .raw: "raw"
+        default: fileExtension
+        }
+    }
+}

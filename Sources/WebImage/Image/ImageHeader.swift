@@ -1,0 +1,38 @@
+import Foundation
+
+/// What an image file's header says, read without decoding any pixel: cheap enough to run on
+/// every upload or proxy request before deciding whether to decode.
+public struct ImageHeader: Sendable, Equatable {
+    public var format: ImageFormat
+    /// Width in pixels, as shown upright (EXIF orientation applied).
+    public var pixelWidth: Int
+    /// Height in pixels, as shown upright.
+    public var pixelHeight: Int
+    /// Frames in the file (1 for a still image).
+    public var frameCount: Int
+    /// Times an animation plays, 0 = forever (0 for a still image).
+    public var loopCount: Int
+    /// EXIF orientation 1...8 (1 when absent).
+    public var orientation: Int
+    public var hasAlpha: Bool
+
+    /// Reads the header of `data`; throws when the format is unknown or the header is corrupt.
+    public init(probing data: Data) throws(ImageCodingError) {
+        guard !data.isEmpty else { throw .emptyData }
+        let format = ImageFormat(sniffing: data)
+        guard let loader = VipsLoader(format: format) else {
+            throw format == .undefined ? .unknownFormat : .unsupportedFormat(format)
+        }
+        var options = ImageCoderOptions()
+        options.decodeMaxPixelCount = .max
+        let header = try loader.header(of: data, options: options)
+        let animation = format == .png ? APNGStructure.animationControl(in: data) : nil
+        self.format = format
+        self.pixelWidth = header.width
+        self.pixelHeight = header.height
+        self.frameCount = animation?.frameCount ?? header.pageCount
+        self.loopCount = animation?.loopCount ?? (header.pageCount > 1 ? header.loop : 0)
+        self.orientation = header.orientation
+        self.hasAlpha = header.hasAlpha
+    }
+}

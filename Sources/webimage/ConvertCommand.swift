@@ -1,0 +1,48 @@
+import ArgumentParser
+import Foundation
+import WebImage
+
+struct ConvertCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "convert",
+        abstract: "Decode an image, optionally thumbnail it, and encode it again."
+    )
+
+    @Argument(help: "The input image file.")
+    var input: String
+
+    @Argument(help: "The output file; its extension picks the format unless --format is given.")
+    var output: String
+
+    @Option(help: "Shrink on decode to fit WIDTHxHEIGHT pixels (never upscales).")
+    var thumbnail: String?
+
+    @Option(help: "Quality of lossy formats, 1 to 100.")
+    var quality: Int = 80
+
+    @Option(help: "Output format: jpeg, png, gif, webp, avif, heic, heif, tiff, jxl.")
+    var format: String?
+
+    func run() throws {
+        let data = try InputFile.read(input)
+        var options = ImageCoderOptions()
+        options.decodeUseLazyDecoding = true
+        if let thumbnail {
+            let parts = thumbnail.lowercased().split(separator: "x").compactMap { Int($0) }
+            guard parts.count == 2, parts[0] > 0, parts[1] > 0 else {
+                throw ValidationError("--thumbnail takes WIDTHxHEIGHT, such as 300x200")
+            }
+            options.decodeThumbnailPixelSize = CGSize(width: parts[0], height: parts[1])
+        }
+        guard (1...100).contains(quality) else { throw ValidationError("--quality takes 1 to 100") }
+        options.encodeCompressionQuality = Double(quality) / 100
+        let target = ImageFormat(fileExtension: format ?? URL(fileURLWithPath: output).pathExtension)
+        guard target != .undefined else {
+            throw ValidationError("cannot tell the output format: give --format or an extension")
+        }
+        let image = try ImageCodersManager.shared.decode(data, options: options)
+        let encoded = try ImageCodersManager.shared.encode(image, format: target, options: options)
+        try encoded.write(to: URL(fileURLWithPath: output), options: .atomic)
+        print("\(output): \(target) \(image.pixelWidth)x\(image.pixelHeight) \(encoded.count) bytes")
+    }
+}

@@ -1,0 +1,28 @@
+import ArgumentParser
+import Foundation
+import WebImage
+
+struct InfoCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "info",
+        abstract: "Print format, upright size, frame count and loop count of each image."
+    )
+
+    @Argument(help: "Image files (or file:// URLs).")
+    var inputs: [String]
+
+    func run() throws {
+        var failures = 0
+        for input in inputs {
+            do {
+                let data = try InputFile.read(input)
+                let header = try ImageHeader(probing: data)
+                print("\(input): \(header.format) \(header.pixelWidth)x\(header.pixelHeight) frames=\(header.frameCount) loop=\(header.loopCount)")
+            } catch {
+                failures += 1
+                FileHandle.standardError.write(Data("\(input): \(error)\n".utf8))
+            }
+        }
+        if failures > 0 { throw ExitCode.failure }
+    }
+}

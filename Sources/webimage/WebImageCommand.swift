@@ -1,0 +1,12 @@
+import ArgumentParser
+import Foundation
+import WebImage
+
+@main
+struct WebImageCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "webimage",
+        abstract: "Decode, inspect and convert images with swift-webimage.",
+        subcommands: [InfoCommand.self, ConvertCommand.self]
+    )
+}
