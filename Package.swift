@@ -50,6 +50,10 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        .executableTarget(
+            name: "webimage-benchmark",
+            dependencies: ["WebImage"]
+        ),
         .testTarget(
             name: "WebImageTests",
             dependencies: ["WebImage", "LibVips"]

@@ -1,0 +1,7 @@
+import Foundation
+import WebImage
+
+/// Decode, thumbnail and encode against direct C calls (libvips, TurboJPEG) and Pillow.
+enum CoderBenchmarks {
+    static func run() throws {}
+}
