@@ -1,10 +1,194 @@
 import Foundation
+import LibVips
+import Synchronization
 
-/// Animated PNG (APNG) coder. libvips 8.14 reads only an APNG's first frame.
-public final class APNGCoder: ImageCoder {
-    public init() {}
-    public func canDecode(from data: Data) -> Bool { false }
-    public func decodedImage(with data: Data, options: ImageCoderOptions) -> Image? { nil }
+/// Animated PNG: decodes every frame (libvips 8.14 reads only the default image), composited
+/// with the APNG dispose and blend rules; frames are rendered on demand, in order, from a
+/// remembered canvas. Encoding APNG is not supported; static PNG goes to `VipsImageCoder`.
+public final class APNGCoder: AnimatedImageCoder {
+    private let animation: APNGAnimation?
+
+    /// The stateless coder registered in `ImageCodersManager`.
+    public init() {
+        animation = nil
+    }
+
+    public init?(animatedImageData data: Data, options: ImageCoderOptions) {
+        guard let structure = APNGStructure(data: data), structure.frames.count > 1 else { return nil }
+        let pixels = structure.width.multipliedReportingOverflow(by: structure.height)
+        guard !pixels.overflow, pixels.partialValue <= options.decodeMaxPixelCount else { return nil }
+        animation = APNGAnimation(data: data, structure: structure, options: options)
+    }
+
+    // MARK: ImageCoder
+
+    public func canDecode(from data: Data) -> Bool {
+        guard let control = APNGStructure.animationControl(in: data) else { return false }
+        return control.frameCount > 1
+    }
+
     public func canEncode(to format: ImageFormat) -> Bool { false }
+
+    public func decodedImage(with data: Data, options: ImageCoderOptions) -> Image? {
+        try? decode(data, options: options)
+    }
+
     public func encodedData(with image: Image, format: ImageFormat, options: ImageCoderOptions) -> Data? { nil }
+
+    public func decode(_ data: Data, options: ImageCoderOptions) throws(ImageCodingError) -> Image {
+        if options.decodeFirstFrameOnly { return try VipsImageCoder.shared.decode(data, options: options) }
+        if let control = APNGStructure.animationControl(in: data), control.frameCount > 1 {
+            if let header = try? ImageHeader(probing: data), header.pixelWidth * header.pixelHeight > options.decodeMaxPixelCount {
+                throw .tooManyPixels(width: header.pixelWidth, height: header.pixelHeight, limit: options.decodeMaxPixelCount)
+            }
+        }
+        guard let coder = APNGCoder(animatedImageData: data, options: options), let animation = coder.animation else {
+            throw .corruptData(format: .png, reason: "malformed APNG frame chunks")
+        }
+        let poster = try animation.frame(at: 0)
+        return Image(
+            pipeline: .bitmap(poster), pixels: poster, pixelWidth: poster.width, pixelHeight: poster.height,
+            scale: options.decodeScaleFactor, format: .png, hasAlpha: true,
+            animatedImageProvider: coder, sourceByteCount: data.count
+        )
+    }
+
+    // MARK: AnimatedImageProvider
+
+    public var animatedImageData: Data? { animation?.data }
+    public var animatedImageFrameCount: Int { animation?.structure.frames.count ?? 0 }
+    public var animatedImageLoopCount: Int { animation?.structure.loopCount ?? 0 }
+
+    public func animatedImageFrame(at index: Int) -> Image? {
+        guard let animation, let pixels = try? animation.frame(at: index) else { return nil }
+        return Image(bitmap: pixels, scale: animation.scale, format: .png)
+    }
+
+    public func animatedImageDuration(at index: Int) -> TimeInterval {
+        guard let frames = animation?.structure.frames, frames.indices.contains(index) else { return 0 }
+        return frames[index].delay
+    }
+}
+
+/// One APNG's frames and the canvas they are drawn on.
+final class APNGAnimation: Sendable {
+    let data: Data
+    let structure: APNGStructure
+    let scale: Double
+    private let thumbnailBox: (width: Int, height: Int, stretch: Bool)?
+    /// The canvas after the last frame drawn, and its index; frames are drawn in order.
+    private let canvas: Mutex<(index: Int, pixels: [UInt8], beforeLast: [UInt8])?> = Mutex(nil)
+
+    init(data: Data, structure: APNGStructure, options: ImageCoderOptions) {
+        self.data = data
+        self.structure = structure
+        self.scale = options.decodeScaleFactor
+        let header = VipsHeader(
+            storedWidth: structure.width, storedHeight: structure.height, orientation: 1, pageCount: 1,
+            hasAlpha: true, loop: 0, delays: []
+        )
+        if case let .thumbnail(width, height, stretch) = DecodePlan(header: header, options: options).mode {
+            thumbnailBox = (width, height, stretch)
+        } else {
+            thumbnailBox = nil
+        }
+    }
+
+    /// Frame `index` composited on the canvas, as RGBA8 (thumbnailed if the options asked).
+    func frame(at index: Int) throws(ImageCodingError) -> PixelBuffer {
+        guard structure.frames.indices.contains(index) else {
+            throw .corruptData(format: .png, reason: "no frame \(index)")
+        }
+        let pixels = try canvas.withLock { state throws(ImageCodingError) -> [UInt8] in
+            // Going back (or a first call) starts over from an empty canvas.
+            let current = state.flatMap { $0.index < index ? $0 : nil }
+            var pixels = current?.pixels ?? [UInt8](repeating: 0, count: structure.width * structure.height * 4)
+            var beforeLast = current?.beforeLast ?? pixels
+            var next = (current?.index ?? -1) + 1
+            while next <= index {
+                if next > 0 { dispose(structure.frames[next - 1], on: &pixels, restoring: beforeLast, isFirst: next == 1) }
+                beforeLast = pixels
+                try draw(structure.frames[next], on: &pixels)
+                next += 1
+            }
+            state = (index, pixels, beforeLast)
+            return pixels
+        }
+        let full = pixels.withUnsafeBytes {
+            PixelBuffer(copying: $0, width: structure.width, height: structure.height, bands: 4)
+        }
+        guard let box = thumbnailBox else { return full }
+        do {
+            return try VipsImageRef.wrapping(full)
+                .call("thumbnail_image", "width=\(box.width),height=\(box.height),size=\(box.stretch ? "force" : "down")")
+                .renderedRGBA()
+        } catch {
+            throw .corruptData(format: .png, reason: error.message)
+        }
+    }
+
+    private func dispose(_ frame: APNGStructure.Frame, on pixels: inout [UInt8], restoring previous: [UInt8], isFirst: Bool) {
+        switch frame.dispose {
+        case .none:
+            return
+        case .previous where !isFirst:
+            forEachRow(of: frame) { start, count in
+                pixels.replaceSubrange(start..<(start + count), with: previous[start..<(start + count)])
+            }
+        case .background, .previous:
+            // A first frame's "previous" means background (APNG specification).
+            forEachRow(of: frame) { start, count in
+                pixels.replaceSubrange(start..<(start + count), with: repeatElement(0, count: count))
+            }
+        }
+    }
+
+    private func draw(_ frame: APNGStructure.Frame, on pixels: inout [UInt8]) throws(ImageCodingError) {
+        let decoded: PixelBuffer
+        do {
+            decoded = try VipsImageRef.load("pngload_buffer", data: frame.png, options: "fail_on=truncated")
+                .normalizedToSRGB().renderedRGBA()
+        } catch {
+            throw .corruptData(format: .png, reason: error.message)
+        }
+        guard decoded.width == frame.width, decoded.height == frame.height else {
+            throw .corruptData(format: .png, reason: "frame size does not match its fcTL")
+        }
+        decoded.withUnsafeBytes { source in
+            var row = 0
+            forEachRow(of: frame) { start, count in
+                let sourceRow = row * count
+                for offset in stride(from: 0, to: count, by: 4) {
+                    let target = start + offset
+                    let alpha = Int(source[sourceRow + offset + 3])
+                    if !frame.blendsOver || alpha == 255 {
+                        for channel in 0..<4 { pixels[target + channel] = source[sourceRow + offset + channel] }
+                    } else if alpha > 0 {
+                        Self.blend(source: source, at: sourceRow + offset, over: &pixels, at: target)
+                    }
+                }
+                row += 1
+            }
+        }
+    }
+
+    /// Straight-alpha "source over destination".
+    private static func blend(source: UnsafeRawBufferPointer, at sourceIndex: Int, over pixels: inout [UInt8], at target: Int) {
+        let sourceAlpha = Double(source[sourceIndex + 3]) / 255
+        let targetAlpha = Double(pixels[target + 3]) / 255
+        let alpha = sourceAlpha + targetAlpha * (1 - sourceAlpha)
+        for channel in 0..<3 {
+            let value = (Double(source[sourceIndex + channel]) * sourceAlpha
+                + Double(pixels[target + channel]) * targetAlpha * (1 - sourceAlpha)) / alpha
+            pixels[target + channel] = UInt8(max(0, min(255, value.rounded())))
+        }
+        pixels[target + 3] = UInt8(max(0, min(255, (alpha * 255).rounded())))
+    }
+
+    /// Calls `body(byteOffset, byteCount)` for each canvas row the frame covers.
+    private func forEachRow(of frame: APNGStructure.Frame, _ body: (Int, Int) -> Void) {
+        for y in frame.y..<(frame.y + frame.height) {
+            body((y * structure.width + frame.x) * 4, frame.width * 4)
+        }
+    }
 }
