@@ -85,13 +85,14 @@ public final class Image: Sendable {
         self.init(sharing: image)
     }
 
-    /// The same image under a new reference (pixels shared, not copied).
-    private convenience init(sharing image: Image) {
+    /// The same image under a new reference (pixels shared, not copied); `still` drops the
+    /// frames after the first.
+    private convenience init(sharing image: Image, still: Bool = false) {
         self.init(
             pipeline: image.pipeline, pixels: image.pixels.withLock { $0 },
             pixelWidth: image.pixelWidth, pixelHeight: image.pixelHeight, scale: image.scale,
             format: image.format, hasAlpha: image.hasAlpha, isIncremental: image.isIncremental,
-            isVector: image.isVector, animatedImageProvider: image.animatedImageProvider,
+            isVector: image.isVector, animatedImageProvider: still ? nil : image.animatedImageProvider,
             sourceByteCount: image.sourceByteCount
         )
     }
@@ -121,10 +122,10 @@ public final class Image: Sendable {
     /// Times an animation plays (0 = forever); 0 for a still image.
     public var loopCount: Int { animatedImageProvider?.animatedImageLoopCount ?? 0 }
 
-    /// Frame `index` (0 is this image itself), or nil when out of range or undecodable.
+    /// Frame `index` as a still image, or nil when out of range or undecodable.
     public func frame(at index: Int) -> Image? {
         guard index >= 0, index < frameCount else { return nil }
-        if index == 0 { return self }
+        if index == 0 { return isAnimated ? Image(sharing: self, still: true) : self }
         return animatedImageProvider?.animatedImageFrame(at: index)
     }
 

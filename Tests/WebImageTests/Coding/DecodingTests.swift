@@ -1,0 +1,105 @@
+import Foundation
+import Testing
+import WebImage
+
+@Suite struct DecodingTests {
+    /// Sizes stated by the test images' README (checked with vipsheader).
+    static let sizes: [(String, Int, Int)] = [
+        ("sdwebimage/TestImage.jpg", 80, 60), ("sdwebimage/TestImage.png", 300, 300), ("sdwebimage/TestImage.gif", 50, 50),
+        ("sdwebimage/TestImageLarge.jpg", 5250, 3450), ("sdwebimage/TestImageLarge.png", 1275, 720),
+        ("sdwebimage/TestImageStatic.webp", 550, 368), ("sdwebimage/TestImageAnimated.webp", 990, 1050),
+        ("sdwebimage/TestLoopCount.gif", 72, 48), ("sdwebimage/TestImageAnimated.apng", 320, 240),
+        ("sdwebimage/MonochromeTestImage.jpg", 165, 121), ("sdwebimage/RGBA16PNG.png", 126, 135),
+        ("sdwebimage/IndexedPNG.png", 687, 123), ("sdwebimage/TestImage.heic", 1440, 960),
+        ("sdwebimage/TestImage.heif", 1440, 960), ("sdwebimage/TestImage.pdf", 36, 36), ("sdwebimage/TestImage.svg", 131, 76),
+        ("sdwebimage/TestEXIF.png", 150, 200), ("sdwebimage/TestICCProfile.jpg", 400, 300),
+        ("libjpeg-turbo/testorig.jpg", 227, 149), ("libjpeg-turbo/testimgint.jpg", 227, 149),
+        ("libjpeg-turbo/testimgari.jpg", 227, 149), ("libjpeg-turbo/monkey16.png", 149, 227),
+        ("libjpeg-turbo/shira_bird8.bmp", 192, 144), ("photos/rocket.jpg", 640, 427), ("photos/astronaut.png", 512, 512),
+        ("photos/camera.png", 512, 512), ("photos/no_time_for_that_tiny.gif", 14, 25), ("webp/lossless1.webp", 1000, 307),
+        ("webp/lossy_alpha1.webp", 1000, 307), ("webp/very_short.webp", 63, 66),
+    ]
+
+    @Test(arguments: sizes)
+    func decodesToTheStatedPixelSize(file: String, width: Int, height: Int) throws {
+        let image = try ImageCodersManager.shared.decode(try TestImages.data(file), options: ImageCoderOptions())
+        #expect(image.pixelWidth == width && image.pixelHeight == height)
+        #expect(image.isDecoded)
+        #expect(image.memoryCost == width * height * 4)
+        #expect(image.pixel(x: width - 1, y: height - 1) != nil)
+    }
+
+    @Test(arguments: 0...8)
+    func exifOrientationComesOutUpright(orientation: Int) throws {
+        let image = try #require(Image(data: try TestImages.data("exif-orientation/Landscape_\(orientation).jpg")))
+        #expect(image.pixelWidth == 1800 && image.pixelHeight == 1200)
+        // The same upright photo every time: compare a patch of sky (top) and ground (bottom)
+        // with the untagged original.
+        let reference = try #require(Image(data: try TestImages.data("exif-orientation/Landscape_0.jpg")))
+        for (x, y) in [(200, 150), (1600, 150), (900, 1100)] {
+            let ours = try #require(image.pixel(x: x, y: y))
+            let theirs = try #require(reference.pixel(x: x, y: y))
+            #expect(abs(Int(ours.red) - Int(theirs.red)) < 40 && abs(Int(ours.blue) - Int(theirs.blue)) < 40, "(\(x), \(y))")
+        }
+    }
+
+    @Test func everyPngSuiteFileDecodes() throws {
+        let files = try TestImages.files(in: "pngsuite")
+        #expect(files.count > 50)
+        for file in files {
+            let image = try ImageCodersManager.shared.decode(try TestImages.data(file), options: ImageCoderOptions())
+            #expect(image.pixelWidth == 32 && image.pixelHeight == 32, "\(file)")
+            let corrupt = file.split(separator: "/").last?.hasPrefix("x") ?? false
+            #expect(!corrupt, "x* files must fail: \(file)")
+        }
+    }
+
+    @Test func normalisesSixteenBitGreyAndPaletteToRGBA8() throws {
+        let sixteen = try #require(Image(data: try TestImages.data("sdwebimage/RGBA16PNG.png")))
+        #expect(sixteen.hasAlpha)
+        let grey = try #require(Image(data: try TestImages.data("sdwebimage/MonochromeTestImage.jpg")))
+        let pixel = try #require(grey.pixel(x: 80, y: 60))
+        #expect(pixel.red == pixel.green && pixel.green == pixel.blue && pixel.alpha == 255)
+        let palette = try #require(Image(data: try TestImages.data("sdwebimage/IndexedPNG.png")))
+        #expect(palette.pixel(x: 0, y: 0) != nil)
+        let sixteenBitGrey = try #require(Image(data: try TestImages.data("pngsuite/basn0g16.png")))
+        let top = try #require(sixteenBitGrey.pixel(x: 0, y: 0))
+        #expect(top.red == top.blue)
+    }
+
+    @Test func keepsTransparency() throws {
+        let image = try #require(Image(data: try TestImages.data("sdwebimage/TestImage.png")))
+        #expect(image.hasAlpha)
+        #expect(image.pixel(x: 0, y: 0)?.alpha == 0)
+    }
+
+    @Test func twelveBitJPEGIsATypedError() throws {
+        #expect(throws: ImageCodingError.self) {
+            try ImageCodersManager.shared.decode(try TestImages.data("libjpeg-turbo/monkey12.jpg"), options: ImageCoderOptions())
+        }
+    }
+
+    @Test func scaleFactorSetsPointSize() throws {
+        let image = try #require(Image(data: try TestImages.data("sdwebimage/TestImage.png"), scale: 2))
+        #expect(image.scale == 2 && image.size == CGSize(width: 150, height: 150))
+    }
+
+    @Test func lazyDecodingDefersPixels() throws {
+        var options = ImageCoderOptions()
+        options.decodeUseLazyDecoding = true
+        let data = try TestImages.data("photos/rocket.jpg")
+        let image = try ImageCodersManager.shared.decode(data, options: options)
+        #expect(!image.isDecoded && image.memoryCost == data.count)
+        #expect(image.pixel(x: 10, y: 10) != nil)
+        #expect(image.isDecoded && image.memoryCost == 640 * 427 * 4)
+    }
+
+    @Test func headerProbeReadsNoPixels() throws {
+        let header = try ImageHeader(probing: try TestImages.data("exif-orientation/Landscape_6.jpg"))
+        #expect(header.format == .jpeg && header.pixelWidth == 1800 && header.pixelHeight == 1200 && header.orientation == 6)
+        let animated = try ImageHeader(probing: try TestImages.data("sdwebimage/TestImageAnimated.webp"))
+        #expect(animated.frameCount == 8 && animated.loopCount == 0)
+        let apng = try ImageHeader(probing: try TestImages.data("sdwebimage/TestImageAnimated.apng"))
+        #expect(apng.frameCount > 1)
+    }
+}

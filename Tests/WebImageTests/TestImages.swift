@@ -1,0 +1,37 @@
+import Foundation
+import Testing
+import WebImage
+
+/// The shared test images (../shared/testdata/images beside the repository, or
+/// $WEBIMAGE_TESTDATA): real files from public projects.
+enum TestImages {
+    static let folder: URL = {
+        if let path = ProcessInfo.processInfo.environment["WEBIMAGE_TESTDATA"] {
+            return URL(fileURLWithPath: path)
+        }
+        // Tests/WebImageTests/TestImages.swift -> repository root -> ../shared/testdata/images
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        return root.deletingLastPathComponent().appendingPathComponent("shared/testdata/images")
+    }()
+
+    static func url(_ name: String) -> URL {
+        folder.appendingPathComponent(name)
+    }
+
+    static func data(_ name: String) throws -> Data {
+        try Data(contentsOf: url(name))
+    }
+
+    /// Decodes with the shared coders, failing the test with the reason when it cannot.
+    static func decoded(_ data: Data) throws -> WebImage.Image {
+        try ImageCodersManager.shared.decode(data, options: ImageCoderOptions())
+    }
+
+    /// Image files (not licences or notes) in a subfolder, sorted.
+    static func files(in subfolder: String) throws -> [String] {
+        try FileManager.default.contentsOfDirectory(atPath: url(subfolder).path)
+            .filter { !["LICENSE", "README", "LICENSE.txt"].contains($0) && !$0.hasSuffix(".txt") }
+            .sorted()
+            .map { "\(subfolder)/\($0)" }
+    }
+}
