@@ -1,0 +1,110 @@
+import Foundation
+import Testing
+import WebImage
+
+@Suite struct BadInputTests {
+    static let files = ["photos/rocket.jpg", "photos/astronaut.png", "sdwebimage/TestImage.gif", "sdwebimage/TestImageStatic.webp",
+                        "sdwebimage/TestImage.heic", "sdwebimage/TestImageAnimated.apng", "sdwebimage/TestImage.svg",
+                        "libjpeg-turbo/shira_bird8.bmp", "sdwebimage/TestImageAnimated.webp", "libjpeg-turbo/testimgint.jpg"]
+
+    static func decode(_ data: Data, _ options: ImageCoderOptions = ImageCoderOptions()) throws(ImageCodingError) -> Image {
+        try ImageCodersManager.shared.decode(data, options: options)
+    }
+
+    @Test func emptyDataIsATypedError() {
+        #expect(throws: ImageCodingError.emptyData) { try Self.decode(Data()) }
+        #expect(Image(data: Data()) == nil)
+    }
+
+    @Test(arguments: files)
+    func truncatedFilesGiveAnErrorNeverAHalfImage(file: String) throws {
+        let data = try TestImages.data(file)
+        for fraction in [0.1, 0.5, 0.99] {
+            let prefix = data.prefix(Int(Double(data.count) * fraction))
+            do {
+                let image = try Self.decode(prefix)
+                // A few formats end with bytes the decoder does not need (an SVG's closing tags,
+                // a trailing metadata chunk): then the image must still be whole.
+                let whole = try TestImages.decoded(data)
+                #expect(image.pixelWidth == whole.pixelWidth && image.frameCount <= whole.frameCount, "\(file) at \(fraction)")
+            } catch let error as ImageCodingError {
+                #expect(error != .emptyData)
+            }
+        }
+    }
+
+    @Test func randomBytesAreUnknown() {
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<50 {
+            let bytes = Data((0..<1024).map { _ in UInt8.random(in: 0...255, using: &generator) })
+            #expect(Image(data: bytes) == nil)
+        }
+    }
+
+    @Test(arguments: ["sdwebimage/TestImage.png", "photos/rocket.jpg", "sdwebimage/TestImage.gif", "sdwebimage/TestImageStatic.webp"])
+    func randomBytesAfterAValidHeaderFail(file: String) throws {
+        var data = try TestImages.data(file)
+        var generator = SystemRandomNumberGenerator()
+        for index in stride(from: min(64, data.count / 4), to: data.count, by: 1) {
+            data[data.startIndex + index] = UInt8.random(in: 0...255, using: &generator)
+        }
+        // Either a typed error or (for formats without checksums) some image: never a crash.
+        _ = try? Self.decode(data)
+    }
+
+    /// A PNG whose header claims 100000 x 100000 pixels (CRC correct, so the header parses).
+    static func hugePNG() -> Data {
+        var ihdr = Data("IHDR".utf8)
+        for value in [UInt32(100_000), UInt32(100_000)] { ihdr.append(contentsOf: withUnsafeBytes(of: value.bigEndian, Array.init)) }
+        ihdr.append(contentsOf: [8, 6, 0, 0, 0])
+        var data = Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 13])
+        data.append(ihdr)
+        data.append(contentsOf: withUnsafeBytes(of: crc32(ihdr).bigEndian, Array.init))
+        data.append(contentsOf: [0, 0, 0, 0] + Array("IEND".utf8) + [0xAE, 0x42, 0x60, 0x82])
+        return data
+    }
+
+    static func crc32(_ data: Data) -> UInt32 {
+        var crc = ~UInt32(0)
+        for byte in data {
+            crc ^= UInt32(byte)
+            for _ in 0..<8 { crc = crc & 1 == 1 ? 0xEDB8_8320 ^ (crc >> 1) : crc >> 1 }
+        }
+        return ~crc
+    }
+
+    @Test func hugeHeaderIsRefusedBeforeAnyPixelIsAllocated() throws {
+        let data = Self.hugePNG()
+        // libvips' PNG reader refuses such a header itself; either way no pixel is allocated.
+        #expect(throws: ImageCodingError.self) { try Self.decode(data) }
+        #expect(Image(data: data) == nil)
+    }
+
+    @Test func pixelLimitIsConfigurable() throws {
+        var options = ImageCoderOptions()
+        options.decodeMaxPixelCount = 1000
+        #expect(throws: ImageCodingError.tooManyPixels(width: 80, height: 60, limit: 1000)) {
+            try Self.decode(try TestImages.data("sdwebimage/TestImage.jpg"), options)
+        }
+    }
+
+    @Test func brokenCRCIsAnError() throws {
+        var data = try TestImages.data("pngsuite/basn2c08.png")
+        // The IHDR chunk's CRC sits at bytes 29...32.
+        data[29] ^= 0xFF
+        #expect(throws: ImageCodingError.self) { try Self.decode(data) }
+    }
+
+    @Test func svgReferencingAnExternalFileDoesNotReadIt() throws {
+        let secret = FileManager.default.temporaryDirectory.appendingPathComponent("webimage-secret-\(UUID().uuidString).png")
+        try TestImages.data("sdwebimage/TestImage.png").write(to: secret)
+        defer { try? FileManager.default.removeItem(at: secret) }
+        let svg = """
+        <svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" width="300" height="300">
+        <image xlink:href="file://\(secret.path)" width="300" height="300"/></svg>
+        """
+        let image = try Self.decode(Data(svg.utf8))
+        // The referenced picture is opaque red in its centre; refused, the canvas stays clear.
+        #expect(image.pixel(x: 150, y: 150)?.alpha == 0)
+    }
+}
