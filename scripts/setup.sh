@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Installs what swift-webimage needs on Debian/Ubuntu (Swift itself must already be there):
+# libvips (the image engine) and, for the benchmark's baseline, TurboJPEG. Idempotent.
+set -euo pipefail
+packages=(libvips-dev libturbojpeg0-dev pkg-config)
+missing=()
+for package in "${packages[@]}"; do
+    dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+    sudo_cmd=""
+    [ "$(id -u)" -ne 0 ] && sudo_cmd="sudo"
+    $sudo_cmd apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq "${missing[@]}"
+fi
+command -v swift >/dev/null || { echo "swift is not on PATH: install Swift 6.1 or newer first" >&2; exit 1; }
