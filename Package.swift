@@ -50,9 +50,15 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        // Direct C calls (libvips, TurboJPEG) the coder benchmark compares us against.
+        .target(
+            name: "CBenchmarkBaselines",
+            dependencies: ["CLibvips"],
+            linkerSettings: [.linkedLibrary("turbojpeg")]
+        ),
         .executableTarget(
             name: "webimage-benchmark",
-            dependencies: ["WebImage"]
+            dependencies: ["WebImage", "CBenchmarkBaselines"]
         ),
         .testTarget(
             name: "WebImageTests",

@@ -1,7 +1,461 @@
+import CBenchmarkBaselines
+import Dispatch
 import Foundation
+import Synchronization
 import WebImage
 
 /// Decode, thumbnail and encode against direct C calls (libvips, TurboJPEG) and Pillow.
+///
+/// For each test photo: (a) full decode to RGBA8, (b) thumbnail decode to fit 300x200, (c) JPEG
+/// q80 encode of an already decoded image, (d) the whole thumbnail job (bytes in, 300x200 JPEG
+/// q80 bytes out). Each is timed for us (the public `ImageCodersManager` API), for libvips and
+/// TurboJPEG called directly from C in this process (`CBenchmarkBaselines`, under the libvips
+/// settings our library set), and for Pillow (`scripts/pillow-benchmark.py`, a Python process).
+/// Then: thumbnail decode against full decode + resize, and 2 threads against 1.
+///
+/// The test images are found at `../shared/testdata/images` beside the repository (or at
+/// `$WEBIMAGE_TESTDATA`).
 enum CoderBenchmarks {
-    static func run() throws {}
+    static let boxWidth = 300
+    static let boxHeight = 200
+    static let quality = 80
+
+    /// One test photo, read once.
+    struct Subject {
+        let path: String
+        let url: URL
+        let data: Data
+        /// Width x height, from our header probe.
+        let pixelCount: Int
+        var name: String { url.lastPathComponent }
+        var isJPEG: Bool { url.pathExtension.lowercased() == "jpg" }
+        var isPNG: Bool { url.pathExtension.lowercased() == "png" }
+        var isLarge: Bool { pixelCount > 10_000_000 }
+        var measure: Measure { isLarge ? Measure(iterations: 4, warmup: 1) : Measure(iterations: 15) }
+    }
+
+    /// One job on one image: our time and each baseline's.
+    struct Row {
+        let subject: String
+        let job: String
+        let ours: Double
+        let direct: [(String, Double)]
+        let pillow: Double?
+
+        var comparison: Comparison {
+            Comparison(name: "\(subject) \(job)", ours: ours, baselines: direct + (pillow.map { [("pillow", $0)] } ?? []))
+        }
+
+        var fastestDirect: (String, Double)? { direct.min { $0.1 < $1.1 } }
+    }
+
+    struct Failure: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    static let paths = ["photos/rocket.jpg", "photos/astronaut.png", "sdwebimage/TestImageLarge.jpg"]
+
+    static func run() throws {
+        let testdata = try testdataDirectory()
+        // Our library starts libvips here (operation cache off, one worker per pipeline), before
+        // any C baseline runs: the baselines then run under exactly those settings.
+        var probe = ImageCoderOptions()
+        probe.decodeUseLazyDecoding = true
+        let subjects = try paths.map { path in
+            let url = testdata.appendingPathComponent(path)
+            let data = try Data(contentsOf: url)
+            let image = try ImageCodersManager.shared.decode(data, options: probe)
+            return Subject(path: path, url: url, data: data, pixelCount: image.pixelWidth * image.pixelHeight)
+        }
+        var settings = bb_vips_settings()
+        bb_get_vips_settings(&settings)
+        print("\n== Coders: decode, thumbnail \(boxWidth)x\(boxHeight), JPEG q\(quality) ==")
+        print("libvips \(settings.major).\(settings.minor).\(settings.micro): operation cache max \(settings.cache_max), concurrency \(settings.concurrency) (set by WebImage, shared by the C baselines)")
+        print("test images: \(testdata.path); load average at start: \(loadAverage())")
+
+        let pillow = runPillow(subjects)
+
+        var rows: [Row] = []
+        for subject in subjects {
+            print("\n-- \(subject.path) (\(subject.data.count) bytes) --")
+            let subjectRows = try measure(subject, pillow: pillow[subject.url.path])
+            for row in subjectRows { row.comparison.printed() }
+            rows += subjectRows
+        }
+
+        if let small = subjects.first(where: { $0.isJPEG && !$0.isLarge }) {
+            try overheadBreakdown(small)
+        }
+
+        print("")
+        let thumbnailSpeedup = try subjects.first(where: { $0.isLarge }).map(thumbnailAgainstFullDecode)
+        let twoThreads = try threadScaling(subjects)
+
+        printTargets(rows: rows, thumbnailSpeedup: thumbnailSpeedup, twoThreads: twoThreads)
+        print("load average at end: \(loadAverage()) (on \(ProcessInfo.processInfo.activeProcessorCount) cores; other work on the machine skews the thread ratio)")
+    }
+
+    // MARK: The four jobs
+
+    static func thumbnailOptions(lazy: Bool) -> ImageCoderOptions {
+        var options = ImageCoderOptions()
+        options.decodeThumbnailPixelSize = CGSize(width: Double(boxWidth), height: Double(boxHeight))
+        options.decodeUseLazyDecoding = lazy
+        return options
+    }
+
+    static var encodeOptions: ImageCoderOptions {
+        var options = ImageCoderOptions()
+        options.encodeCompressionQuality = Double(quality) / 100
+        return options
+    }
+
+    /// Ours: bytes in, 300x200 JPEG q80 bytes out, through the public API.
+    static func oursThumbnailJob(_ data: Data) throws -> Data {
+        let manager = ImageCodersManager.shared
+        let image = try manager.decode(data, options: thumbnailOptions(lazy: true))
+        return try manager.encode(image, format: .jpeg, options: encodeOptions)
+    }
+
+    /// A named closure to time.
+    typealias Timed = (label: String, body: () throws -> Void)
+
+    /// Medians of `bodies`, timed in interleaved rounds (each body once per round) so that a
+    /// change in machine load affects ours and the baselines alike.
+    static func medians(_ measure: Measure, _ bodies: [Timed]) throws -> [Double] {
+        for timed in bodies {
+            for _ in 0..<measure.warmup { try timed.body() }
+        }
+        let once = Measure(iterations: 1, warmup: 0)
+        var samples = Array(repeating: [Double](), count: bodies.count)
+        for _ in 0..<measure.iterations {
+            for (index, timed) in bodies.enumerated() {
+                samples[index].append(try once.median(timed.body))
+            }
+        }
+        return samples.map { $0.sorted()[$0.count / 2] }
+    }
+
+    /// Times ours (first) against the direct C bodies and makes the row.
+    static func row(_ subject: Subject, _ job: String, pillow: Double?, ours: @escaping () throws -> Void, _ direct: [Timed]) throws -> Row {
+        let times = try medians(subject.measure, [("ours", ours)] + direct)
+        return Row(
+            subject: subject.name, job: job, ours: times[0],
+            direct: zip(direct, times.dropFirst()).map { ($0.label, $1) }, pillow: pillow
+        )
+    }
+
+    static func measure(_ subject: Subject, pillow: [String: Double]?) throws -> [Row] {
+        let manager = ImageCodersManager.shared
+        let data = subject.data
+        let width = Int32(boxWidth)
+        let height = Int32(boxHeight)
+        let q = Int32(quality)
+        let isPNG: Int32 = subject.isPNG ? 1 : 0
+        let isJPEG = subject.isJPEG
+        var rows: [Row] = []
+
+        // Sanity: every path yields what it should.
+        let thumbnail = try oursThumbnailJob(data)
+        let check = try manager.decode(thumbnail, options: ImageCoderOptions())
+        print("check: our thumbnail job gives \(check.pixelWidth)x\(check.pixelHeight) JPEG, \(thumbnail.count) bytes; "
+            + "vips \(try c("vips thumbnail job", data) { bb_vips_thumbnail_job($0, $1, width, height, q) }) bytes"
+            + (isJPEG ? ", tj+vips \(try c("tj thumbnail job", data) { bb_tj_thumbnail_job($0, $1, width, height, q) }) bytes" : ""))
+
+        // (a) full decode to RGBA8
+        let full = ImageCoderOptions()
+        var direct: [Timed] = [("vips", { try c("vips decode", data) { bb_vips_decode_rgba($0, $1, isPNG) } })]
+        if isJPEG { direct.append(("tj", { try c("tj decode", data) { bb_tj_decode_rgba($0, $1) } })) }
+        rows.append(try row(subject, "full decode", pillow: pillow?["full_decode"], ours: {
+            _ = try manager.decode(data, options: full)
+        }, direct))
+
+        // (b) thumbnail decode to fit 300x200, RGBA8
+        let thumbnailDecode = thumbnailOptions(lazy: false)
+        direct = [("vips thumb", { try c("vips thumbnail", data) { bb_vips_thumbnail_rgba($0, $1, width, height) } })]
+        if isJPEG { direct.append(("tj+vips", { try c("tj thumbnail", data) { bb_tj_thumbnail_rgba($0, $1, width, height) } })) }
+        rows.append(try row(subject, "thumbnail decode", pillow: pillow?["thumbnail_decode"], ours: {
+            _ = try manager.decode(data, options: thumbnailDecode)
+        }, direct))
+
+        // (c) JPEG q80 of an already decoded image
+        let decoded = try manager.decode(data, options: full)
+        let pixels = try decoded.withUnsafeRGBA8Bytes { Array($0) }
+        let pixelWidth = Int32(decoded.pixelWidth)
+        let pixelHeight = Int32(decoded.pixelHeight)
+        let hasAlpha: Int32 = decoded.hasAlpha ? 1 : 0
+        let encoding = encodeOptions
+        direct = [("vips", {
+            try c("vips encode", pixels) { bytes, _ in bb_vips_encode_jpeg(bytes, pixelWidth, pixelHeight, hasAlpha, q) }
+        })]
+        if !decoded.hasAlpha {
+            direct.append(("tj", { try c("tj encode", pixels) { bytes, _ in bb_tj_encode_jpeg(bytes, pixelWidth, pixelHeight, q) } }))
+        }
+        rows.append(try row(subject, "encode JPEG q80", pillow: pillow?["encode"], ours: {
+            _ = try manager.encode(decoded, format: .jpeg, options: encoding)
+        }, direct))
+
+        // (d) the whole thumbnail job
+        direct = [("vips thumb", { try c("vips thumbnail job", data) { bb_vips_thumbnail_job($0, $1, width, height, q) } })]
+        if isJPEG {
+            direct.append(("vips shrink", { try c("vips shrink job", data) { bb_vips_jpeg_shrink_job($0, $1, width, height, q) } }))
+            direct.append(("tj+vips", { try c("tj thumbnail job", data) { bb_tj_thumbnail_job($0, $1, width, height, q) } }))
+        }
+        rows.append(try row(subject, "thumbnail job", pillow: pillow?["thumbnail_job"], ours: {
+            _ = try oursThumbnailJob(data)
+        }, direct))
+        return rows
+    }
+
+    // MARK: Where our time goes
+
+    /// Parts of our thumbnail job on a small image, and what the same parts cost in C.
+    static func overheadBreakdown(_ subject: Subject) throws {
+        let manager = ImageCodersManager.shared
+        let data = subject.data
+        let width = Int32(boxWidth)
+        let height = Int32(boxHeight)
+        let q = Int32(quality)
+        let isPNG: Int32 = subject.isPNG ? 1 : 0
+        let lazyFull: ImageCoderOptions = {
+            var options = ImageCoderOptions()
+            options.decodeUseLazyDecoding = true
+            return options
+        }()
+        let lazyThumbnail = thumbnailOptions(lazy: true)
+        let thumbnail = try manager.decode(data, options: lazyThumbnail)
+        let encoding = encodeOptions
+        var bodies: [Timed] = [
+            ("ours lazy decode, full size (header probe + pipeline build, no pixels)", { _ = try manager.decode(data, options: lazyFull) }),
+            ("ours lazy decode, thumbnail (header probe + thumbnail build, no pixels)", { _ = try manager.decode(data, options: lazyThumbnail) }),
+            ("ours encode of that lazy thumbnail (rebuild + resize + save)", { _ = try manager.encode(thumbnail, format: .jpeg, options: encoding) }),
+            ("ours whole thumbnail job", { _ = try oursThumbnailJob(data) }),
+            ("C: libvips header load only", { try c("vips header", data) { bb_vips_header($0, $1, isPNG) } }),
+            ("C: vips_thumbnail_buffer + jpegsave (no colour management)", {
+                try c("vips thumbnail job", data) { bb_vips_thumbnail_job($0, $1, width, height, q) }
+            }),
+            ("C: the same with export_profile=srgb (ICC transform like ours)", {
+                try c("vips thumbnail job srgb", data) { bb_vips_thumbnail_job_srgb($0, $1, width, height, q) }
+            }),
+        ]
+        if let stripped = removingICCProfile(from: data), stripped.count < data.count {
+            bodies.append(("ours whole thumbnail job, ICC profile removed in memory", { _ = try oursThumbnailJob(stripped) }))
+        }
+        let times = try medians(subject.measure, bodies)
+        print("\n-- where our time goes: \(subject.name) --")
+        for (timed, time) in zip(bodies, times) {
+            print("  \(timed.label.padding(toLength: 74, withPad: " ", startingAt: 0)) \(Comparison.format(time))")
+        }
+    }
+
+    /// The JPEG without its APP2 ICC_PROFILE segments, or nil if it is not a JPEG it can walk.
+    static func removingICCProfile(from data: Data) -> Data? {
+        let bytes = [UInt8](data)
+        guard bytes.count > 4, bytes[0] == 0xFF, bytes[1] == 0xD8 else { return nil }
+        var out: [UInt8] = [0xFF, 0xD8]
+        var index = 2
+        let tag = Array("ICC_PROFILE".utf8)
+        while index + 4 <= bytes.count, bytes[index] == 0xFF {
+            let marker = bytes[index + 1]
+            if marker == 0xDA { break }
+            let length = Int(bytes[index + 2]) << 8 | Int(bytes[index + 3])
+            let end = index + 2 + length
+            guard length >= 2, end <= bytes.count else { return nil }
+            let isICC = marker == 0xE2 && length >= 2 + tag.count && Array(bytes[(index + 4)..<(index + 4 + tag.count)]) == tag
+            if !isICC { out += bytes[index..<end] }
+            index = end
+        }
+        out += bytes[index...]
+        return Data(out)
+    }
+
+    // MARK: Thumbnail decode against full decode + resize
+
+    /// Prints and returns how many times faster thumbnail decode is than full decode + resize.
+    static func thumbnailAgainstFullDecode(_ subject: Subject) throws -> Double {
+        let manager = ImageCodersManager.shared
+        let data = subject.data
+        let measure = Measure(iterations: 3, warmup: 1)
+        let thumbnailDecode = thumbnailOptions(lazy: false)
+        let thumbnail = try measure.median { _ = try manager.decode(data, options: thumbnailDecode) }
+        let full = ImageCoderOptions()
+        let width = Int32(boxWidth)
+        let height = Int32(boxHeight)
+        let fullThenResize = try measure.median {
+            let image = try manager.decode(data, options: full)
+            let sourceWidth = Int32(image.pixelWidth)
+            let sourceHeight = Int32(image.pixelHeight)
+            let size = try image.withUnsafeRGBA8Bytes { bb_vips_resize_rgba($0.baseAddress, sourceWidth, sourceHeight, width, height) }
+            if size < 0 { throw Failure(description: "resize failed: \(vipsError())") }
+        }
+        Comparison(
+            name: "\(subject.name) thumbnail decode vs full+resize", ours: thumbnail,
+            baselines: [("full decode + vips_resize", fullThenResize)]
+        ).printed()
+        let speedup = fullThenResize / thumbnail
+        print(String(format: "  thumbnail decode is %.1fx faster than full decode + resize (target >= 3x)", speedup))
+        return speedup
+    }
+
+    // MARK: Threads
+
+    /// Throughput of the thumbnail job on 2 threads over 1 thread, per image, ours and (for
+    /// reference: how well this machine and libvips scale) libvips called from C; the smallest
+    /// of our ratios.
+    static func threadScaling(_ subjects: [Subject]) throws -> Double? {
+        var worst: Double?
+        let width = Int32(boxWidth)
+        let height = Int32(boxHeight)
+        let q = Int32(quality)
+        for subject in subjects {
+            let jobs = subject.isLarge ? 2 : 30
+            let data = subject.data
+            let ours: @Sendable () -> Bool = { (try? oursThumbnailJob(data)) != nil }
+            let direct: @Sendable () -> Bool = {
+                data.withUnsafeBytes { bb_vips_thumbnail_job($0.baseAddress, $0.count, width, height, q) } > 0
+            }
+            var ratios: [Double] = []
+            for (label, job) in [("ours", ours), ("C vips thumb", direct)] {
+                let one = try throughput(threads: 1, jobsPerThread: jobs, job: job)
+                let two = try throughput(threads: 2, jobsPerThread: jobs, job: job)
+                ratios.append(two / one)
+                print(String(
+                    format: "%@ %@ thumbnail job: 1 thread %.1f jobs/s, 2 threads %.1f jobs/s, ratio %.2fx",
+                    subject.name.padding(toLength: 20, withPad: " ", startingAt: 0),
+                    label.padding(toLength: 12, withPad: " ", startingAt: 0), one, two, two / one
+                ))
+            }
+            if let ratio = ratios.first { worst = min(worst ?? ratio, ratio) }
+        }
+        return worst
+    }
+
+    /// Jobs per second with `threads` threads each running `jobsPerThread` jobs (median of 3
+    /// rounds, after one untimed round of one job per thread).
+    static func throughput(threads: Int, jobsPerThread: Int, job: @Sendable () -> Bool) throws -> Double {
+        let failures = Atomic<Int>(0)
+        let clock = ContinuousClock()
+        var rates: [Double] = []
+        for round in 0..<4 {
+            let elapsed = clock.measure {
+                DispatchQueue.concurrentPerform(iterations: threads) { _ in
+                    for _ in 0..<(round == 0 ? 1 : jobsPerThread) where !job() {
+                        failures.add(1, ordering: .relaxed)
+                    }
+                }
+            }
+            if round > 0 {
+                let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
+                rates.append(Double(threads * jobsPerThread) / seconds)
+            }
+        }
+        if failures.load(ordering: .relaxed) > 0 { throw Failure(description: "thumbnail jobs failed on \(threads) threads") }
+        rates.sort()
+        return rates[rates.count / 2]
+    }
+
+    // MARK: Targets
+
+    static func printTargets(rows: [Row], thumbnailSpeedup: Double?, twoThreads: Double?) {
+        print("\n== Targets (issue 2: ours <= 1.1x the fastest direct C path and <= Pillow, on every image) ==")
+        for row in rows {
+            var line = "\(row.subject) \(row.job)".padding(toLength: 44, withPad: " ", startingAt: 0)
+            if let (label, time) = row.fastestDirect {
+                let ratio = row.ours / time
+                line += String(format: " vs fastest C (%@) %.2fx %@", label, ratio, ratio <= 1.1 ? "MET" : "NOT MET")
+            }
+            if let pillow = row.pillow {
+                let ratio = row.ours / pillow
+                line += String(format: " | vs Pillow %.2fx %@", ratio, ratio <= 1 ? "MET" : "NOT MET")
+            }
+            print(line)
+        }
+        if let thumbnailSpeedup {
+            print(String(format: "thumbnail decode vs full decode + resize (TestImageLarge.jpg): %.1fx %@ (target >= 3x)",
+                         thumbnailSpeedup, thumbnailSpeedup >= 3 ? "MET" : "NOT MET"))
+        }
+        if let twoThreads {
+            print(String(format: "2 threads vs 1 thread, our thumbnail job (worst image): %.2fx %@ (target >= 1.8x)",
+                         twoThreads, twoThreads >= 1.8 ? "MET" : "NOT MET"))
+        }
+    }
+
+    // MARK: C calls
+
+    /// Runs a baseline on `bytes`; throws with libvips' message when it reports failure.
+    @discardableResult
+    static func c(_ what: String, _ bytes: some ContiguousBytes, _ body: (UnsafeRawPointer?, Int) -> Int) throws -> Int {
+        let result = bytes.withUnsafeBytes { body($0.baseAddress, $0.count) }
+        if result < 0 { throw Failure(description: "\(what) failed: \(vipsError())") }
+        return result
+    }
+
+    static func vipsError() -> String {
+        guard let text = bb_vips_error() else { return "unknown error" }
+        defer { bb_free(text) }
+        return String(cString: text).trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    // MARK: Files and Pillow
+
+    /// The 1, 5 and 15 minute load averages, from /proc/loadavg.
+    static func loadAverage() -> String {
+        guard let text = try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8) else { return "unknown" }
+        return text.split(separator: " ").prefix(3).joined(separator: " ")
+    }
+
+    /// Repository roots to try: the one this file is in, then the current directory.
+    static func repositoryRoots() -> [URL] {
+        let fromSource = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let current = URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
+        return [fromSource, current].filter { FileManager.default.fileExists(atPath: $0.appendingPathComponent("Package.swift").path) }
+    }
+
+    static func testdataDirectory() throws -> URL {
+        if let override = ProcessInfo.processInfo.environment["WEBIMAGE_TESTDATA"], !override.isEmpty {
+            return URL(fileURLWithPath: override)
+        }
+        for root in repositoryRoots() {
+            let candidate = root.deletingLastPathComponent().appendingPathComponent("shared/testdata/images")
+            if FileManager.default.fileExists(atPath: candidate.appendingPathComponent(paths[0]).path) {
+                return candidate.standardizedFileURL
+            }
+        }
+        throw Failure(description: "test images not found: set WEBIMAGE_TESTDATA to ../shared/testdata/images")
+    }
+
+    /// Runs scripts/pillow-benchmark.py and returns its medians by image path (job -> seconds);
+    /// empty when Python or Pillow is unavailable (the Pillow columns are then left out).
+    static func runPillow(_ subjects: [Subject]) -> [String: [String: Double]] {
+        guard let script = repositoryRoots().map({ $0.appendingPathComponent("scripts/pillow-benchmark.py") })
+            .first(where: { FileManager.default.fileExists(atPath: $0.path) })
+        else {
+            print("pillow: scripts/pillow-benchmark.py not found, Pillow left out")
+            return [:]
+        }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", script.path, "--iterations", "15", "--large-iterations", "4",
+                             "--width", "\(boxWidth)", "--height", "\(boxHeight)", "--quality", "\(quality)"]
+            + subjects.map(\.url.path)
+        let output = Pipe()
+        process.standardOutput = output
+        do {
+            try process.run()
+        } catch {
+            print("pillow: cannot start python3 (\(error)), Pillow left out")
+            return [:]
+        }
+        let bytes = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0,
+              let json = try? JSONSerialization.jsonObject(with: bytes) as? [String: Any],
+              let images = json["images"] as? [String: [String: Double]]
+        else {
+            print("pillow: the script failed (status \(process.terminationStatus)), Pillow left out")
+            return [:]
+        }
+        print("pillow \(json["pillow"] as? String ?? "?") (python3, one thread, separate process)")
+        return images
+    }
 }

@@ -1,0 +1,72 @@
+// Baselines for the coder benchmark: the same jobs as swift-webimage's decode, thumbnail and
+// encode, done by direct C calls into libvips and TurboJPEG in the same process.
+//
+// libvips must already be started (by WebImage: operation cache off, one worker thread per
+// pipeline); these functions never call vips_init nor change libvips' settings, so both sides
+// run under the same configuration. Every function does the whole job, frees what it made, and
+// returns the size in bytes of what it produced (pixels or encoded data), or -1 on failure.
+#ifndef CBENCHMARK_BASELINES_H
+#define CBENCHMARK_BASELINES_H
+
+#include <stddef.h>
+
+/// libvips' version and the process-wide settings in force.
+typedef struct {
+    int major;
+    int minor;
+    int micro;
+    int cache_max;
+    int concurrency;
+} bb_vips_settings;
+
+void bb_get_vips_settings(bb_vips_settings *out);
+
+/// The libvips error buffer, cleared (for messages after a failure). Free with bb_free.
+char *bb_vips_error(void);
+void bb_free(void *pointer);
+
+// MARK: libvips
+
+/// Full decode (jpegload/pngload_buffer, sequential) to RGBA8 in memory.
+long bb_vips_decode_rgba(const void *data, size_t length, int is_png);
+
+/// vips_thumbnail_buffer to fit `width` x `height` (never upscaling), to RGBA8 in memory.
+long bb_vips_thumbnail_rgba(const void *data, size_t length, int width, int height);
+
+/// JPEG (vips_jpegsave_buffer, Q=quality, strip) of RGBA8 pixels: alpha flattened onto white
+/// when `has_alpha`, else the alpha band is dropped.
+long bb_vips_encode_jpeg(const void *rgba, int width, int height, int has_alpha, int quality);
+
+/// Whole thumbnail job: vips_thumbnail_buffer + vips_jpegsave_buffer.
+long bb_vips_thumbnail_job(const void *data, size_t length, int width, int height, int quality);
+
+/// The same job converting to sRGB (export_profile=srgb: an ICC transform from the embedded
+/// profile), as swift-webimage does for images with a profile other than sRGB.
+long bb_vips_thumbnail_job_srgb(const void *data, size_t length, int width, int height, int quality);
+
+/// Header only: jpegload/pngload_buffer without reading pixels. Returns the width.
+long bb_vips_header(const void *data, size_t length, int is_png);
+
+/// Whole thumbnail job for JPEG: vips_jpegload_buffer(shrink=N, sequential) + vips_resize +
+/// vips_jpegsave_buffer.
+long bb_vips_jpeg_shrink_job(const void *data, size_t length, int width, int height, int quality);
+
+/// vips_resize of RGBA8 pixels to fit `width` x `height`, written to memory.
+long bb_vips_resize_rgba(const void *rgba, int source_width, int source_height, int width, int height);
+
+// MARK: TurboJPEG (+ libvips' resize between decode and encode)
+
+/// Full decode (tjDecompress2) to RGBA8.
+long bb_tj_decode_rgba(const void *jpeg, size_t length);
+
+/// DCT-scaled decode (the smallest scaling factor still >= the target), vips_resize to fit
+/// `width` x `height`, RGBA8 in memory.
+long bb_tj_thumbnail_rgba(const void *jpeg, size_t length, int width, int height);
+
+/// tjCompress2 of RGBA8 pixels (4:2:0, quality).
+long bb_tj_encode_jpeg(const void *rgba, int width, int height, int quality);
+
+/// Whole thumbnail job: DCT-scaled tjDecompress2 + vips_resize + tjCompress2.
+long bb_tj_thumbnail_job(const void *jpeg, size_t length, int width, int height, int quality);
+
+#endif
