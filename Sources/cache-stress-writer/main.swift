@@ -1,0 +1,4 @@
+import Foundation
+import WebImage
+
+print("placeholder")
