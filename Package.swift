@@ -66,7 +66,7 @@ let package = Package(
         ),
         .testTarget(
             name: "WebImageTests",
-            dependencies: ["WebImage", "LibVips"]
+            dependencies: ["WebImage", "LibVips", "cache-stress-writer"]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -32,6 +32,8 @@ public final class DiskCache: DiskCacheProtocol {
     private struct SizeTracker {
         /// Bytes in the folder as last counted plus this process's writes since; nil = not counted.
         var knownSize: Int?
+        /// Bytes written since the running trim started counting (added to what it counts).
+        var writtenSinceScan = 0
         var trimScheduled = false
     }
 
@@ -209,15 +211,20 @@ public final class DiskCache: DiskCacheProtocol {
         guard maxDiskSize > 0 else { return }
         let schedule = sizeTracker.withLock { tracker -> Bool in
             if let known = tracker.knownSize { tracker.knownSize = known + bytes }
+            tracker.writtenSinceScan += bytes
             guard !tracker.trimScheduled, tracker.knownSize.map({ $0 > maxDiskSize }) ?? true else { return false }
             tracker.trimScheduled = true
             return true
         }
         guard schedule else { return }
         maintenanceQueue.async { [self] in
-            sizeTracker.withLock { $0.trimScheduled = false }
+            sizeTracker.withLock { tracker in
+                tracker.trimScheduled = false
+                tracker.writtenSinceScan = 0
+            }
             let total = trimToHalf(entries())
-            sizeTracker.withLock { $0.knownSize = total }
+            // Writes during the count may be counted twice: an overestimate only trims sooner.
+            sizeTracker.withLock { $0.knownSize = total + $0.writtenSinceScan }
         }
     }
 }
