@@ -13,6 +13,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
     ],
     targets: [
         // The C boundary: libvips (and libpng's push reader) behind one Swift target, LibVips.
@@ -35,12 +36,16 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]
         ),
+        // sys/xattr.h, for the disk cache's extended data.
+        .systemLibrary(name: "CXattr"),
         .target(
             name: "WebImage",
             dependencies: [
                 "LibVips",
+                "CXattr",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
         .executableTarget(
@@ -60,9 +65,14 @@ let package = Package(
             name: "webimage-benchmark",
             dependencies: ["WebImage", "CBenchmarkBaselines"]
         ),
+        // Writes cache entries from a second process for the cache's multi-process test.
+        .executableTarget(
+            name: "cache-stress-writer",
+            dependencies: ["WebImage"]
+        ),
         .testTarget(
             name: "WebImageTests",
-            dependencies: ["WebImage", "LibVips"]
+            dependencies: ["WebImage", "LibVips", "cache-stress-writer"]
         ),
     ],
     swiftLanguageModes: [.v6]

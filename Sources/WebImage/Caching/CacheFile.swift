@@ -1,0 +1,113 @@
+import Foundation
+import Glibc
+
+/// The POSIX file operations the disk cache is made of. All of them block: callers run them on
+/// the cache's I/O queue or another thread reserved for blocking work, never on the Swift
+/// cooperative pool.
+enum CacheFile {
+    /// Prefix of temporary files; they are renamed over their entry when complete.
+    static let temporaryPrefix = ".tmp-"
+    /// Linux's `UTIME_NOW` and `UTIME_OMIT` (macros Swift does not import): set a time to now, leave it.
+    private static let utimeNow = (1 << 30) - 1
+    private static let utimeOmit = (1 << 30) - 2
+
+    /// The whole file at `path`, or nil when it cannot be opened or read.
+    /// With `touchAccessDate` the file's access time is set to now (explicitly, since `noatime`
+    /// and `relatime` mounts do not keep it).
+    static func read(_ path: String, touchAccessDate: Bool = false) -> Data? {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return nil }
+        var data = Data(count: Int(info.st_size))
+        let complete = data.withUnsafeMutableBytes { buffer -> Bool in
+            var offset = 0
+            while offset < buffer.count {
+                let count = Glibc.read(fd, buffer.baseAddress.map { $0 + offset }, buffer.count - offset)
+                if count < 0 && errno == EINTR { continue }
+                guard count > 0 else { return false }
+                offset += count
+            }
+            return true
+        }
+        guard complete else { return nil }
+        if touchAccessDate {
+            var times = [timespec(tv_sec: 0, tv_nsec: utimeNow), timespec(tv_sec: 0, tv_nsec: utimeOmit)]
+            _ = futimens(fd, &times)
+        }
+        return data
+    }
+
+    /// Writes `data` to `path` atomically: a temporary file in the same folder, written, fsynced
+    /// and renamed over `path`. Readers (in any process) see the old file or the new one, never
+    /// a part; a crash leaves at most a temporary file, which cleanup removes later.
+    static func writeAtomically(_ data: Data, to path: String, in folder: String) throws(DiskCacheError) {
+        let temporary = folder + "/" + temporaryPrefix + String(UInt64.random(in: 0...UInt64.max), radix: 36)
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw DiskCacheError(operation: "create", path: temporary, code: errno) }
+        var failure: DiskCacheError?
+        let written = data.withUnsafeBytes { buffer -> Int32 in
+            var offset = 0
+            while offset < buffer.count {
+                let count = write(fd, buffer.baseAddress.map { $0 + offset }, buffer.count - offset)
+                if count < 0 && errno == EINTR { continue }
+                guard count > 0 else { return count < 0 ? errno : ENOSPC }
+                offset += count
+            }
+            return 0
+        }
+        if written != 0 {
+            failure = DiskCacheError(operation: "write", path: temporary, code: written)
+        } else if fsync(fd) != 0 {
+            failure = DiskCacheError(operation: "fsync", path: temporary, code: errno)
+        }
+        if close(fd) != 0, failure == nil {
+            failure = DiskCacheError(operation: "close", path: temporary, code: errno)
+        }
+        if failure == nil, rename(temporary, path) != 0 {
+            failure = DiskCacheError(operation: "rename", path: path, code: errno)
+        }
+        if let failure {
+            unlink(temporary)
+            throw failure
+        }
+    }
+
+    /// Deletes the file at `path`; true unless it existed and could not be deleted.
+    @discardableResult
+    static func remove(_ path: String) -> Bool {
+        unlink(path) == 0 || errno == ENOENT
+    }
+
+    /// The status of the file at `path`, or nil when there is none.
+    static func status(_ path: String) -> stat? {
+        var info = stat()
+        return stat(path, &info) == 0 ? info : nil
+    }
+
+    /// The names in `folder` (nil when it cannot be listed).
+    static func names(in folder: String) -> [String]? {
+        try? FileManager.default.contentsOfDirectory(atPath: folder)
+    }
+
+    /// Creates `folder` and its parents if missing; fails when a file stands in the way.
+    static func createFolder(_ folder: String) throws(DiskCacheError) {
+        if mkdir(folder, 0o755) == 0 { return }
+        let code = errno
+        if code == EEXIST {
+            guard let info = status(folder), (info.st_mode & S_IFMT) == S_IFDIR else {
+                throw DiskCacheError(operation: "create folder", path: folder, code: ENOTDIR)
+            }
+            return
+        }
+        let parent = (folder as NSString).deletingLastPathComponent
+        guard code == ENOENT, !parent.isEmpty, parent != folder else {
+            throw DiskCacheError(operation: "create folder", path: folder, code: code)
+        }
+        try createFolder(parent)
+        guard mkdir(folder, 0o755) == 0 || errno == EEXIST else {
+            throw DiskCacheError(operation: "create folder", path: folder, code: errno)
+        }
+    }
+}

@@ -1,0 +1,243 @@
+import Dispatch
+import Foundation
+import Glibc
+import Synchronization
+
+/// The default disk tier: one file per key in one folder, named by `DiskCacheFileName`.
+///
+/// Writes are atomic (temporary file, fsync, rename), so a crash or a kill never leaves a partial
+/// entry, and several processes can share the folder: each sees whole files only, and cleanup
+/// leaves other processes' in-flight temporary files alone. Extended data lives in a `user.`
+/// xattr, or a sidecar file where the file system refuses xattrs. After writes the size limit is
+/// enforced on a background queue of this cache. All methods block on file I/O.
+public final class DiskCache: DiskCacheProtocol {
+    /// The folder of the entries.
+    public let cachePath: String
+    /// Seconds an entry lives; negative = forever.
+    public let maxDiskAge: TimeInterval
+    /// Bytes the folder may hold; 0 = unlimited.
+    public let maxDiskSize: Int
+    /// The date expiry and trims go by.
+    public let expireType: DiskCacheExpireType
+
+    let extendedDataStore: ExtendedDataStore
+    private let sizeTracker = Mutex(SizeTracker())
+    /// Size enforcement after writes: a dedicated serial DispatchQueue (file I/O, off the Swift
+    /// cooperative pool), so at most one trim of this cache runs at a time.
+    private let maintenanceQueue = DispatchQueue(label: "swift-webimage.disk-cache.maintenance", qos: .utility)
+
+    /// Temporary files older than this are leftovers of a crash and are removed by cleanup.
+    static let staleTemporaryAge: TimeInterval = 3600
+
+    private struct SizeTracker {
+        /// Bytes in the folder as last counted plus this process's writes since; nil = not counted.
+        var knownSize: Int?
+        /// Bytes written since the running trim started counting (added to what it counts).
+        var writtenSinceScan = 0
+        var trimScheduled = false
+    }
+
+    /// A cache over `cachePath` (created if missing) with `config`'s disk settings.
+    public convenience init(cachePath: String, config: ImageCacheConfig) {
+        self.init(cachePath: cachePath, config: config, usesExtendedAttributes: true)
+    }
+
+    init(cachePath: String, config: ImageCacheConfig, usesExtendedAttributes: Bool) {
+        self.cachePath = cachePath
+        maxDiskAge = config.maxDiskAge
+        maxDiskSize = max(0, config.maxDiskSize)
+        expireType = config.diskCacheExpireType
+        extendedDataStore = ExtendedDataStore(usesAttributes: usesExtendedAttributes)
+        do {
+            try CacheFile.createFolder(cachePath)
+        } catch {
+            CacheObservability.logger.warning("disk cache folder unavailable: \(error)")
+        }
+    }
+
+    public func cachePath(forKey key: String) -> String? {
+        cachePath + "/" + DiskCacheFileName.forKey(key)
+    }
+
+    public func containsData(forKey key: String) -> Bool {
+        CacheFile.status(entryPath(key)) != nil
+    }
+
+    public func data(forKey key: String) -> Data? {
+        CacheFile.read(entryPath(key), touchAccessDate: expireType == .accessDate)
+    }
+
+    public func setData(_ data: Data, forKey key: String) throws {
+        let name = DiskCacheFileName.forKey(key)
+        do {
+            try store(data, name: name)
+        } catch where error.code == ENOENT {
+            // The folder was removed while running: make it again, once.
+            try CacheFile.createFolder(cachePath)
+            try store(data, name: name)
+        }
+        noteWrite(bytes: data.count)
+    }
+
+    public func extendedData(forKey key: String) -> Data? {
+        let name = DiskCacheFileName.forKey(key)
+        return extendedDataStore.read(entry: cachePath + "/" + name, sidecar: sidecarPath(name))
+    }
+
+    public func setExtendedData(_ data: Data?, forKey key: String) throws {
+        let name = DiskCacheFileName.forKey(key)
+        let path = cachePath + "/" + name
+        guard let data else {
+            extendedDataStore.remove(entry: path, sidecar: sidecarPath(name))
+            return
+        }
+        try extendedDataStore.write(data, entry: path, sidecar: sidecarPath(name), folder: cachePath)
+    }
+
+    public func removeData(forKey key: String) {
+        removeEntry(named: DiskCacheFileName.forKey(key))
+    }
+
+    public func removeAllData() {
+        for name in CacheFile.names(in: cachePath) ?? [] where !isFreshTemporary(name) {
+            CacheFile.remove(cachePath + "/" + name)
+        }
+        sizeTracker.withLock { $0.knownSize = 0 }
+    }
+
+    public func removeExpiredData() {
+        let now = Date()
+        var kept: [DiskCacheEntry] = []
+        for entry in entries() {
+            if maxDiskAge >= 0, entry.date.addingTimeInterval(maxDiskAge) < now {
+                removeEntry(named: entry.name)
+            } else {
+                kept.append(entry)
+            }
+        }
+        removeLeftovers()
+        sizeTracker.withLock { $0.knownSize = trimToHalf(kept) }
+    }
+
+    public var totalCount: Int { entries().count }
+
+    public var totalSize: Int { entries().reduce(0) { $0 + $1.size } }
+
+    /// Blocks until the background size enforcement scheduled so far has run.
+    func waitForMaintenance() {
+        maintenanceQueue.sync {}
+    }
+
+    // MARK: Entries
+
+    private func entryPath(_ key: String) -> String {
+        cachePath + "/" + DiskCacheFileName.forKey(key)
+    }
+
+    private func sidecarPath(_ name: String) -> String {
+        ExtendedDataStore.sidecarPath(folder: cachePath, name: name)
+    }
+
+    private func store(_ data: Data, name: String) throws(DiskCacheError) {
+        try CacheFile.writeAtomically(data, to: cachePath + "/" + name, in: cachePath)
+        // Extended data belongs to the data it was set with; the xattr went with the old file.
+        CacheFile.remove(sidecarPath(name))
+    }
+
+    private func removeEntry(named name: String) {
+        if !CacheFile.remove(cachePath + "/" + name) {
+            CacheObservability.logger.debug("cannot remove cache entry \(name): errno \(errno)")
+        }
+        CacheFile.remove(sidecarPath(name))
+    }
+
+    /// The entries in the folder (hidden names are temporaries and sidecars).
+    func entries() -> [DiskCacheEntry] {
+        (CacheFile.names(in: cachePath) ?? []).compactMap { name in
+            guard !name.hasPrefix("."), let info = CacheFile.status(cachePath + "/" + name),
+                  (info.st_mode & S_IFMT) == S_IFREG
+            else { return nil }
+            return DiskCacheEntry(name: name, size: Int(info.st_size), date: date(of: info, path: cachePath + "/" + name))
+        }
+    }
+
+    private func date(of info: stat, path: String) -> Date {
+        switch expireType {
+        case .accessDate: return Date(timespec: info.st_atim)
+        case .modificationDate: return Date(timespec: info.st_mtim)
+        case .changeDate: return Date(timespec: info.st_ctim)
+        case .creationDate:
+            let attributes = try? FileManager.default.attributesOfItem(atPath: path)
+            return attributes?[.creationDate] as? Date ?? Date(timespec: info.st_mtim)
+        }
+    }
+
+    private func isFreshTemporary(_ name: String) -> Bool {
+        guard name.hasPrefix(CacheFile.temporaryPrefix),
+              let info = CacheFile.status(cachePath + "/" + name) else { return false }
+        return Date(timespec: info.st_mtim).addingTimeInterval(Self.staleTemporaryAge) > Date()
+    }
+
+    /// Removes temporaries left by crashes and sidecars whose entry is gone.
+    private func removeLeftovers() {
+        for name in CacheFile.names(in: cachePath) ?? [] {
+            if name.hasPrefix(CacheFile.temporaryPrefix), !isFreshTemporary(name) {
+                CacheFile.remove(cachePath + "/" + name)
+            } else if name.hasPrefix(ExtendedDataStore.sidecarPrefix) {
+                let entry = String(name.dropFirst(ExtendedDataStore.sidecarPrefix.count))
+                if CacheFile.status(cachePath + "/" + entry) == nil { CacheFile.remove(cachePath + "/" + name) }
+            }
+        }
+    }
+
+    // MARK: Size limit
+
+    /// Over `maxDiskSize`, removes the oldest of `entries` until the total is under half of it.
+    /// Returns the total left.
+    private func trimToHalf(_ entries: [DiskCacheEntry]) -> Int {
+        var total = entries.reduce(0) { $0 + $1.size }
+        guard maxDiskSize > 0, total > maxDiskSize else { return total }
+        let target = maxDiskSize / 2
+        for entry in entries.sorted(by: { $0.date < $1.date }) {
+            if total < target { break }
+            removeEntry(named: entry.name)
+            total -= entry.size
+        }
+        CacheObservability.logger.debug("disk cache trimmed to \(total) bytes (limit \(maxDiskSize))")
+        return total
+    }
+
+    private func noteWrite(bytes: Int) {
+        guard maxDiskSize > 0 else { return }
+        let schedule = sizeTracker.withLock { tracker -> Bool in
+            if let known = tracker.knownSize { tracker.knownSize = known + bytes }
+            tracker.writtenSinceScan += bytes
+            guard !tracker.trimScheduled, tracker.knownSize.map({ $0 > maxDiskSize }) ?? true else { return false }
+            tracker.trimScheduled = true
+            return true
+        }
+        guard schedule else { return }
+        maintenanceQueue.async { [self] in
+            sizeTracker.withLock { tracker in
+                tracker.trimScheduled = false
+                tracker.writtenSinceScan = 0
+            }
+            let total = trimToHalf(entries())
+            // Writes during the count may be counted twice: an overestimate only trims sooner.
+            sizeTracker.withLock { $0.knownSize = total + $0.writtenSinceScan }
+        }
+    }
+}
+
+/// One file of a disk cache, with the date its cache's expire type goes by.
+struct DiskCacheEntry {
+    let name: String
+    let size: Int
+    let date: Date
+}
+
+extension Date {
+    init(timespec time: timespec) {
+        self.init(timeIntervalSince1970: Double(time.tv_sec) + Double(time.tv_nsec) / 1e9)
+    }
+}

@@ -1,0 +1,108 @@
+import Foundation
+import LibVips
+
+extension ImageCache {
+    /// Looks `key` up: memory first (answered at once), then disk. A disk hit is decoded on
+    /// `Vips.blockingPool` and kept in memory; a disk entry that does not decode is a miss and is
+    /// removed. `done` runs exactly once, also after `cancel()` (then with nothing found);
+    /// asynchronous answers run on the context's `callbackQueue`, or else on a background thread.
+    /// Returns nil when answered before returning.
+    @discardableResult
+    public func queryCacheOperation(
+        forKey key: String?, options: WebImageOptions = [], context: WebImageContext? = nil,
+        cacheType: ImageCacheType = .all, done: ImageCacheQueryCompletion?
+    ) -> (any WebImageOperation)? {
+        guard let key, cacheType != .none else {
+            done?(nil, nil, .none)
+            return nil
+        }
+        let memoryImage = cacheType.includesMemory ? usableMemoryImage(forKey: key, options: options, context: context) : nil
+        if cacheType == .memory || (memoryImage != nil && !options.contains(.queryMemoryData)) {
+            done?(memoryImage, nil, memoryImage == nil ? .none : .memory)
+            return nil
+        }
+        let operation = CacheQueryOperation(callbackQueue: context?.callbackQueue, completion: done)
+        let synchronous = options.contains(memoryImage == nil ? .queryDiskDataSync : .queryMemoryDataSync)
+        if synchronous {
+            let data = ioQueue.sync { diskDataSearchingAllPaths(forKey: key) }
+            if let memoryImage {
+                operation.finish(memoryImage, data, .memory, synchronously: true)
+            } else {
+                let image = decodedDiskHit(data, forKey: key, options: options, context: context)
+                operation.finish(image, image == nil ? nil : data, image == nil ? .none : .disk, synchronously: true)
+            }
+            return operation
+        }
+        ioQueue.async { [self] in
+            guard !operation.isCancelled else { return }
+            let data = diskDataSearchingAllPaths(forKey: key)
+            if let memoryImage {
+                operation.finish(memoryImage, data, .memory, synchronously: false)
+                return
+            }
+            guard let data else {
+                CacheObservability.countLookup(tier: "disk", hit: false)
+                operation.finish(nil, nil, .none, synchronously: false)
+                return
+            }
+            // Decoding leaves the serial I/O queue: disk hits decode in parallel.
+            Vips.blockingPool.submit { [self] _ in
+                guard !operation.isCancelled else { return }
+                let image = decodedDiskHit(data, forKey: key, options: options, context: context)
+                operation.finish(image, image == nil ? nil : data, image == nil ? .none : .disk, synchronously: false)
+            }
+        }
+        return operation
+    }
+
+    /// The image decoded from disk with these options, or nil. Blocks on file I/O and decoding.
+    public func imageFromDiskCache(forKey key: String?, options: WebImageOptions, context: WebImageContext?) -> Image? {
+        guard let key else { return nil }
+        let data = ioQueue.sync { diskDataSearchingAllPaths(forKey: key) }
+        return decodedDiskHit(data, forKey: key, options: options, context: context)
+    }
+
+    /// The memory image unless the options rule it out (an animation when only the first frame
+    /// is wanted, or not of the context's `animatedImageClass`).
+    private func usableMemoryImage(forKey key: String, options: WebImageOptions, context: WebImageContext?) -> Image? {
+        guard let image = imageFromMemoryCache(forKey: key) else { return nil }
+        if options.contains(.decodeFirstFrameOnly) && image.isAnimated { return nil }
+        if options.contains(.matchAnimatedImageClass), let wanted = context?.animatedImageClass {
+            guard let provider = image.animatedImageProvider,
+                  ObjectIdentifier(type(of: provider)) == ObjectIdentifier(wanted)
+            else { return nil }
+        }
+        return image
+    }
+
+    /// Decodes disk data and keeps the image in memory. Data that does not decode is removed
+    /// from disk (unless replaced meanwhile) and reported as a miss.
+    private func decodedDiskHit(
+        _ data: Data?, forKey key: String, options: WebImageOptions, context: WebImageContext?
+    ) -> Image? {
+        guard let data else {
+            CacheObservability.countLookup(tier: "disk", hit: false)
+            return nil
+        }
+        var coderOptions = context?.decodeOptions ?? ImageCoderOptions()
+        if options.contains(.decodeFirstFrameOnly) { coderOptions.decodeFirstFrameOnly = true }
+        if options.contains(.avoidDecodeImage) { coderOptions.decodeUseLazyDecoding = true }
+        if options.contains(.scaleDownLargeImages) {
+            coderOptions.decodeScaleDownLimitBytes = ImageCoderOptions.defaultScaleDownLimitBytes
+        }
+        let image: Image
+        do {
+            image = try ImageCodersManager.shared.decode(data, options: coderOptions)
+        } catch {
+            CacheObservability.logger.debug("removing undecodable cache entry \(key): \(error)")
+            CacheObservability.countLookup(tier: "disk", hit: false)
+            ioQueue.sync {
+                if diskCache.data(forKey: key) == data { diskCache.removeData(forKey: key) }
+            }
+            return nil
+        }
+        CacheObservability.countLookup(tier: "disk", hit: true)
+        storeImageToMemory(image, forKey: key)
+        return image
+    }
+}

@@ -1,0 +1,86 @@
+import Foundation
+
+/// Called with the image found (if any), its data (when read from disk) and the tier it came from.
+public typealias ImageCacheQueryCompletion = @Sendable (Image?, Data?, ImageCacheType) -> Void
+/// Called when a cache operation is done.
+public typealias ImageCacheCompletion = @Sendable () -> Void
+/// Called with the tier that holds an image, or `.none`.
+public typealias ImageCacheContainsCompletion = @Sendable (ImageCacheType) -> Void
+
+/// A cache the manager can query and fill: SDWebImage's `SDImageCache` protocol. The callback
+/// forms are the requirements; the `async` forms are built on them.
+public protocol ImageCacheProtocol: Sendable {
+    /// Looks `key` up in the tiers of `cacheType`; `completion` runs exactly once, also when the
+    /// returned operation is cancelled (then with nothing found).
+    @discardableResult
+    func queryImage(
+        forKey key: String?, options: WebImageOptions, context: WebImageContext?, cacheType: ImageCacheType,
+        completion: ImageCacheQueryCompletion?
+    ) -> (any WebImageOperation)?
+
+    /// Stores `image` and/or `imageData` under `key` in the tiers of `cacheType`.
+    func store(
+        _ image: Image?, imageData: Data?, forKey key: String?, cacheType: ImageCacheType,
+        completion: ImageCacheCompletion?
+    )
+
+    /// Removes `key` from the tiers of `cacheType`.
+    func removeImage(forKey key: String?, cacheType: ImageCacheType, completion: ImageCacheCompletion?)
+
+    /// Answers the tier that holds `key` (memory first), or `.none`.
+    func containsImage(forKey key: String?, cacheType: ImageCacheType, completion: ImageCacheContainsCompletion?)
+
+    /// Empties the tiers of `cacheType`.
+    func clear(with cacheType: ImageCacheType, completion: ImageCacheCompletion?)
+}
+
+/// What an asynchronous query found.
+public typealias ImageCacheQueryResult = (image: Image?, data: Data?, cacheType: ImageCacheType)
+
+extension ImageCacheProtocol {
+    /// Looks `key` up; cancelling the task cancels the query, which then finds nothing.
+    public func queryImage(
+        forKey key: String?, options: WebImageOptions = [], context: WebImageContext? = nil,
+        cacheType: ImageCacheType = .all
+    ) async -> ImageCacheQueryResult {
+        let operation = OperationHolder()
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                let started = queryImage(forKey: key, options: options, context: context, cacheType: cacheType) {
+                    continuation.resume(returning: ($0, $1, $2))
+                }
+                operation.set(started)
+            }
+        } onCancel: {
+            operation.cancel()
+        }
+    }
+
+    /// Stores `image` and/or `imageData`; returns when the tiers of `cacheType` hold it.
+    public func store(_ image: Image?, imageData: Data?, forKey key: String?, cacheType: ImageCacheType = .all) async {
+        await withCheckedContinuation { continuation in
+            store(image, imageData: imageData, forKey: key, cacheType: cacheType) { continuation.resume() }
+        }
+    }
+
+    /// Removes `key` from the tiers of `cacheType`.
+    public func removeImage(forKey key: String?, cacheType: ImageCacheType = .all) async {
+        await withCheckedContinuation { continuation in
+            removeImage(forKey: key, cacheType: cacheType) { continuation.resume() }
+        }
+    }
+
+    /// The tier that holds `key` (memory first), or `.none`.
+    public func containsImage(forKey key: String?, cacheType: ImageCacheType = .all) async -> ImageCacheType {
+        await withCheckedContinuation { continuation in
+            containsImage(forKey: key, cacheType: cacheType) { continuation.resume(returning: $0) }
+        }
+    }
+
+    /// Empties the tiers of `cacheType`.
+    public func clear(with cacheType: ImageCacheType = .all) async {
+        await withCheckedContinuation { continuation in
+            clear(with: cacheType) { continuation.resume() }
+        }
+    }
+}

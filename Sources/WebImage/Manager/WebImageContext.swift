@@ -1,0 +1,48 @@
+import Dispatch
+import Foundation
+
+/// Per-request objects and values: SDWebImage's `SDWebImageContext`, as typed properties.
+/// Only the members the cache reads exist so far; the loader and view members come with them.
+public struct WebImageContext: Sendable {
+    /// The cache to use instead of the manager's.
+    public var imageCache: (any ImageCacheProtocol)?
+    /// The cache for original images when a transformer or thumbnail is used.
+    public var originalImageCache: (any ImageCacheProtocol)?
+    /// The `scale` of decoded images.
+    public var imageScaleFactor: Double?
+    /// With `imageThumbnailPixelSize`: keep the aspect ratio.
+    public var imagePreserveAspectRatio = true
+    /// Decode to at most this many pixels.
+    public var imageThumbnailPixelSize: CGSize?
+    /// Options passed to the decoder (the values above override their fields).
+    public var imageDecodeOptions: ImageCoderOptions?
+    /// Options passed to the encoder when a cache stores an image without data.
+    public var imageEncodeOptions: ImageCoderOptions?
+    /// The tiers a load queries.
+    public var queryCacheType: ImageCacheType = .all
+    /// The tiers a load stores into.
+    public var storeCacheType: ImageCacheType = .all
+    /// The tiers queried for the original of a transformed image.
+    public var originalQueryCacheType: ImageCacheType = .disk
+    /// The tiers the original of a transformed image is stored into.
+    public var originalStoreCacheType: ImageCacheType = .disk
+    /// With `.matchAnimatedImageClass`: the animated image provider type a cached image must have.
+    public var animatedImageClass: (any AnimatedImageProvider.Type)?
+    /// The queue asynchronous completions run on; when nil they run on a background thread.
+    public var callbackQueue: DispatchQueue?
+    /// Values for plugins.
+    public var userInfo: [String: any Sendable] = [:]
+
+    public init() {}
+
+    /// The decoder options these properties ask for.
+    var decodeOptions: ImageCoderOptions {
+        var options = imageDecodeOptions ?? ImageCoderOptions()
+        if let imageScaleFactor { options.decodeScaleFactor = imageScaleFactor }
+        if let imageThumbnailPixelSize {
+            options.decodeThumbnailPixelSize = imageThumbnailPixelSize
+            options.decodePreserveAspectRatio = imagePreserveAspectRatio
+        }
+        return options
+    }
+}

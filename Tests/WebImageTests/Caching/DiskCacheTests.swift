@@ -1,0 +1,187 @@
+import Foundation
+import Testing
+@testable import WebImage
+
+@Suite("Caching: DiskCache")
+struct DiskCacheTests {
+    private func withDiskCache(
+        config: ImageCacheConfig = ImageCacheConfig(), usesExtendedAttributes: Bool = true,
+        _ body: (DiskCache, String) throws -> Void
+    ) throws {
+        let scratch = try ScratchFolder()
+        defer { scratch.remove() }
+        let folder = scratch.path + "/disk"
+        try body(DiskCache(cachePath: folder, config: config, usesExtendedAttributes: usesExtendedAttributes), folder)
+    }
+
+    @Test func storesReadsAndRemovesData() throws {
+        try withDiskCache { cache, _ in
+            let data = Data("hello".utf8)
+            try cache.setData(data, forKey: "k")
+            #expect(cache.containsData(forKey: "k"))
+            #expect(cache.data(forKey: "k") == data)
+            cache.removeData(forKey: "k")
+            #expect(!cache.containsData(forKey: "k"))
+            #expect(cache.data(forKey: "k") == nil)
+        }
+    }
+
+    @Test func fileNameIsMD5PlusTheURLPathExtensionWithoutQuery() throws {
+        try withDiskCache { cache, folder in
+            let path = try #require(cache.cachePath(forKey: "https://x.test/a/b.png?x=1"))
+            #expect(path.hasSuffix(".png"))
+            #expect(path.hasPrefix(folder + "/"))
+            // MD5("https://x.test/a/b.png?x=1"), as `md5sum` prints it.
+            let name = (path as NSString).lastPathComponent
+            #expect(name == DiskCacheFileName.forKey("https://x.test/a/b.png?x=1"))
+            #expect(name.count == 32 + 4)
+            #expect(DiskCacheFileName.forKey("abc") == "900150983cd24fb0d6963f7d28e17f72")
+        }
+    }
+
+    @Test func extensionsOver222CharactersAreDropped() {
+        let kept = "https://x.test/a." + String(repeating: "e", count: 222)
+        let dropped = "https://x.test/a." + String(repeating: "e", count: 223)
+        #expect(DiskCacheFileName.forKey(kept).hasSuffix("." + String(repeating: "e", count: 222)))
+        #expect(!DiskCacheFileName.forKey(dropped).contains("."))
+    }
+
+    @Test(arguments: [
+        "https://x.test/a:b.png", "key\u{0}with\u{0}nul.png", "a:b:c", "", "/", "..", "../../etc/passwd",
+        "../x/../../y.jpg", String(repeating: "k", count: 10_000), String(repeating: "/..", count: 3_000) + ".png",
+        "https://x.test/a.p/ng", "https://x.test/a.p ng", "x.\u{0}",
+    ])
+    func everyKeyMapsToAFileInsideTheFolder(key: String) throws {
+        try withDiskCache { cache, folder in
+            let path = try #require(cache.cachePath(forKey: key))
+            let name = (path as NSString).lastPathComponent
+            #expect((path as NSString).deletingLastPathComponent == folder)
+            #expect(!name.contains("/") && !name.contains("\u{0}") && !name.hasPrefix(".") && name.utf8.count <= 255)
+            try cache.setData(Data(key.utf8), forKey: key)
+            #expect(cache.data(forKey: key) == Data(key.utf8))
+            #expect(ScratchFolder.entryNames(in: folder) == [name])
+        }
+    }
+
+    @Test func countsAndSizesAgreeWithTheFilesOnDisk() throws {
+        try withDiskCache { cache, folder in
+            for index in 0..<5 { try cache.setData(Data(repeating: 7, count: 100 * (index + 1)), forKey: "k\(index)") }
+            try cache.setExtendedData(Data("meta".utf8), forKey: "k0")
+            let names = ScratchFolder.entryNames(in: folder)
+            let sizes = try names.map { try #require(FileManager.default.attributesOfItem(atPath: folder + "/" + $0)[.size] as? Int) }
+            #expect(cache.totalCount == names.count)
+            #expect(cache.totalCount == 5)
+            #expect(cache.totalSize == sizes.reduce(0, +))
+            #expect(cache.totalSize == 1_500)
+        }
+    }
+
+    @Test(arguments: [true, false])
+    func extendedDataRoundTripsAndGoesWithItsEntry(usesExtendedAttributes: Bool) throws {
+        try withDiskCache(usesExtendedAttributes: usesExtendedAttributes) { cache, folder in
+            let meta = Data("etag: \"abc\"".utf8)
+            #expect(throws: DiskCacheError.self) { try cache.setExtendedData(meta, forKey: "missing") }
+            try cache.setData(Data("image".utf8), forKey: "k")
+            try cache.setExtendedData(meta, forKey: "k")
+            #expect(cache.extendedData(forKey: "k") == meta)
+            cache.removeData(forKey: "k")
+            #expect(cache.extendedData(forKey: "k") == nil)
+            #expect(ScratchFolder.allNames(in: folder).isEmpty)
+            try cache.setData(Data("image".utf8), forKey: "k")
+            #expect(cache.extendedData(forKey: "k") == nil)
+        }
+    }
+
+    @Test func removeAllDataEmptiesTheFolderAndKeepsIt() throws {
+        try withDiskCache { cache, folder in
+            for index in 0..<3 { try cache.setData(Data([1, 2, 3]), forKey: "k\(index)") }
+            cache.removeAllData()
+            #expect(cache.totalCount == 0)
+            #expect(ScratchFolder.allNames(in: folder).isEmpty)
+            var isFolder: ObjCBool = false
+            #expect(FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder) && isFolder.boolValue)
+        }
+    }
+
+    @Test(arguments: [DiskCacheExpireType.accessDate, .modificationDate])
+    func expiredEntriesAreRemovedAndFreshOnesKept(expireType: DiskCacheExpireType) throws {
+        var config = ImageCacheConfig()
+        config.maxDiskAge = 1
+        config.diskCacheExpireType = expireType
+        try withDiskCache(config: config) { cache, _ in
+            try cache.setData(Data("old".utf8), forKey: "old")
+            try cache.setData(Data("fresh".utf8), forKey: "fresh")
+            CacheFixtures.age(try #require(cache.cachePath(forKey: "old")), by: 2)
+            cache.removeExpiredData()
+            #expect(!cache.containsData(forKey: "old"))
+            #expect(cache.containsData(forKey: "fresh"))
+        }
+    }
+
+    @Test func negativeMaxDiskAgeKeepsEverything() throws {
+        var config = ImageCacheConfig()
+        config.maxDiskAge = -1
+        try withDiskCache(config: config) { cache, _ in
+            try cache.setData(Data("old".utf8), forKey: "old")
+            CacheFixtures.age(try #require(cache.cachePath(forKey: "old")), by: 10 * 365 * 86_400)
+            cache.removeExpiredData()
+            #expect(cache.containsData(forKey: "old"))
+        }
+    }
+
+    @Test func cleanupOverTheSizeLimitRemovesOldestFirstToUnderHalf() throws {
+        let scratch = try ScratchFolder()
+        defer { scratch.remove() }
+        let folder = scratch.path + "/disk"
+        // Filled without a limit, then cleaned by a cache with one (as another process would).
+        let writer = DiskCache(cachePath: folder, config: ImageCacheConfig())
+        for index in 0..<10 {
+            try writer.setData(Data(repeating: UInt8(index), count: 1_000), forKey: "k\(index)")
+            // k0 is the oldest, k9 the newest.
+            CacheFixtures.age(try #require(writer.cachePath(forKey: "k\(index)")), by: Double(100 - index))
+        }
+        var config = ImageCacheConfig()
+        config.maxDiskSize = 8_000
+        let cleaner = DiskCache(cachePath: folder, config: config)
+        cleaner.removeExpiredData()
+        #expect(cleaner.totalSize < 4_000)
+        #expect(cleaner.totalCount == 3)
+        for index in 0..<7 { #expect(!cleaner.containsData(forKey: "k\(index)")) }
+        for index in 7..<10 { #expect(cleaner.containsData(forKey: "k\(index)")) }
+    }
+
+    @Test func sizeLimitIsEnforcedInTheBackgroundAfterWrites() throws {
+        var config = ImageCacheConfig()
+        config.maxDiskSize = 10_000
+        try withDiskCache(config: config) { cache, _ in
+            for index in 0..<40 { try cache.setData(Data(repeating: 1, count: 1_000), forKey: "k\(index)") }
+            cache.waitForMaintenance()
+            #expect(cache.totalSize <= 10_000)
+            #expect(cache.containsData(forKey: "k39"))
+        }
+    }
+
+    @Test func aFolderRemovedWhileRunningIsMadeAgainOnTheNextStore() throws {
+        try withDiskCache { cache, folder in
+            try cache.setData(Data("a".utf8), forKey: "a")
+            try FileManager.default.removeItem(atPath: folder)
+            #expect(cache.data(forKey: "a") == nil)
+            #expect(cache.totalCount == 0)
+            try cache.setData(Data("b".utf8), forKey: "b")
+            #expect(cache.data(forKey: "b") == Data("b".utf8))
+        }
+    }
+
+    @Test func staleTemporaryFilesAreCleanedButFreshOnesKept() throws {
+        try withDiskCache { cache, folder in
+            let stale = folder + "/" + CacheFile.temporaryPrefix + "stale"
+            let fresh = folder + "/" + CacheFile.temporaryPrefix + "fresh"
+            for path in [stale, fresh] { _ = FileManager.default.createFile(atPath: path, contents: Data([1])) }
+            CacheFixtures.age(stale, by: DiskCache.staleTemporaryAge + 60)
+            cache.removeExpiredData()
+            #expect(!FileManager.default.fileExists(atPath: stale))
+            #expect(FileManager.default.fileExists(atPath: fresh))
+            #expect(cache.totalCount == 0)
+        }
+    }
+}

@@ -1,0 +1,292 @@
+import Foundation
+import Testing
+@testable import WebImage
+
+@Suite("Caching: ImageCache")
+struct ImageCacheTests {
+    private func withImageCache(
+        config: ImageCacheConfig = ImageCacheConfig(), _ body: (ImageCache) async throws -> Void
+    ) async throws {
+        let scratch = try ScratchFolder()
+        defer { scratch.remove() }
+        try await body(scratch.imageCache(config: config))
+    }
+
+    @Test func storeThenQueryFromMemoryThenFromDisk() async throws {
+        try await withImageCache { cache in
+            let data = try CacheFixtures.data("sdwebimage/TestImage.png")
+            let image = try CacheFixtures.image("sdwebimage/TestImage.png")
+            await cache.store(image, imageData: data, forKey: "k")
+
+            let fromMemory = await cache.queryImage(forKey: "k")
+            #expect(fromMemory.cacheType == .memory)
+            #expect(fromMemory.image === image)
+
+            cache.clearMemory()
+            let fromDisk = await cache.queryImage(forKey: "k")
+            #expect(fromDisk.cacheType == .disk)
+            #expect(fromDisk.data == data)
+            let decoded = try #require(fromDisk.image)
+            #expect(try CacheFixtures.pixels(of: decoded) == CacheFixtures.pixels(of: image))
+            // The disk hit is now in memory.
+            #expect(cache.imageFromMemoryCache(forKey: "k") === decoded)
+        }
+    }
+
+    @Test func memoryStoreIsImmediateAndDiskStoreCompletesAfterTheWrite() async throws {
+        try await withImageCache { cache in
+            let data = try CacheFixtures.data("sdwebimage/TestImage.jpg")
+            let image = try CacheFixtures.image("sdwebimage/TestImage.jpg")
+            await withCheckedContinuation { continuation in
+                cache.store(image, imageData: data, forKey: "k") {
+                    #expect(FileManager.default.contents(atPath: cache.cachePath(forKey: "k") ?? "") == data)
+                    continuation.resume()
+                }
+                #expect(cache.imageFromMemoryCache(forKey: "k") === image)
+            }
+        }
+    }
+
+    @Test func toDiskFalseLeavesTheDiskEmpty() async throws {
+        try await withImageCache { cache in
+            let image = try CacheFixtures.image("sdwebimage/TestImage.png")
+            await withCheckedContinuation { continuation in
+                cache.store(image, forKey: "k", toDisk: false) { continuation.resume() }
+            }
+            await cache.store(image, imageData: nil, forKey: "m", cacheType: .memory)
+            #expect(cache.imageFromMemoryCache(forKey: "k") === image)
+            #expect(cache.totalDiskCount() == 0)
+            #expect(!cache.diskImageDataExists(withKey: "k"))
+        }
+    }
+
+    @Test func removingFromOneTierLeavesTheOther() async throws {
+        try await withImageCache { cache in
+            let data = try CacheFixtures.data("sdwebimage/TestImage.png")
+            let image = try CacheFixtures.image("sdwebimage/TestImage.png")
+            await cache.store(image, imageData: data, forKey: "a")
+            await cache.store(image, imageData: data, forKey: "b")
+
+            await cache.removeImage(forKey: "a", cacheType: .memory)
+            #expect(cache.imageFromMemoryCache(forKey: "a") == nil)
+            #expect(cache.diskImageDataExists(withKey: "a"))
+            #expect(await cache.containsImage(forKey: "a") == .disk)
+
+            await withCheckedContinuation { continuation in
+                cache.removeImage(forKey: "b", fromMemory: false, fromDisk: true) { continuation.resume() }
+            }
+            #expect(cache.imageFromMemoryCache(forKey: "b") === image)
+            #expect(!cache.diskImageDataExists(withKey: "b"))
+            #expect(await cache.containsImage(forKey: "b") == .memory)
+            #expect(await cache.containsImage(forKey: "b", cacheType: .disk) == .none)
+        }
+    }
+
+    @Test func sizesAgreeWithTheFilesAndClearDiskKeepsTheFolder() async throws {
+        try await withImageCache { cache in
+            let names = ["sdwebimage/TestImage.png", "sdwebimage/TestImage.jpg", "sdwebimage/TestImage.gif"]
+            for name in names { await cache.store(nil, imageData: try CacheFixtures.data(name), forKey: name) }
+            let files = ScratchFolder.entryNames(in: cache.diskCachePath)
+            let bytes = try files.reduce(0) { total, file in
+                total + (try #require(FileManager.default.attributesOfItem(atPath: cache.diskCachePath + "/" + file)[.size] as? Int))
+            }
+            #expect(files.count == 3)
+            #expect(cache.totalDiskCount() == 3)
+            #expect(cache.totalDiskSize() == bytes)
+            let calculated = await withCheckedContinuation { continuation in
+                cache.calculateSize { continuation.resume(returning: ($0, $1)) }
+            }
+            #expect(calculated == (3, bytes))
+
+            await withCheckedContinuation { continuation in cache.clearDisk { continuation.resume() } }
+            #expect(ScratchFolder.allNames(in: cache.diskCachePath).isEmpty)
+            #expect(FileManager.default.fileExists(atPath: cache.diskCachePath))
+            #expect(cache.totalDiskCount() == 0)
+        }
+    }
+
+    @Test func deleteOldFilesRemovesAnEntryOlderThanMaxDiskAge() async throws {
+        var config = ImageCacheConfig()
+        config.maxDiskAge = 1
+        try await withImageCache(config: config) { cache in
+            let data = try CacheFixtures.data("sdwebimage/TestImage.jpg")
+            await cache.store(nil, imageData: data, forKey: "old")
+            await cache.store(nil, imageData: data, forKey: "fresh")
+            CacheFixtures.age(try #require(cache.cachePath(forKey: "old")), by: 2)
+            await withCheckedContinuation { continuation in cache.deleteOldFiles { continuation.resume() } }
+            #expect(!cache.diskImageDataExists(withKey: "old"))
+            #expect(cache.diskImageDataExists(withKey: "fresh"))
+        }
+    }
+
+    @Test func storingWithoutDataEncodesPNGForAlphaJPEGOtherwiseAndKeepsAnimations() async throws {
+        try await withImageCache { cache in
+            let withAlpha = try CacheFixtures.image("sdwebimage/TestImage.png")
+            let opaque = try CacheFixtures.image("sdwebimage/TestImage.jpg")
+            let animated = try CacheFixtures.image("sdwebimage/TestImage.gif")
+            #expect(withAlpha.hasAlpha && !opaque.hasAlpha && animated.isAnimated)
+            await cache.store(withAlpha, imageData: nil, forKey: "alpha")
+            await cache.store(opaque, imageData: nil, forKey: "opaque")
+            await cache.store(animated, imageData: nil, forKey: "animated")
+            #expect(ImageFormat(sniffing: try #require(cache.diskImageData(forKey: "alpha"))) == .png)
+            #expect(ImageFormat(sniffing: try #require(cache.diskImageData(forKey: "opaque"))) == .jpeg)
+            let animatedData = try #require(cache.diskImageData(forKey: "animated"))
+            #expect(ImageFormat(sniffing: animatedData) == .gif)
+            cache.clearMemory()
+            let reloaded = try #require(await cache.queryImage(forKey: "animated").image)
+            #expect(reloaded.frameCount == animated.frameCount)
+        }
+    }
+
+    @Test func queryMemoryDataAlsoReadsTheDiskData() async throws {
+        try await withImageCache { cache in
+            let data = try CacheFixtures.data("sdwebimage/TestImage.png")
+            await cache.store(try CacheFixtures.image("sdwebimage/TestImage.png"), imageData: data, forKey: "k")
+            let plain = await cache.queryImage(forKey: "k")
+            #expect(plain.cacheType == .memory && plain.data == nil)
+            let withData = await cache.queryImage(forKey: "k", options: .queryMemoryData)
+            #expect(withData.cacheType == .memory && withData.data == data)
+
+            let synchronous = CallCounter()
+            cache.queryCacheOperation(forKey: "k", options: [.queryMemoryData, .queryMemoryDataSync]) { image, data, type in
+                #expect(image != nil && data != nil && type == .memory)
+                synchronous.increment()
+            }
+            #expect(synchronous.value == 1)
+        }
+    }
+
+    @Test func queryDiskDataSyncAnswersBeforeReturning() async throws {
+        try await withImageCache { cache in
+            await cache.store(nil, imageData: try CacheFixtures.data("sdwebimage/TestImage.jpg"), forKey: "k")
+            let answered = CallCounter()
+            cache.queryCacheOperation(forKey: "k", options: .queryDiskDataSync) { image, _, type in
+                #expect(image != nil && type == .disk)
+                answered.increment()
+            }
+            #expect(answered.value == 1)
+        }
+    }
+
+    @Test func decodeFirstFrameOnlySkipsAnAnimatedMemoryImage() async throws {
+        try await withImageCache { cache in
+            let data = try CacheFixtures.data("sdwebimage/TestImage.gif")
+            await cache.store(try CacheFixtures.image("sdwebimage/TestImage.gif"), imageData: data, forKey: "gif")
+            let firstFrame = await cache.queryImage(forKey: "gif", options: .decodeFirstFrameOnly)
+            #expect(firstFrame.cacheType == .disk)
+            #expect(firstFrame.image?.isAnimated == false)
+        }
+    }
+
+    @Test func matchAnimatedImageClassSkipsAMemoryImageOfAnotherClass() async throws {
+        try await withImageCache { cache in
+            let data = try CacheFixtures.data("sdwebimage/TestImage.gif")
+            let image = try CacheFixtures.image("sdwebimage/TestImage.gif")
+            await cache.store(image, imageData: data, forKey: "gif")
+            var context = WebImageContext()
+            context.animatedImageClass = OtherAnimatedImage.self
+            let other = await cache.queryImage(forKey: "gif", options: .matchAnimatedImageClass, context: context)
+            #expect(other.cacheType == .disk)
+            let provider = try #require(image.animatedImageProvider)
+            context.animatedImageClass = type(of: provider)
+            let same = await cache.queryImage(forKey: "gif", options: .matchAnimatedImageClass, context: context)
+            #expect(same.cacheType == .memory)
+        }
+    }
+
+    @Test func aCancelledQueryCallsBackOnceWithNothing() async throws {
+        try await withImageCache { cache in
+            await cache.store(nil, imageData: try CacheFixtures.data("sdwebimage/TestImage.png"), forKey: "k")
+            // Hold the I/O queue so the disk read cannot finish before the cancel.
+            let gate = DispatchSemaphore(value: 0)
+            cache.ioQueue.async { gate.wait() }
+            let calls = CallCounter()
+            let found = CallCounter()
+            let operation = try #require(cache.queryCacheOperation(forKey: "k") { image, data, type in
+                if image != nil || data != nil || type != .none { found.increment() }
+                calls.increment()
+            })
+            operation.cancel()
+            operation.cancel()
+            #expect(operation.isCancelled)
+            gate.signal()
+            cache.ioQueue.sync {}
+            #expect(calls.value == 1)
+            #expect(found.value == 0)
+        }
+    }
+
+    @Test func cancellingTheTaskCancelsTheQuery() async throws {
+        try await withImageCache { cache in
+            await cache.store(nil, imageData: try CacheFixtures.data("sdwebimage/TestImage.png"), forKey: "k")
+            let gate = DispatchSemaphore(value: 0)
+            cache.ioQueue.async { gate.wait() }
+            let task = Task { await cache.queryImage(forKey: "k") }
+            task.cancel()
+            let result = await task.value
+            gate.signal()
+            #expect(result.image == nil && result.cacheType == .none)
+        }
+    }
+
+    @Test func thumbnailAndTransformerKeysNeverOverwriteTheOriginal() async throws {
+        try await withImageCache { cache in
+            let key = "https://x.test/a/image.png?size=big"
+            let original = try CacheFixtures.data("sdwebimage/TestImage.png")
+            await cache.store(nil, imageData: original, forKey: key)
+            let thumbnail = thumbnailedKey(forKey: key, thumbnailPixelSize: CGSize(width: 50, height: 50), preserveAspectRatio: true)
+            let transformed = transformedKey(forKey: key, transformerKey: "T")
+            #expect(Set([key, thumbnail, transformed]).count == 3)
+            #expect(Set([key, thumbnail, transformed].compactMap(cache.cachePath(forKey:))).count == 3)
+            await cache.store(try CacheFixtures.image("sdwebimage/TestImage.jpg"), imageData: nil, forKey: thumbnail)
+            await cache.store(try CacheFixtures.image("sdwebimage/TestImage.jpg"), imageData: nil, forKey: transformed)
+            #expect(cache.diskImageData(forKey: key) == original)
+            #expect(cache.totalDiskCount() == 3)
+        }
+    }
+
+    @Test func transformedKeysFollowSDWebImagesRules() {
+        #expect(transformedKey(forKey: "image.png", transformerKey: "T") == "image-T.png")
+        #expect(transformedKey(forKey: "image", transformerKey: "T") == "image-T")
+        #expect(transformedKey(forKey: "http://foo/image.png?foo=bar#mark", transformerKey: "T") == "http://foo/image-T.png?foo=bar#mark")
+    }
+
+    @Test func additionalFoldersAreSearchedAfterTheMainOne() async throws {
+        let scratch = try ScratchFolder()
+        defer { scratch.remove() }
+        let extra = scratch.path + "/extra"
+        try FileManager.default.createDirectory(atPath: extra, withIntermediateDirectories: true)
+        let jpeg = try CacheFixtures.data("sdwebimage/TestImage.jpg")
+        let png = try CacheFixtures.data("sdwebimage/TestImage.png")
+        try jpeg.write(to: URL(fileURLWithPath: extra + "/shared.jpg"))
+        try jpeg.write(to: URL(fileURLWithPath: extra + "/both.jpg"))
+        let cache = scratch.imageCache()
+        cache.additionalCachePathBlock = { key in extra + "/" + key + ".jpg" }
+        await cache.store(nil, imageData: png, forKey: "both")
+
+        let fromExtra = await cache.queryImage(forKey: "shared")
+        #expect(fromExtra.cacheType == .disk && fromExtra.data == jpeg)
+        #expect(await cache.queryImage(forKey: "both").data == png)
+        #expect(cache.diskImageDataExists(withKey: "shared"))
+    }
+
+    @Test func namespacesAreSeparateFoldersUnderTheCacheDirectory() throws {
+        let scratch = try ScratchFolder()
+        defer { scratch.remove() }
+        let first = scratch.imageCache(namespace: "first")
+        let second = scratch.imageCache(namespace: "second")
+        #expect(first.diskCachePath == scratch.path + "/first")
+        #expect(second.diskCachePath == scratch.path + "/second")
+        #expect(scratch.imageCache(namespace: "../x").diskCachePath == scratch.path + "/.._x")
+        #expect(ImageCache.defaultDiskCacheDirectory.hasSuffix("/swift-webimage"))
+    }
+}
+
+/// An animated image provider type no cached image has.
+private struct OtherAnimatedImage: AnimatedImageProvider {
+    var animatedImageData: Data? { nil }
+    var animatedImageFrameCount: Int { 0 }
+    var animatedImageLoopCount: Int { 0 }
+    func animatedImageFrame(at index: Int) -> Image? { nil }
+    func animatedImageDuration(at index: Int) -> TimeInterval { 0 }
+}
