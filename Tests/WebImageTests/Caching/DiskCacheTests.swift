@@ -118,6 +118,20 @@ struct DiskCacheTests {
         }
     }
 
+    @Test func aReadKeepsAnEntryAliveByAccessDate() throws {
+        var config = ImageCacheConfig()
+        config.maxDiskAge = 60
+        try withDiskCache(config: config) { cache, _ in
+            try cache.setData(Data("read".utf8), forKey: "read")
+            try cache.setData(Data("unread".utf8), forKey: "unread")
+            for key in ["read", "unread"] { CacheFixtures.age(try #require(cache.cachePath(forKey: key)), by: 120) }
+            #expect(cache.data(forKey: "read") != nil)
+            cache.removeExpiredData()
+            #expect(cache.containsData(forKey: "read"))
+            #expect(!cache.containsData(forKey: "unread"))
+        }
+    }
+
     @Test func negativeMaxDiskAgeKeepsEverything() throws {
         var config = ImageCacheConfig()
         config.maxDiskAge = -1
