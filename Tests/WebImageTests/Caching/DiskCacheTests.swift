@@ -39,6 +39,16 @@ struct DiskCacheTests {
         }
     }
 
+    @Test(arguments: [
+        ("", "d41d8cd98f00b204e9800998ecf8427e"),
+        ("message digest", "f96b697d7cb7938d525a2f31aaf161d0"),
+        ("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789", "d174ab98d277d9f5a5611c2c9f419d9f"),
+        (String(repeating: "1234567890", count: 8), "57edf4a22be3c955ac49da2e2107b67a"),
+    ])
+    func fileNamesAreTheRFC1321Digests(key: String, digest: String) {
+        #expect(DiskCacheFileName.forKey(key) == digest)
+    }
+
     @Test func extensionsOver222CharactersAreDropped() {
         let kept = "https://x.test/a." + String(repeating: "e", count: 222)
         let dropped = "https://x.test/a." + String(repeating: "e", count: 223)
