@@ -10,33 +10,37 @@ enum CacheFile {
     /// Linux's `UTIME_NOW` and `UTIME_OMIT` (macros Swift does not import): set a time to now, leave it.
     private static let utimeNow = (1 << 30) - 1
     private static let utimeOmit = (1 << 30) - 2
+    /// Seconds an access time may lag behind the last read.
+    static let accessDateGranularity: TimeInterval = 60
 
     /// The whole file at `path`, or nil when it cannot be opened or read.
-    /// With `touchAccessDate` the file's access time is set to now (explicitly, since `noatime`
-    /// and `relatime` mounts do not keep it).
+    /// With `touchAccessDate` the file's access time is set to now when it is over a minute old
+    /// (explicitly, since `noatime` and `relatime` mounts do not keep it; at most once a minute,
+    /// since each update is a metadata write).
     static func read(_ path: String, touchAccessDate: Bool = false) -> Data? {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { return nil }
         defer { close(fd) }
         var info = stat()
         guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return nil }
-        var data = Data(count: Int(info.st_size))
-        let complete = data.withUnsafeMutableBytes { buffer -> Bool in
-            var offset = 0
-            while offset < buffer.count {
-                let count = Glibc.read(fd, buffer.baseAddress.map { $0 + offset }, buffer.count - offset)
-                if count < 0 && errno == EINTR { continue }
-                guard count > 0 else { return false }
-                offset += count
+        let size = Int(info.st_size)
+        // Uninitialized memory handed to Data: no zero-filling of bytes about to be read.
+        guard let buffer = malloc(max(size, 1)) else { return nil }
+        var offset = 0
+        while offset < size {
+            let count = Glibc.read(fd, buffer + offset, size - offset)
+            if count < 0 && errno == EINTR { continue }
+            guard count > 0 else {
+                free(buffer)
+                return nil
             }
-            return true
+            offset += count
         }
-        guard complete else { return nil }
-        if touchAccessDate {
+        if touchAccessDate, Date(timespec: info.st_atim).timeIntervalSinceNow < -accessDateGranularity {
             var times = [timespec(tv_sec: 0, tv_nsec: utimeNow), timespec(tv_sec: 0, tv_nsec: utimeOmit)]
             _ = futimens(fd, &times)
         }
-        return data
+        return Data(bytesNoCopy: buffer, count: size, deallocator: .free)
     }
 
     /// Writes `data` to `path` atomically: a temporary file in the same folder, written, fsynced

@@ -8,6 +8,7 @@ import Synchronization
 /// DispatchQueue, off the Swift cooperative pool), so a query issued after a store completes
 /// sees it. Disk hits are decoded on `Vips.blockingPool`, in parallel, then kept in memory.
 /// Disk failures (folder removed, read-only, disk full) are logged; the memory tier keeps working.
+/// Under a cgroup v2 memory limit, the memory tier is halved whenever usage reaches 90 % of it.
 public final class ImageCache: Sendable {
 
     /// The cache under namespace "default" in `defaultDiskCacheDirectory`.
@@ -44,6 +45,7 @@ public final class ImageCache: Sendable {
         diskCachePath = path
         memoryCache = config.memoryCacheType.init(config: config)
         diskCache = config.diskCacheType.init(cachePath: path, config: config) ?? DiskCache(cachePath: path, config: config)
+        Self.watchMemoryPressure(of: self)
     }
 
     /// Finds the file of a key in read-only extra folders, searched after `diskCachePath`.

@@ -1,16 +1,17 @@
-/// Values by key in least-recently-used order, with their summed cost. Every operation is O(1):
-/// the recency list is a doubly linked list of slots in one array, so no allocation per access.
-/// Not thread-safe; `MemoryCache` keeps it behind a lock.
-struct LRUStorage<Value> {
+/// Values by key in least-recently-used order, with their summed cost and the stamp of each
+/// value's last use. Every operation is O(1): the recency list is a doubly linked list of slots
+/// in one array, so no allocation per access. Not thread-safe; `MemoryCache` keeps each behind a lock.
+struct LRUStorage<Key: Hashable, Value> {
     private struct Node {
-        var key: String
+        var key: Key?
         var value: Value?
         var cost: Int
+        var stamp: UInt64
         var previous: Int
         var next: Int
     }
 
-    private var slots: [String: Int] = [:]
+    private var slots: [Key: Int] = [:]
     private var nodes: [Node] = []
     private var freeSlots: [Int] = []
     /// Most recently used slot, or -1.
@@ -24,30 +25,30 @@ struct LRUStorage<Value> {
     /// The number of values held.
     var count: Int { slots.count }
 
-    /// The value under `key`, marked most recently used.
-    mutating func value(forKey key: String) -> Value? {
+    /// The stamp of the least recently used value, or nil when empty.
+    var oldestStamp: UInt64? { tail >= 0 ? nodes[tail].stamp : nil }
+
+    /// The value under `key`, marked most recently used at `stamp`.
+    mutating func value(forKey key: Key, stamp: UInt64) -> Value? {
         guard let slot = slots[key] else { return nil }
+        nodes[slot].stamp = stamp
         moveToFront(slot)
         return nodes[slot].value
     }
 
-    /// The value under `key` without changing its recency.
-    func peek(forKey key: String) -> Value? {
-        slots[key].flatMap { nodes[$0].value }
-    }
-
-    /// Stores `value` as the most recently used; returns the value it replaces.
+    /// Stores `value` as the most recently used, at `stamp`; returns the value it replaces.
     @discardableResult
-    mutating func set(_ value: Value, forKey key: String, cost: Int) -> Value? {
+    mutating func set(_ value: Value, forKey key: Key, cost: Int, stamp: UInt64) -> Value? {
         if let slot = slots[key] {
             let old = nodes[slot].value
             totalCost += cost - nodes[slot].cost
             nodes[slot].value = value
             nodes[slot].cost = cost
+            nodes[slot].stamp = stamp
             moveToFront(slot)
             return old
         }
-        let node = Node(key: key, value: value, cost: cost, previous: -1, next: -1)
+        let node = Node(key: key, value: value, cost: cost, stamp: stamp, previous: -1, next: -1)
         let slot: Int
         if let reused = freeSlots.popLast() {
             nodes[reused] = node
@@ -64,7 +65,7 @@ struct LRUStorage<Value> {
 
     /// Removes and returns the value under `key`.
     @discardableResult
-    mutating func removeValue(forKey key: String) -> Value? {
+    mutating func removeValue(forKey key: Key) -> Value? {
         guard let slot = slots.removeValue(forKey: key) else { return nil }
         return release(slot)
     }
@@ -73,7 +74,7 @@ struct LRUStorage<Value> {
     mutating func removeLeastRecentlyUsed() -> Value? {
         guard tail >= 0 else { return nil }
         let slot = tail
-        slots[nodes[slot].key] = nil
+        if let key = nodes[slot].key { slots[key] = nil }
         return release(slot)
     }
 
@@ -89,7 +90,7 @@ struct LRUStorage<Value> {
         let value = nodes[slot].value
         totalCost -= nodes[slot].cost
         nodes[slot].value = nil
-        nodes[slot].key = ""
+        nodes[slot].key = nil
         nodes[slot].cost = 0
         freeSlots.append(slot)
         return value

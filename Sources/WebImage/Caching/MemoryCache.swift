@@ -1,19 +1,40 @@
+import Glibc
 import Synchronization
 
 /// The default memory tier: least-recently-used eviction under a cost and a count limit
 /// (0 = unlimited), exact cost accounting, and an optional weak mirror that still finds an
-/// evicted image while someone else holds it. One `Mutex` guards the state; a lookup holds it
-/// for a dictionary access and a few index writes. Evicted images are released after the lock.
+/// evicted image while someone else holds it.
+///
+/// Keys are spread over shards, each an LRU list behind its own `Mutex`, so threads reading
+/// different keys do not queue on one lock; a lookup holds its shard's lock for a dictionary
+/// access and a few index writes. Every use stamps the entry with a monotonic clock, and
+/// eviction removes the entry with the oldest stamp among the shards' least recent ones: the
+/// least recently used entry of the whole cache. Evicted images are released after the locks.
 public final class MemoryCache: MemoryCacheProtocol {
     private struct WeakImage {
         weak var image: Image?
         let cost: Int
     }
 
-    private struct State {
-        var storage = LRUStorage<Image>()
-        var weakMirror: [String: WeakImage] = [:]
+    private struct Shard {
+        var storage = LRUStorage<HashedKey, Image>()
+        var weakMirror: [HashedKey: WeakImage] = [:]
+        var lastStamp: UInt64 = 0
+
+        /// Now on the monotonic clock, and never the same stamp twice in this shard.
+        mutating func nextStamp() -> UInt64 {
+            var time = timespec()
+            clock_gettime(CLOCK_MONOTONIC, &time)
+            lastStamp = max(UInt64(time.tv_sec) &* 1_000_000_000 &+ UInt64(time.tv_nsec), lastStamp &+ 1)
+            return lastStamp
+        }
     }
+
+    private final class ShardBox: Sendable {
+        let state = Mutex(Shard())
+    }
+
+    private static let shardCount = 8
 
     /// The most total cost held after any store returns; 0 = unlimited.
     public let costLimit: Int
@@ -21,7 +42,13 @@ public final class MemoryCache: MemoryCacheProtocol {
     public let countLimit: Int
     /// True when evicted images stay reachable through weak references.
     public let usesWeakMirror: Bool
-    private let state = Mutex(State())
+
+    private let shards: [ShardBox] = (0..<MemoryCache.shardCount).map { _ in ShardBox() }
+    /// Sums over the shards, changed under the shard lock that changes the shard.
+    private let costSum = Atomic(0)
+    private let countSum = Atomic(0)
+    /// One evictor at a time, so two never pick the same victim.
+    private let evictionLock = Mutex(())
 
     /// A cache with `config`'s `maxMemoryCost`, `maxMemoryCount` and `shouldUseWeakMemoryCache`.
     public convenience init(config: ImageCacheConfig) {
@@ -39,91 +66,139 @@ public final class MemoryCache: MemoryCacheProtocol {
     }
 
     public func object(forKey key: String) -> Image? {
-        let (image, evicted) = state.withLock { state -> (Image?, [Image]) in
-            if let image = state.storage.value(forKey: key) { return (image, []) }
-            guard usesWeakMirror, let entry = state.weakMirror[key] else { return (nil, []) }
+        let key = HashedKey(key)
+        let (image, restored) = shard(for: key).state.withLock { shard -> (Image?, Bool) in
+            if let image = shard.storage.value(forKey: key, stamp: shard.nextStamp()) { return (image, false) }
+            guard usesWeakMirror, let entry = shard.weakMirror[key] else { return (nil, false) }
             guard let image = entry.image else {
-                state.weakMirror[key] = nil
-                return (nil, [])
+                shard.weakMirror[key] = nil
+                return (nil, false)
             }
-            // Someone still holds the image: put it back in the strong tier.
-            return (image, insert(image, forKey: key, cost: entry.cost, into: &state))
+            // Someone still holds the image: put it back in the strong tier (the key is not in
+            // it, so nothing is replaced).
+            _ = insert(image, forKey: key, cost: entry.cost, into: &shard)
+            return (image, true)
         }
-        withExtendedLifetime(evicted) {}
+        if restored { evictToLimits() }
         return image
     }
 
     public func setObject(_ object: Image, forKey key: String, cost: Int) {
+        let key = HashedKey(key)
         let cost = max(0, cost)
-        let evicted = state.withLock { state in
+        let replaced = shard(for: key).state.withLock { shard in
             if usesWeakMirror {
-                state.weakMirror[key] = WeakImage(image: object, cost: cost)
-                pruneWeakMirror(&state)
+                shard.weakMirror[key] = WeakImage(image: object, cost: cost)
+                pruneWeakMirror(&shard)
             }
-            return insert(object, forKey: key, cost: cost, into: &state)
+            return insert(object, forKey: key, cost: cost, into: &shard)
         }
-        withExtendedLifetime(evicted) {}
+        withExtendedLifetime(replaced) {}
+        evictToLimits()
     }
 
     public func removeObject(forKey key: String) {
-        let removed = state.withLock { state in
-            state.weakMirror[key] = nil
-            return state.storage.removeValue(forKey: key)
+        let key = HashedKey(key)
+        let removed = shard(for: key).state.withLock { shard in
+            shard.weakMirror[key] = nil
+            return remove(key, from: &shard)
         }
         withExtendedLifetime(removed) {}
     }
 
     /// Removes every image, from the weak mirror too.
     public func removeAllObjects() {
-        let removed = state.withLock { state in
-            state.weakMirror.removeAll()
-            return state.storage.removeAll()
+        for box in shards {
+            let removed = box.state.withLock { shard in
+                shard.weakMirror.removeAll()
+                costSum.subtract(shard.storage.totalCost, ordering: .relaxed)
+                countSum.subtract(shard.storage.count, ordering: .relaxed)
+                return shard.storage.removeAll()
+            }
+            withExtendedLifetime(removed) {}
         }
-        withExtendedLifetime(removed) {}
     }
 
     /// Evicts least recently used images until the total cost is at most `cost`. The weak mirror
     /// keeps them reachable while held elsewhere (what a memory-pressure trim wants).
     public func trim(toCost cost: Int) {
-        let evicted = state.withLock { state in evict(&state, toCost: max(0, cost), toCount: Int.max) }
-        withExtendedLifetime(evicted) {}
+        evict(toCost: max(0, cost), toCount: Int.max)
     }
 
     /// Evicts least recently used images until at most `count` remain.
     public func trim(toCount count: Int) {
-        let evicted = state.withLock { state in evict(&state, toCost: Int.max, toCount: max(0, count)) }
+        evict(toCost: Int.max, toCount: max(0, count))
+    }
+
+    public var totalCost: Int { costSum.load(ordering: .relaxed) }
+
+    public var count: Int { countSum.load(ordering: .relaxed) }
+
+    // MARK: Shards
+
+    private func shard(for key: HashedKey) -> ShardBox {
+        shards[Int(UInt(bitPattern: key.hash) % UInt(Self.shardCount))]
+    }
+
+    /// Inserts into `shard` unless the cost alone exceeds the limit; returns the image replaced
+    /// or dropped, to be released after the lock.
+    private func insert(_ image: Image, forKey key: HashedKey, cost: Int, into shard: inout Shard) -> Image? {
+        guard costLimit == 0 || cost <= costLimit else {
+            // Larger than the whole cache: never held strongly (only the weak mirror may keep it).
+            return remove(key, from: &shard)
+        }
+        let (costBefore, countBefore) = (shard.storage.totalCost, shard.storage.count)
+        let replaced = shard.storage.set(image, forKey: key, cost: cost, stamp: shard.nextStamp())
+        costSum.add(shard.storage.totalCost - costBefore, ordering: .relaxed)
+        countSum.add(shard.storage.count - countBefore, ordering: .relaxed)
+        return replaced
+    }
+
+    private func remove(_ key: HashedKey, from shard: inout Shard) -> Image? {
+        let before = shard.storage.totalCost
+        guard let removed = shard.storage.removeValue(forKey: key) else { return nil }
+        costSum.subtract(before - shard.storage.totalCost, ordering: .relaxed)
+        countSum.subtract(1, ordering: .relaxed)
+        return removed
+    }
+
+    private func evictToLimits() {
+        let cost = costLimit == 0 ? Int.max : costLimit
+        let count = countLimit == 0 ? Int.max : countLimit
+        guard totalCost > cost || self.count > count else { return }
+        evict(toCost: cost, toCount: count)
+    }
+
+    /// Removes the least recently used image of the whole cache until within both bounds.
+    private func evict(toCost cost: Int, toCount count: Int) {
+        var evicted: [Image] = []
+        evictionLock.withLock { _ in
+            while totalCost > cost || self.count > count {
+                var oldest: (box: ShardBox, stamp: UInt64)?
+                for box in shards {
+                    if let stamp = box.state.withLock({ $0.storage.oldestStamp }), stamp < oldest?.stamp ?? .max {
+                        oldest = (box, stamp)
+                    }
+                }
+                guard let oldest else { break }
+                let image = oldest.box.state.withLock { shard -> Image? in
+                    // Used again meanwhile: look again.
+                    guard shard.storage.oldestStamp == oldest.stamp else { return nil }
+                    let before = shard.storage.totalCost
+                    let image = shard.storage.removeLeastRecentlyUsed()
+                    costSum.subtract(before - shard.storage.totalCost, ordering: .relaxed)
+                    countSum.subtract(1, ordering: .relaxed)
+                    return image
+                }
+                if let image { evicted.append(image) }
+            }
+        }
         withExtendedLifetime(evicted) {}
     }
 
-    public var totalCost: Int { state.withLock { $0.storage.totalCost } }
-
-    public var count: Int { state.withLock { $0.storage.count } }
-
-    private func insert(_ image: Image, forKey key: String, cost: Int, into state: inout State) -> [Image] {
-        guard costLimit == 0 || cost <= costLimit else {
-            // Larger than the whole cache: never held strongly (only the weak mirror may keep it).
-            return state.storage.removeValue(forKey: key).map { [$0] } ?? []
-        }
-        var evicted: [Image] = []
-        if let replaced = state.storage.set(image, forKey: key, cost: cost) { evicted.append(replaced) }
-        evicted += evict(
-            &state, toCost: costLimit == 0 ? Int.max : costLimit, toCount: countLimit == 0 ? Int.max : countLimit
-        )
-        return evicted
-    }
-
-    private func evict(_ state: inout State, toCost cost: Int, toCount count: Int) -> [Image] {
-        var evicted: [Image] = []
-        while state.storage.totalCost > cost || state.storage.count > count,
-              let image = state.storage.removeLeastRecentlyUsed() {
-            evicted.append(image)
-        }
-        return evicted
-    }
-
-    /// Drops the weak mirror's dead entries once it outgrows the strong tier.
-    private func pruneWeakMirror(_ state: inout State) {
-        guard state.weakMirror.count > 2 * state.storage.count + 256 else { return }
-        state.weakMirror = state.weakMirror.filter { $0.value.image != nil }
+    /// Drops the weak mirror's dead entries once it outgrows the shard's strong entries.
+    private func pruneWeakMirror(_ shard: inout Shard) {
+        guard shard.weakMirror.count > 2 * shard.storage.count + 64 else { return }
+        shard.weakMirror = shard.weakMirror.filter { $0.value.image != nil }
     }
 }

@@ -39,6 +39,16 @@ struct DiskCacheTests {
         }
     }
 
+    @Test(arguments: [
+        ("", "d41d8cd98f00b204e9800998ecf8427e"),
+        ("message digest", "f96b697d7cb7938d525a2f31aaf161d0"),
+        ("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789", "d174ab98d277d9f5a5611c2c9f419d9f"),
+        (String(repeating: "1234567890", count: 8), "57edf4a22be3c955ac49da2e2107b67a"),
+    ])
+    func fileNamesAreTheRFC1321Digests(key: String, digest: String) {
+        #expect(DiskCacheFileName.forKey(key) == digest)
+    }
+
     @Test func extensionsOver222CharactersAreDropped() {
         let kept = "https://x.test/a." + String(repeating: "e", count: 222)
         let dropped = "https://x.test/a." + String(repeating: "e", count: 223)
@@ -115,6 +125,20 @@ struct DiskCacheTests {
             cache.removeExpiredData()
             #expect(!cache.containsData(forKey: "old"))
             #expect(cache.containsData(forKey: "fresh"))
+        }
+    }
+
+    @Test func aReadKeepsAnEntryAliveByAccessDate() throws {
+        var config = ImageCacheConfig()
+        config.maxDiskAge = 60
+        try withDiskCache(config: config) { cache, _ in
+            try cache.setData(Data("read".utf8), forKey: "read")
+            try cache.setData(Data("unread".utf8), forKey: "unread")
+            for key in ["read", "unread"] { CacheFixtures.age(try #require(cache.cachePath(forKey: key)), by: 120) }
+            #expect(cache.data(forKey: "read") != nil)
+            cache.removeExpiredData()
+            #expect(cache.containsData(forKey: "read"))
+            #expect(!cache.containsData(forKey: "unread"))
         }
     }
 

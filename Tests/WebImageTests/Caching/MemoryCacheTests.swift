@@ -1,3 +1,4 @@
+import Dispatch
 import Testing
 @testable import WebImage
 
@@ -107,6 +108,25 @@ struct MemoryCacheTests {
         cache.removeAllObjects()
         #expect(cache.count == 0)
         #expect(cache.totalCost == 0)
+    }
+
+    @Test func concurrentUseKeepsExactAccountingAndTheLimit() throws {
+        let cache = MemoryCache(costLimit: 5_000)
+        let image = try CacheFixtures.solidImage()
+        DispatchQueue.concurrentPerform(iterations: 4) { thread in
+            for index in 0..<2_000 {
+                let key = "k\((index * 31 + thread) % 300)"
+                if index % 3 == 0 { _ = cache.object(forKey: key) }
+                if index % 17 == 0 { cache.removeObject(forKey: key) }
+                cache.setObject(image, forKey: key, cost: 10 + index % 90)
+            }
+        }
+        #expect(cache.totalCost <= 5_000)
+        let held = (0..<300).filter { cache.object(forKey: "k\($0)") != nil }.count
+        #expect(cache.count == held)
+        for index in 0..<300 { cache.removeObject(forKey: "k\(index)") }
+        #expect(cache.totalCost == 0)
+        #expect(cache.count == 0)
     }
 
     @Test func configSetsTheLimits() {

@@ -1,0 +1,42 @@
+import Foundation
+import Testing
+@testable import WebImage
+
+@Suite("Caching: cgroup memory pressure")
+struct MemoryPressureTests {
+    private func cgroupFolder(max: String, current: String?, in scratch: ScratchFolder) throws -> String {
+        try Data(max.utf8).write(to: URL(fileURLWithPath: scratch.path + "/memory.max"))
+        if let current { try Data(current.utf8).write(to: URL(fileURLWithPath: scratch.path + "/memory.current")) }
+        return scratch.path
+    }
+
+    @Test func readsTheLimitAndUsageAndSpotsPressure() throws {
+        let scratch = try ScratchFolder()
+        defer { scratch.remove() }
+        let folder = try cgroupFolder(max: "1000000\n", current: "950000\n", in: scratch)
+        let status = try #require(CgroupMemoryStatus.read(folder: folder))
+        #expect(status == CgroupMemoryStatus(limit: 1_000_000, usage: 950_000))
+        #expect(status.isUnderPressure)
+        #expect(!CgroupMemoryStatus(limit: 1_000_000, usage: 500_000).isUnderPressure)
+    }
+
+    @Test func noLimitMeansNoStatus() throws {
+        let scratch = try ScratchFolder()
+        defer { scratch.remove() }
+        #expect(CgroupMemoryStatus.read(folder: try cgroupFolder(max: "max\n", current: "1", in: scratch)) == nil)
+        #expect(CgroupMemoryStatus.read(folder: scratch.path + "/missing") == nil)
+    }
+
+    @Test func pressureHalvesTheMemoryTierOldestFirst() throws {
+        let scratch = try ScratchFolder()
+        defer { scratch.remove() }
+        let cache = scratch.imageCache()
+        let image = try CacheFixtures.solidImage(width: 10, height: 10)
+        for index in 0..<4 { cache.storeImageToMemory(image, forKey: "k\(index)") }
+        _ = cache.imageFromMemoryCache(forKey: "k0")
+        cache.trimMemoryForPressure()
+        #expect(cache.memoryCache.totalCost == 2 * image.memoryCost)
+        #expect(cache.imageFromMemoryCache(forKey: "k0") != nil)
+        #expect(cache.imageFromMemoryCache(forKey: "k1") == nil)
+    }
+}
