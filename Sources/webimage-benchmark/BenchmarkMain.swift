@@ -7,5 +7,6 @@ enum BenchmarkMain {
         let which = CommandLine.arguments.dropFirst().first ?? "all"
         print("swift-webimage benchmark: ratios are ours / baseline, measured in this process")
         if which == "coders" || which == "all" { try CoderBenchmarks.run() }
+        if which == "cache" || which == "all" { try CacheBenchmarks.run() }
     }
 }
