@@ -24,7 +24,7 @@ extension ImageCache {
         let operation = CacheQueryOperation(callbackQueue: context?.callbackQueue, completion: done)
         let synchronous = options.contains(memoryImage == nil ? .queryDiskDataSync : .queryMemoryDataSync)
         if synchronous {
-            let data = ioQueue.sync { diskDataSearchingAllPaths(forKey: key) }
+            let data = onIOQueue { diskDataSearchingAllPaths(forKey: key) }
             if let memoryImage {
                 operation.finish(memoryImage, data, .memory, synchronously: true)
             } else {
@@ -58,7 +58,7 @@ extension ImageCache {
     /// The image decoded from disk with these options, or nil. Blocks on file I/O and decoding.
     public func imageFromDiskCache(forKey key: String?, options: WebImageOptions, context: WebImageContext?) -> Image? {
         guard let key else { return nil }
-        let data = ioQueue.sync { diskDataSearchingAllPaths(forKey: key) }
+        let data = onIOQueue { diskDataSearchingAllPaths(forKey: key) }
         return decodedDiskHit(data, forKey: key, options: options, context: context)
     }
 
@@ -96,7 +96,7 @@ extension ImageCache {
         } catch {
             CacheObservability.logger.debug("removing undecodable cache entry \(key): \(error)")
             CacheObservability.countLookup(tier: "disk", hit: false)
-            ioQueue.sync {
+            onIOQueue {
                 if diskCache.data(forKey: key) == data { diskCache.removeData(forKey: key) }
             }
             return nil

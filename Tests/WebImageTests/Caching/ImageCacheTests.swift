@@ -47,6 +47,19 @@ struct ImageCacheTests {
         }
     }
 
+    @Test func synchronousCallsInsideACompletionDoNotDeadlock() async throws {
+        try await withImageCache { cache in
+            let data = try CacheFixtures.data("sdwebimage/TestImage.jpg")
+            let found = await withCheckedContinuation { continuation in
+                cache.store(nil, imageData: data, forKey: "k") {
+                    continuation.resume(returning: (cache.diskImageData(forKey: "k"), cache.imageFromDiskCache(forKey: "k")))
+                }
+            }
+            #expect(found.0 == data)
+            #expect(found.1 != nil)
+        }
+    }
+
     @Test func toDiskFalseLeavesTheDiskEmpty() async throws {
         try await withImageCache { cache in
             let image = try CacheFixtures.image("sdwebimage/TestImage.png")
