@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 import Testing
 @testable import WebImage
 
@@ -30,6 +31,20 @@ struct ImageCacheTests {
             #expect(try CacheFixtures.pixels(of: decoded) == CacheFixtures.pixels(of: image))
             // The disk hit is now in memory.
             #expect(cache.imageFromMemoryCache(forKey: "k") === decoded)
+        }
+    }
+
+    @Test func aDiskHitIsDecodedOffTheCallersThread() async throws {
+        try await withImageCache { cache in
+            await cache.store(nil, imageData: try CacheFixtures.data("sdwebimage/TestImage.png"), forKey: "k")
+            let caller = pthread_self()
+            let (decodedOnCaller, type) = await withCheckedContinuation { continuation in
+                cache.queryCacheOperation(forKey: "k") { image, _, type in
+                    continuation.resume(returning: (pthread_equal(pthread_self(), caller) != 0, image == nil ? .none : type))
+                }
+            }
+            #expect(type == .disk)
+            #expect(!decodedOnCaller)
         }
     }
 
