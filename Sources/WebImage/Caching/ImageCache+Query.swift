@@ -41,7 +41,7 @@ extension ImageCache {
                 return
             }
             guard let data else {
-                CacheObservability.countLookup(tier: "disk", hit: false)
+                CacheObservability.countDiskLookup(hit: false)
                 operation.finish(nil, nil, .none, synchronously: false)
                 return
             }
@@ -81,7 +81,7 @@ extension ImageCache {
         _ data: Data?, forKey key: String, options: WebImageOptions, context: WebImageContext?
     ) -> Image? {
         guard let data else {
-            CacheObservability.countLookup(tier: "disk", hit: false)
+            CacheObservability.countDiskLookup(hit: false)
             return nil
         }
         var coderOptions = context?.decodeOptions ?? ImageCoderOptions()
@@ -95,13 +95,13 @@ extension ImageCache {
             image = try ImageCodersManager.shared.decode(data, options: coderOptions)
         } catch {
             CacheObservability.logger.debug("removing undecodable cache entry \(key): \(error)")
-            CacheObservability.countLookup(tier: "disk", hit: false)
+            CacheObservability.countDiskLookup(hit: false)
             onIOQueue {
                 if diskCache.data(forKey: key) == data { diskCache.removeData(forKey: key) }
             }
             return nil
         }
-        CacheObservability.countLookup(tier: "disk", hit: true)
+        CacheObservability.countDiskLookup(hit: true)
         storeImageToMemory(image, forKey: key)
         return image
     }

@@ -68,7 +68,7 @@ public final class ImageCache: Sendable {
     public func imageFromMemoryCache(forKey key: String?) -> Image? {
         guard let key else { return nil }
         let image = memoryCache.object(forKey: key)
-        CacheObservability.countLookup(tier: "memory", hit: image != nil)
+        CacheObservability.countMemoryLookup(hit: image != nil)
         return image
     }
 
