@@ -45,10 +45,11 @@ extension ImageCache {
                 operation.finish(nil, nil, .none, synchronously: false)
                 return
             }
+            guard !operation.isCancelled else { return }
             // Decoding leaves the serial I/O queue: disk hits decode in parallel.
             Vips.blockingPool.submit { [self] _ in
                 guard !operation.isCancelled else { return }
-                let image = decodedDiskHit(data, forKey: key, options: options, context: context)
+                let image = decodedDiskHit(data, forKey: key, options: options, context: context, operation: operation)
                 operation.finish(image, image == nil ? nil : data, image == nil ? .none : .disk, synchronously: false)
             }
         }
@@ -75,10 +76,12 @@ extension ImageCache {
         return image
     }
 
-    /// Decodes disk data and keeps the image in memory. Data that does not decode is removed
-    /// from disk (unless replaced meanwhile) and reported as a miss.
+    /// Decodes disk data and keeps the image in memory (unless `operation` was cancelled
+    /// meanwhile). Data that does not decode is removed from disk (unless replaced meanwhile)
+    /// and reported as a miss.
     private func decodedDiskHit(
-        _ data: Data?, forKey key: String, options: WebImageOptions, context: WebImageContext?
+        _ data: Data?, forKey key: String, options: WebImageOptions, context: WebImageContext?,
+        operation: CacheQueryOperation? = nil
     ) -> Image? {
         guard let data else {
             CacheObservability.countDiskLookup(hit: false)
@@ -102,7 +105,7 @@ extension ImageCache {
             return nil
         }
         CacheObservability.countDiskLookup(hit: true)
-        storeImageToMemory(image, forKey: key)
+        if operation?.isCancelled != true { storeImageToMemory(image, forKey: key) }
         return image
     }
 }
