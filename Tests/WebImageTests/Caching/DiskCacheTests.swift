@@ -128,6 +128,20 @@ struct DiskCacheTests {
         }
     }
 
+    @Test(arguments: [DiskCacheExpireType.accessDate, .modificationDate, .creationDate, .changeDate])
+    func everyExpireTypeKeepsFreshEntriesAndExpiresAtAgeZero(expireType: DiskCacheExpireType) throws {
+        for (age, kept) in [(3_600.0, true), (0.0, false)] {
+            var config = ImageCacheConfig()
+            config.maxDiskAge = age
+            config.diskCacheExpireType = expireType
+            try withDiskCache(config: config) { cache, _ in
+                try cache.setData(Data("entry".utf8), forKey: "k")
+                cache.removeExpiredData()
+                #expect(cache.containsData(forKey: "k") == kept)
+            }
+        }
+    }
+
     @Test func aReadKeepsAnEntryAliveByAccessDate() throws {
         var config = ImageCacheConfig()
         config.maxDiskAge = 60
