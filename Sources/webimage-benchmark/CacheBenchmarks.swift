@@ -38,24 +38,25 @@ enum CacheBenchmarks {
             cache.setObject(image, forKey: key, cost: 4)
             dictionary.withLock { $0[key] = image }
         }
-        let measure = Measure(iterations: 31)
-        let hit = measure.median {
+        let (hit, dictionaryHit) = interleavedMedians(samples: 41) {
             for key in order { blackHole(cache.object(forKey: key)) }
-        } / Double(batch)
-        let dictionaryHit = measure.median {
+        } baseline: {
             for key in order { blackHole(dictionary.withLock { $0[key] }) }
-        } / Double(batch)
-        Comparison(name: "MemoryCache hit, 10,000 entries", ours: hit, baselines: [("Mutex<Dictionary>", dictionaryHit)])
-            .printed()
+        }
+        Comparison(
+            name: "MemoryCache hit, 10,000 entries", ours: hit / Double(batch),
+            baselines: [("Mutex<Dictionary>", dictionaryHit / Double(batch))]
+        ).printed()
 
-        let store = measure.median {
+        let (store, dictionaryStore) = interleavedMedians(samples: 41) {
             for key in order { cache.setObject(image, forKey: key, cost: 4) }
-        } / Double(batch)
-        let dictionaryStore = measure.median {
+        } baseline: {
             for key in order { dictionary.withLock { $0[key] = image } }
-        } / Double(batch)
-        Comparison(name: "MemoryCache store, 10,000 entries", ours: store, baselines: [("Mutex<Dictionary>", dictionaryStore)])
-            .printed()
+        }
+        Comparison(
+            name: "MemoryCache store, 10,000 entries", ours: store / Double(batch),
+            baselines: [("Mutex<Dictionary>", dictionaryStore / Double(batch))]
+        ).printed()
     }
 
     /// The same total number of hits from one thread, then split over two (distinct images per
@@ -65,18 +66,16 @@ enum CacheBenchmarks {
         let order = lookupOrder(keys)
         let cache = MemoryCache()
         for key in keys { cache.setObject(try pixel(), forKey: key, cost: 4) }
-        let measure = Measure(iterations: 11)
         let rounds = 20
-        let oneThread = measure.median {
-            for _ in 0..<(2 * rounds) {
-                for key in order { blackHole(cache.object(forKey: key)) }
-            }
-        }
-        let twoThreads = measure.median {
+        let (twoThreads, oneThread) = interleavedMedians(samples: 11) {
             DispatchQueue.concurrentPerform(iterations: 2) { _ in
                 for _ in 0..<rounds {
                     for key in order { blackHole(cache.object(forKey: key)) }
                 }
+            }
+        } baseline: {
+            for _ in 0..<(2 * rounds) {
+                for key in order { blackHole(cache.object(forKey: key)) }
             }
         }
         Comparison(name: "MemoryCache 400,000 hits on two threads", ours: twoThreads, baselines: [("one thread", oneThread)])
@@ -92,26 +91,51 @@ enum CacheBenchmarks {
         try cache.setData(payload, forKey: key)
         guard let path = cache.cachePath(forKey: key) else { return }
 
-        let measure = Measure(iterations: 201)
-        let read = measure.median { blackHole(cache.data(forKey: key)) }
-        let fileManagerRead = measure.median { blackHole(FileManager.default.contents(atPath: path)) }
+        let (read, fileManagerRead) = interleavedMedians(samples: 201) {
+            blackHole(cache.data(forKey: key))
+        } baseline: {
+            blackHole(FileManager.default.contents(atPath: path))
+        }
         Comparison(name: "DiskCache read, 100 KB", ours: read, baselines: [("FileManager.contents", fileManagerRead)])
             .printed()
 
         let plainFolder = folder + "/plain"
         try FileManager.default.createDirectory(atPath: plainFolder, withIntermediateDirectories: true)
-        let storeMeasure = Measure(iterations: 51)
         var index = 0
-        let store = try storeMeasure.median {
+        var failure: (any Error)?
+        let (store, plainStore) = interleavedMedians(samples: 51) {
             index += 1
-            try cache.setData(payload, forKey: "store-\(index % 50)")
-        }
-        let plainStore = try storeMeasure.median {
+            do { try cache.setData(payload, forKey: "store-\(index % 50)") } catch { failure = error }
+        } baseline: {
             index += 1
-            try payload.write(to: URL(fileURLWithPath: plainFolder + "/\(index % 50)"), options: .atomic)
+            do {
+                try payload.write(to: URL(fileURLWithPath: plainFolder + "/\(index % 50)"), options: .atomic)
+            } catch {
+                failure = error
+            }
         }
+        if let failure { throw failure }
         Comparison(name: "DiskCache store, 100 KB (fsync)", ours: store, baselines: [("Data.write(.atomic)", plainStore)])
             .printed()
+    }
+
+    /// Medians of `ours` and `baseline`, timed in alternation (one sample of each per round), so
+    /// that load from other processes on the machine falls on both alike.
+    private static func interleavedMedians(
+        samples: Int, _ ours: () -> Void, baseline: () -> Void
+    ) -> (ours: Double, baseline: Double) {
+        let single = Measure(iterations: 1, warmup: 0)
+        for _ in 0..<2 {
+            ours()
+            baseline()
+        }
+        var oursSamples: [Double] = []
+        var baselineSamples: [Double] = []
+        for _ in 0..<samples {
+            oursSamples.append(single.median(ours))
+            baselineSamples.append(single.median(baseline))
+        }
+        return (oursSamples.sorted()[samples / 2], baselineSamples.sorted()[samples / 2])
     }
 
     private static func pixel() throws -> Image {

@@ -43,6 +43,24 @@ enum CacheFile {
         return Data(bytesNoCopy: buffer, count: size, deallocator: .free)
     }
 
+    /// The bytes of a small special file (`/proc`, cgroup files), read until end of file: such
+    /// files report a size of 0, so `read(_:)` cannot size its buffer from `fstat`.
+    static func readToEnd(_ path: String, limit: Int = 65_536) -> Data? {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var data = Data()
+        var chunk = [UInt8](repeating: 0, count: 4_096)
+        while data.count < limit {
+            let count = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+            if count < 0 && errno == EINTR { continue }
+            guard count >= 0 else { return nil }
+            if count == 0 { break }
+            data.append(contentsOf: chunk[..<count])
+        }
+        return data
+    }
+
     /// Writes `data` to `path` atomically: a temporary file in the same folder, written, fsynced
     /// and renamed over `path`. Readers (in any process) see the old file or the new one, never
     /// a part; a crash leaves at most a temporary file, which cleanup removes later.

@@ -9,8 +9,16 @@ struct CgroupMemoryStatus: Equatable {
     /// `memory.current`, in bytes.
     let usage: Int
 
-    /// The cgroup v2 folder of processes that do not look up their own cgroup path.
-    static let defaultFolder = "/sys/fs/cgroup"
+    /// The cgroup v2 folder of this process: `/sys/fs/cgroup` plus the path in `/proc/self/cgroup`
+    /// (`0::/path`), or `/sys/fs/cgroup` itself when that cannot be read.
+    static let defaultFolder: String = {
+        let root = "/sys/fs/cgroup"
+        guard let data = CacheFile.readToEnd("/proc/self/cgroup"), let text = String(data: data, encoding: .utf8),
+              let line = text.split(separator: "\n").first(where: { $0.hasPrefix("0::") })
+        else { return root }
+        let path = line.dropFirst(3)
+        return path == "/" ? root : root + path
+    }()
 
     /// The status from `folder`, or nil when it has no memory limit ("max", or no such files).
     static func read(folder: String = defaultFolder) -> CgroupMemoryStatus? {
@@ -24,7 +32,7 @@ struct CgroupMemoryStatus: Equatable {
     var isUnderPressure: Bool { usage >= limit / 10 * 9 }
 
     private static func number(in path: String) -> Int? {
-        guard let data = CacheFile.read(path), let text = String(data: data, encoding: .utf8) else { return nil }
+        guard let data = CacheFile.readToEnd(path), let text = String(data: data, encoding: .utf8) else { return nil }
         return Int(text.trimmingCharacters(in: .whitespacesAndNewlines))
     }
 }

@@ -24,7 +24,7 @@ extension ImageCache {
         let operation = CacheQueryOperation(callbackQueue: context?.callbackQueue, completion: done)
         let synchronous = options.contains(memoryImage == nil ? .queryDiskDataSync : .queryMemoryDataSync)
         if synchronous {
-            let data = ioQueue.sync { diskDataSearchingAllPaths(forKey: key) }
+            let data = onIOQueue { diskDataSearchingAllPaths(forKey: key) }
             if let memoryImage {
                 operation.finish(memoryImage, data, .memory, synchronously: true)
             } else {
@@ -41,14 +41,15 @@ extension ImageCache {
                 return
             }
             guard let data else {
-                CacheObservability.countLookup(tier: "disk", hit: false)
+                CacheObservability.countDiskLookup(hit: false)
                 operation.finish(nil, nil, .none, synchronously: false)
                 return
             }
+            guard !operation.isCancelled else { return }
             // Decoding leaves the serial I/O queue: disk hits decode in parallel.
             Vips.blockingPool.submit { [self] _ in
                 guard !operation.isCancelled else { return }
-                let image = decodedDiskHit(data, forKey: key, options: options, context: context)
+                let image = decodedDiskHit(data, forKey: key, options: options, context: context, operation: operation)
                 operation.finish(image, image == nil ? nil : data, image == nil ? .none : .disk, synchronously: false)
             }
         }
@@ -58,7 +59,7 @@ extension ImageCache {
     /// The image decoded from disk with these options, or nil. Blocks on file I/O and decoding.
     public func imageFromDiskCache(forKey key: String?, options: WebImageOptions, context: WebImageContext?) -> Image? {
         guard let key else { return nil }
-        let data = ioQueue.sync { diskDataSearchingAllPaths(forKey: key) }
+        let data = onIOQueue { diskDataSearchingAllPaths(forKey: key) }
         return decodedDiskHit(data, forKey: key, options: options, context: context)
     }
 
@@ -75,13 +76,15 @@ extension ImageCache {
         return image
     }
 
-    /// Decodes disk data and keeps the image in memory. Data that does not decode is removed
-    /// from disk (unless replaced meanwhile) and reported as a miss.
+    /// Decodes disk data and keeps the image in memory (unless `operation` was cancelled
+    /// meanwhile). Data that does not decode is removed from disk (unless replaced meanwhile)
+    /// and reported as a miss.
     private func decodedDiskHit(
-        _ data: Data?, forKey key: String, options: WebImageOptions, context: WebImageContext?
+        _ data: Data?, forKey key: String, options: WebImageOptions, context: WebImageContext?,
+        operation: CacheQueryOperation? = nil
     ) -> Image? {
         guard let data else {
-            CacheObservability.countLookup(tier: "disk", hit: false)
+            CacheObservability.countDiskLookup(hit: false)
             return nil
         }
         var coderOptions = context?.decodeOptions ?? ImageCoderOptions()
@@ -95,14 +98,14 @@ extension ImageCache {
             image = try ImageCodersManager.shared.decode(data, options: coderOptions)
         } catch {
             CacheObservability.logger.debug("removing undecodable cache entry \(key): \(error)")
-            CacheObservability.countLookup(tier: "disk", hit: false)
-            ioQueue.sync {
+            CacheObservability.countDiskLookup(hit: false)
+            onIOQueue {
                 if diskCache.data(forKey: key) == data { diskCache.removeData(forKey: key) }
             }
             return nil
         }
-        CacheObservability.countLookup(tier: "disk", hit: true)
-        storeImageToMemory(image, forKey: key)
+        CacheObservability.countDiskLookup(hit: true)
+        if operation?.isCancelled != true { storeImageToMemory(image, forKey: key) }
         return image
     }
 }

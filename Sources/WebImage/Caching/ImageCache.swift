@@ -25,6 +25,8 @@ public final class ImageCache: Sendable {
 
     /// Disk reads and writes, in submission order.
     let ioQueue = DispatchQueue(label: "swift-webimage.image-cache.io", qos: .userInitiated)
+    /// Marks `ioQueue`, so synchronous calls made on it (from a completion) run inline, not deadlock.
+    private let ioQueueKey = DispatchSpecificKey<Bool>()
     private let pathBlock = Mutex<(@Sendable (String) -> String?)?>(nil)
 
     /// `$XDG_CACHE_HOME/swift-webimage`, or `~/.cache/swift-webimage` when it is not set.
@@ -45,6 +47,7 @@ public final class ImageCache: Sendable {
         diskCachePath = path
         memoryCache = config.memoryCacheType.init(config: config)
         diskCache = config.diskCacheType.init(cachePath: path, config: config) ?? DiskCache(cachePath: path, config: config)
+        ioQueue.setSpecific(key: ioQueueKey, value: true)
         Self.watchMemoryPressure(of: self)
     }
 
@@ -65,7 +68,7 @@ public final class ImageCache: Sendable {
     public func imageFromMemoryCache(forKey key: String?) -> Image? {
         guard let key else { return nil }
         let image = memoryCache.object(forKey: key)
-        CacheObservability.countLookup(tier: "memory", hit: image != nil)
+        CacheObservability.countMemoryLookup(hit: image != nil)
         return image
     }
 
@@ -85,13 +88,13 @@ public final class ImageCache: Sendable {
     /// The data for `key` in `diskCachePath`, then in the extra folders.
     public func diskImageData(forKey key: String?) -> Data? {
         guard let key else { return nil }
-        return ioQueue.sync { diskDataSearchingAllPaths(forKey: key) }
+        return onIOQueue { diskDataSearchingAllPaths(forKey: key) }
     }
 
     /// True when the disk tier holds `key` (extra folders included).
     public func diskImageDataExists(withKey key: String?) -> Bool {
         guard let key else { return false }
-        return ioQueue.sync {
+        return onIOQueue {
             diskCache.containsData(forKey: key)
                 || additionalCachePathBlock?(key).map { FileManager.default.fileExists(atPath: $0) } == true
         }
@@ -100,7 +103,7 @@ public final class ImageCache: Sendable {
     /// Writes `imageData` for `key` to the disk tier now.
     public func storeImageDataToDisk(_ imageData: Data?, forKey key: String?) throws {
         guard let imageData, let key else { return }
-        try ioQueue.sync { try diskCache.setData(imageData, forKey: key) }
+        try onIOQueue { try diskCache.setData(imageData, forKey: key) }
     }
 
     /// The image decoded from the disk tier (then kept in memory), or nil.
@@ -115,12 +118,12 @@ public final class ImageCache: Sendable {
 
     /// Bytes of the disk tier's entries.
     public func totalDiskSize() -> Int {
-        ioQueue.sync { diskCache.totalSize }
+        onIOQueue { diskCache.totalSize }
     }
 
     /// Number of the disk tier's entries.
     public func totalDiskCount() -> Int {
-        ioQueue.sync { diskCache.totalCount }
+        onIOQueue { diskCache.totalCount }
     }
 
     // MARK: Disk, asynchronous
@@ -211,6 +214,12 @@ public final class ImageCache: Sendable {
             CacheObservability.logger.warning("cannot encode \(image) for the disk cache: \(error)")
             return nil
         }
+    }
+
+    /// Runs `body` on `ioQueue` and waits for it; inline when already there.
+    func onIOQueue<T>(_ body: () throws -> T) rethrows -> T {
+        if DispatchQueue.getSpecific(key: ioQueueKey) == true { return try body() }
+        return try ioQueue.sync(execute: body)
     }
 
     /// Main folder first, then the extra folders. Runs on `ioQueue`.

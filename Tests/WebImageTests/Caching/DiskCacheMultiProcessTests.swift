@@ -2,7 +2,9 @@ import Foundation
 import Testing
 @testable import WebImage
 
-@Suite("Caching: DiskCache shared by two processes")
+/// Tests that need a process of their own: two writers on one folder, and a full disk
+/// (simulated with a file size limit, which only a separate process can set safely).
+@Suite("Caching: DiskCache in helper processes")
 struct DiskCacheMultiProcessTests {
     /// The data `cache-stress-writer` stores for `key` (same formula as its main.swift).
     private func payload(for key: String) -> Data {
@@ -23,6 +25,7 @@ struct DiskCacheMultiProcessTests {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
+        process.standardOutput = FileHandle.nullDevice
         return try await withCheckedThrowingContinuation { continuation in
             process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
             do {
@@ -52,6 +55,18 @@ struct DiskCacheMultiProcessTests {
         for key in keys where cache.data(forKey: key) != payload(for: key) { mismatches += 1 }
         #expect(mismatches == 0)
         #expect(cache.totalCount == keys.count)
+        #expect(ScratchFolder.allNames(in: folder).filter { $0.hasPrefix(".") }.isEmpty)
+    }
+
+    @Test func aFullDiskFailsTheStoreAndLeavesNoPartialFile() async throws {
+        let scratch = try ScratchFolder()
+        defer { scratch.remove() }
+        let folder = scratch.path + "/full"
+        let status = try await run(try writerExecutable(), arguments: ["--disk-full", folder])
+        #expect(status == 0)
+        let cache = DiskCache(cachePath: folder, config: ImageCacheConfig())
+        #expect(cache.data(forKey: "small") == Data(repeating: 1, count: 500))
+        #expect(!cache.containsData(forKey: "big"))
         #expect(ScratchFolder.allNames(in: folder).filter { $0.hasPrefix(".") }.isEmpty)
     }
 }

@@ -115,16 +115,31 @@ struct DiskCacheTests {
 
     @Test(arguments: [DiskCacheExpireType.accessDate, .modificationDate])
     func expiredEntriesAreRemovedAndFreshOnesKept(expireType: DiskCacheExpireType) throws {
+        // The 1 s / 2 s, scaled by 30 so that a loaded machine cannot age the fresh entry.
         var config = ImageCacheConfig()
-        config.maxDiskAge = 1
+        config.maxDiskAge = 30
         config.diskCacheExpireType = expireType
         try withDiskCache(config: config) { cache, _ in
             try cache.setData(Data("old".utf8), forKey: "old")
             try cache.setData(Data("fresh".utf8), forKey: "fresh")
-            CacheFixtures.age(try #require(cache.cachePath(forKey: "old")), by: 2)
+            CacheFixtures.age(try #require(cache.cachePath(forKey: "old")), by: 60)
             cache.removeExpiredData()
             #expect(!cache.containsData(forKey: "old"))
             #expect(cache.containsData(forKey: "fresh"))
+        }
+    }
+
+    @Test(arguments: [DiskCacheExpireType.accessDate, .modificationDate, .creationDate, .changeDate])
+    func everyExpireTypeKeepsFreshEntriesAndExpiresAtAgeZero(expireType: DiskCacheExpireType) throws {
+        for (age, kept) in [(3_600.0, true), (0.0, false)] {
+            var config = ImageCacheConfig()
+            config.maxDiskAge = age
+            config.diskCacheExpireType = expireType
+            try withDiskCache(config: config) { cache, _ in
+                try cache.setData(Data("entry".utf8), forKey: "k")
+                cache.removeExpiredData()
+                #expect(cache.containsData(forKey: "k") == kept)
+            }
         }
     }
 

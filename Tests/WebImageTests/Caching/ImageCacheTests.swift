@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 import Testing
 @testable import WebImage
 
@@ -33,6 +34,20 @@ struct ImageCacheTests {
         }
     }
 
+    @Test func aDiskHitIsDecodedOffTheCallersThread() async throws {
+        try await withImageCache { cache in
+            await cache.store(nil, imageData: try CacheFixtures.data("sdwebimage/TestImage.png"), forKey: "k")
+            let caller = pthread_self()
+            let (decodedOnCaller, type) = await withCheckedContinuation { continuation in
+                cache.queryCacheOperation(forKey: "k") { image, _, type in
+                    continuation.resume(returning: (pthread_equal(pthread_self(), caller) != 0, image == nil ? .none : type))
+                }
+            }
+            #expect(type == .disk)
+            #expect(!decodedOnCaller)
+        }
+    }
+
     @Test func memoryStoreIsImmediateAndDiskStoreCompletesAfterTheWrite() async throws {
         try await withImageCache { cache in
             let data = try CacheFixtures.data("sdwebimage/TestImage.jpg")
@@ -44,6 +59,19 @@ struct ImageCacheTests {
                 }
                 #expect(cache.imageFromMemoryCache(forKey: "k") === image)
             }
+        }
+    }
+
+    @Test func synchronousCallsInsideACompletionDoNotDeadlock() async throws {
+        try await withImageCache { cache in
+            let data = try CacheFixtures.data("sdwebimage/TestImage.jpg")
+            let found = await withCheckedContinuation { continuation in
+                cache.store(nil, imageData: data, forKey: "k") {
+                    continuation.resume(returning: (cache.diskImageData(forKey: "k"), cache.imageFromDiskCache(forKey: "k")))
+                }
+            }
+            #expect(found.0 == data)
+            #expect(found.1 != nil)
         }
     }
 

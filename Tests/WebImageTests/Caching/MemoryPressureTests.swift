@@ -27,6 +27,13 @@ struct MemoryPressureTests {
         #expect(CgroupMemoryStatus.read(folder: scratch.path + "/missing") == nil)
     }
 
+    @Test func specialFilesThatReportSizeZeroAreRead() throws {
+        // /proc files report st_size 0, as cgroup files do.
+        let text = try #require(CacheFile.readToEnd("/proc/self/cgroup").flatMap { String(data: $0, encoding: .utf8) })
+        #expect(text.contains("::"))
+        #expect(CgroupMemoryStatus.defaultFolder.hasPrefix("/sys/fs/cgroup"))
+    }
+
     @Test func pressureHalvesTheMemoryTierOldestFirst() throws {
         let scratch = try ScratchFolder()
         defer { scratch.remove() }
