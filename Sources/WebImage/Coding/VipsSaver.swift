@@ -30,7 +30,9 @@ struct VipsSaver: Sendable {
     /// format animates and the image is animated, else the first frame.
     func frames(of image: Image, options: ImageCoderOptions) throws -> VipsImageRef {
         guard supportsAnimation, image.isAnimated, !options.encodeFirstFrameOnly else {
-            return try image.makeVipsImage()
+            let still = try image.makeVipsImage()
+            // Decoded pixels are RGBA even when opaque: drop that band rather than flatten it.
+            return !image.hasAlpha && still.bands == 4 ? try still.call("extract_band", "band=0,n=3") : still
         }
         var frames: [VipsImageRef] = []
         var delays: [Int] = []
