@@ -15,7 +15,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
     ],
     targets: [
-        // The C boundary: libvips (and libpng's push reader) behind one Swift target, LibVips.
+        // The C boundary: libvips (with libpng's push reader and lcms2 transforms) behind one Swift target, LibVips.
         .systemLibrary(
             name: "CLibvips",
             pkgConfig: "vips",
@@ -24,7 +24,7 @@ let package = Package(
         .target(
             name: "CVipsShim",
             dependencies: ["CLibvips"],
-            linkerSettings: [.linkedLibrary("png16")]
+            linkerSettings: [.linkedLibrary("png16"), .linkedLibrary("lcms2")]
         ),
         .target(
             name: "LibVips",

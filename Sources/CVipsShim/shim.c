@@ -1,5 +1,6 @@
 #include "CVipsShim.h"
 
+#include <lcms2.h>
 #include <png.h>
 #include <setjmp.h>
 #include <stdlib.h>
@@ -291,4 +292,102 @@ void wi_png_stream_free(wi_png_stream *stream) {
     png_destroy_read_struct(&stream->png, &stream->info, NULL);
     free(stream->pixels);
     free(stream);
+}
+
+// MARK: Cached ICC transforms
+
+// A profile's transform to sRGB, kept for the life of the process. Photos in the wild carry a
+// handful of profiles (Adobe RGB, Display P3, camera profiles): a small fixed table serves
+// them; a profile met when the table is full gets a transform for that call only.
+typedef struct {
+    uint64_t hash;
+    size_t length;
+    uint8_t *bytes;
+    int bands;
+    cmsHTRANSFORM transform;
+} wi_icc_entry;
+
+enum { WI_ICC_CACHE_SIZE = 16 };
+static wi_icc_entry wi_icc_cache[WI_ICC_CACHE_SIZE];
+static int wi_icc_cache_count = 0;
+static GMutex wi_icc_lock;
+
+static uint64_t wi_fnv1a(const uint8_t *bytes, size_t length) {
+    uint64_t hash = 14695981039346656037ULL;
+    for (size_t i = 0; i < length; i++) {
+        hash = (hash ^ bytes[i]) * 1099511628211ULL;
+    }
+    return hash;
+}
+
+static cmsHTRANSFORM wi_icc_make_transform(const void *profile, size_t length, int bands) {
+    cmsHPROFILE in = cmsOpenProfileFromMem(profile, (cmsUInt32Number)length);
+    if (in == NULL) {
+        return NULL;
+    }
+    cmsHTRANSFORM transform = NULL;
+    if (cmsGetColorSpace(in) == cmsSigRgbData) {
+        cmsHPROFILE out = cmsCreate_sRGBProfile();
+        if (out != NULL) {
+            cmsUInt32Number type = bands == 4 ? TYPE_RGBA_8 : TYPE_RGB_8;
+            // NOCACHE: one transform is used by several threads at once, which lcms allows
+            // only without its one-pixel cache.
+            cmsUInt32Number flags = cmsFLAGS_NOCACHE | (bands == 4 ? cmsFLAGS_COPY_ALPHA : 0);
+            transform = cmsCreateTransform(in, type, out, type, INTENT_RELATIVE_COLORIMETRIC, flags);
+            cmsCloseProfile(out);
+        }
+    }
+    cmsCloseProfile(in);
+    return transform;
+}
+
+int wi_icc_rgb8_to_srgb(const void *profile, size_t profile_length, uint8_t *pixels, size_t pixel_count, int bands) {
+    if (profile == NULL || profile_length == 0 || (bands != 3 && bands != 4)) {
+        return -1;
+    }
+    uint64_t hash = wi_fnv1a(profile, profile_length);
+    cmsHTRANSFORM transform = NULL;
+    int cached = 0;
+    g_mutex_lock(&wi_icc_lock);
+    for (int i = 0; i < wi_icc_cache_count; i++) {
+        wi_icc_entry *entry = &wi_icc_cache[i];
+        if (entry->hash == hash && entry->length == profile_length && entry->bands == bands &&
+            memcmp(entry->bytes, profile, profile_length) == 0) {
+            transform = entry->transform;
+            cached = 1;
+            break;
+        }
+    }
+    g_mutex_unlock(&wi_icc_lock);
+    if (transform == NULL) {
+        transform = wi_icc_make_transform(profile, profile_length, bands);
+        if (transform == NULL) {
+            return -1;
+        }
+        g_mutex_lock(&wi_icc_lock);
+        if (wi_icc_cache_count < WI_ICC_CACHE_SIZE) {
+            // Another thread may have added the same profile meanwhile: a duplicate entry is
+            // harmless (the first one found wins) and keeps the lock out of lcms' slow build.
+            wi_icc_entry *entry = &wi_icc_cache[wi_icc_cache_count++];
+            entry->hash = hash;
+            entry->length = profile_length;
+            entry->bytes = g_memdup2(profile, profile_length);
+            entry->bands = bands;
+            entry->transform = transform;
+            cached = 1;
+        }
+        g_mutex_unlock(&wi_icc_lock);
+    }
+    // Rows are processed in slices so that the pixel count never overflows lcms' 32-bit size.
+    size_t done = 0;
+    while (done < pixel_count) {
+        size_t slice = pixel_count - done < (1u << 30) ? pixel_count - done : (1u << 30);
+        uint8_t *start = pixels + done * (size_t)bands;
+        cmsDoTransform(transform, start, start, (cmsUInt32Number)slice);
+        done += slice;
+    }
+    if (!cached) {
+        cmsDeleteTransform(transform);
+    }
+    return 0;
 }

@@ -112,6 +112,21 @@ public final class VipsImageRef: @unchecked Sendable {
         )
     }
 
+    /// Evaluates an 8-bit RGB or RGBA pipeline into a bitmap converted from `profile` to sRGB
+    /// with a transform built once per profile and reused (libvips' `icc_transform` builds one
+    /// per call). Nil when `profile` is not a usable RGB profile.
+    public func renderedInSRGB(from profile: Data) throws(VipsError) -> PixelBuffer? {
+        guard isEightBit, bands == 3 || bands == 4 else { return nil }
+        let pixels = try render()
+        let converted = profile.withUnsafeBytes { bytes in
+            wi_icc_rgb8_to_srgb(
+                bytes.baseAddress, bytes.count, pixels.baseAddress.assumingMemoryBound(to: UInt8.self),
+                pixels.width * pixels.height, Int32(pixels.bands)
+            )
+        }
+        return converted == 0 ? pixels : nil
+    }
+
     // MARK: Header fields (read without decoding pixels)
 
     public var width: Int { Int(vips_image_get_width(pointer)) }

@@ -56,17 +56,17 @@ public final class VipsImageCoder: ImageCoder {
         )
     }
 
-    /// Builds `pipeline` once to learn the output size (header only), then keeps it lazy or
-    /// renders it from that same build.
+    /// Prepares `pipeline` once to learn the output size (header only), then renders it from
+    /// that build, or keeps it lazy with that build handed to its first reader.
     static func image(
         from pipeline: ImagePipeline, format: ImageFormat, options: ImageCoderOptions,
         provider: (any AnimatedImageProvider)?, sourceByteCount: Int
     ) throws(ImageCodingError) -> Image {
         do {
-            let built = try pipeline.build()
-            let pixels = options.decodeUseLazyDecoding ? nil : try built.renderedRGBA()
+            let built = try pipeline.prepare()
+            let pixels = options.decodeUseLazyDecoding ? nil : try built.normalizedToSRGB().renderedRGBA()
             return Image(
-                pipeline: pixels.map(ImagePipeline.bitmap) ?? pipeline, pixels: pixels,
+                pipeline: pixels.map(ImagePipeline.bitmap) ?? pipeline, pixels: pixels, pendingBuild: built,
                 pixelWidth: built.width, pixelHeight: built.height, scale: options.decodeScaleFactor,
                 format: format, hasAlpha: built.hasAlpha, isVector: format == .svg || format == .pdf,
                 animatedImageProvider: provider, sourceByteCount: sourceByteCount

@@ -6,8 +6,15 @@ extension VipsImageRef {
     /// CMYK) goes through an ICC transform; grey, 16-bit and other spaces are converted.
     func normalizedToSRGB() throws(VipsError) -> VipsImageRef {
         var image = self
-        if image.isCMYK || (image.hasICCProfile && !Self.isSRGBProfile(image.iccProfile)) {
+        if image.isCMYK {
             image = try image.call("icc_transform", "output_profile=srgb,embedded=true,depth=8")
+        } else if image.hasICCProfile, let profile = image.iccProfile, !Self.isSRGBProfile(profile) {
+            if image.width * image.height <= Self.cachedTransformMaxPixels, image.isSRGB,
+               let converted = try image.renderedInSRGB(from: profile) {
+                image = try VipsImageRef.wrapping(converted)
+            } else {
+                image = try image.call("icc_transform", "output_profile=srgb,embedded=true,depth=8")
+            }
         }
         if !image.isSRGB || image.bands < 3 {
             image = try image.call("colourspace", "space=srgb")
@@ -17,6 +24,11 @@ extension VipsImageRef {
         }
         return image
     }
+
+    /// Up to this size (16 MB as RGBA) an image with a colour profile is rendered and converted
+    /// with a cached transform, which saves the ~10 ms libvips spends building a transform per
+    /// call. Larger images stream through libvips' `icc_transform` instead of being held whole.
+    static let cachedTransformMaxPixels = 4_000_000
 
     /// The pixels as RGBA8 (an opaque alpha band added when missing).
     func renderedRGBA() throws(VipsError) -> PixelBuffer {

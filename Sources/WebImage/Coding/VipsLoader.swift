@@ -77,14 +77,13 @@ struct VipsLoader: Sendable {
             if orientation <= 1 && page == nil { loaderOptions.append("access=sequential") }
             let options = loaderOptions.joined(separator: ",")
             let source = ImagePipeline { () throws(VipsError) in try VipsImageRef.load(operation, data: data, options: options) }
-            let upright = orientation > 1 ? source.appending { image throws(VipsError) in try image.call("autorot") } : source
-            return upright.appending { image throws(VipsError) in try image.normalizedToSRGB() }
+            return orientation > 1 ? source.appending { image throws(VipsError) in try image.call("autorot") } : source
         case let .thumbnail(width, height, stretch):
             let options = "width=\(width),height=\(height),size=\(stretch ? "force" : "down")"
             let passed = loaderOptions.joined(separator: ",")
             return ImagePipeline { () throws(VipsError) in
                 try VipsImageRef.load("thumbnail_buffer", data: data, options: options, loaderOptions: passed)
-            }.appending { image throws(VipsError) in try image.normalizedToSRGB() }
+            }
         }
     }
 }

@@ -30,10 +30,15 @@ public final class Image: Sendable {
     let pipeline: ImagePipeline
     private let sourceByteCount: Int
     private let pixels: Mutex<PixelBuffer?>
+    /// The pipeline prepared while decoding (to learn the size), kept for the first reader of a
+    /// lazy image so that decode and encode do not each parse the file: libvips images from a
+    /// sequential loader can be read once, so it is handed out once, then `pipeline` rebuilds.
+    private let pendingBuild: Mutex<VipsImageRef?>
 
     init(
         pipeline: ImagePipeline,
         pixels: PixelBuffer?,
+        pendingBuild: VipsImageRef? = nil,
         pixelWidth: Int,
         pixelHeight: Int,
         scale: Double = 1,
@@ -46,6 +51,7 @@ public final class Image: Sendable {
     ) {
         self.pipeline = pipeline
         self.pixels = Mutex(pixels)
+        self.pendingBuild = Mutex(pixels == nil ? pendingBuild : nil)
         self.pixelWidth = pixelWidth
         self.pixelHeight = pixelHeight
         self.scale = scale > 0 && scale.isFinite ? scale : 1
@@ -90,6 +96,7 @@ public final class Image: Sendable {
     private convenience init(sharing image: Image, still: Bool = false) {
         self.init(
             pipeline: image.pipeline, pixels: image.pixels.withLock { $0 },
+            pendingBuild: image.pendingBuild.withLock { pending in defer { pending = nil }; return pending },
             pixelWidth: image.pixelWidth, pixelHeight: image.pixelHeight, scale: image.scale,
             format: image.format, hasAlpha: image.hasAlpha, isIncremental: image.isIncremental,
             isVector: image.isVector, animatedImageProvider: still ? nil : image.animatedImageProvider,
@@ -106,9 +113,11 @@ public final class Image: Sendable {
     public var isDecoded: Bool { pixels.withLock { $0 != nil } }
 
     /// Bytes this image keeps in memory: its decoded pixels, or the encoded bytes a lazy image
-    /// decodes from. Memory caches use it as the entry's cost.
+    /// decodes from (twice while the pipeline built at decode, which holds libvips' copy of
+    /// them, waits for its reader). Memory caches use it as the entry's cost.
     public var memoryCost: Int {
-        pixels.withLock { $0?.count } ?? sourceByteCount
+        if let count = pixels.withLock({ $0?.count }) { return count }
+        return pendingBuild.withLock { $0 == nil } ? sourceByteCount : 2 * sourceByteCount
     }
 
     // MARK: Animation
@@ -141,7 +150,7 @@ public final class Image: Sendable {
         if let pixels = pixels.withLock({ $0 }) { return pixels }
         let rendered: PixelBuffer
         do {
-            rendered = try pipeline.build().renderedRGBA()
+            rendered = try makeVipsImage().renderedRGBA()
         } catch {
             throw .corruptData(format: format, reason: error.message)
         }
@@ -152,10 +161,13 @@ public final class Image: Sendable {
         }
     }
 
-    /// A libvips image of this image's pixels: over the decoded pixels when held, else a fresh
-    /// pipeline from the encoded bytes.
+    /// A libvips image of this image's pixels: over the decoded pixels when held, else the
+    /// pipeline built at decode (first caller only), else a fresh one from the encoded bytes.
     func makeVipsImage() throws(VipsError) -> VipsImageRef {
         if let pixels = pixels.withLock({ $0 }) { return try VipsImageRef.wrapping(pixels) }
+        if let prepared = pendingBuild.withLock({ pending in defer { pending = nil }; return pending }) {
+            return try prepared.normalizedToSRGB()
+        }
         return try pipeline.build()
     }
 

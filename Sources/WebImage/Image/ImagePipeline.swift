@@ -5,7 +5,9 @@ import LibVips
 /// pipeline, so a lazy image can be encoded, thumbnailed or rendered any number of times even
 /// though a sequential loader can be read only once.
 ///
-/// Every pipeline yields upright 8-bit sRGB with 3 or 4 bands (alpha last).
+/// Every pipeline yields upright 8-bit sRGB with 3 or 4 bands (alpha last): the conversion to
+/// sRGB closes every build, after the steps, so that it runs on the fewest pixels and a
+/// prepared pipeline reads no pixels (a colour-profile conversion may render them).
 struct ImagePipeline: Sendable {
     typealias Step = @Sendable (VipsImageRef) throws(VipsError) -> VipsImageRef
 
@@ -32,8 +34,15 @@ struct ImagePipeline: Sendable {
         ImagePipeline(source: source, steps: steps + [step])
     }
 
-    /// A new libvips pipeline for this recipe; nothing is decoded until it is read.
+    /// A new libvips pipeline for this recipe, in 8-bit sRGB.
     func build() throws(VipsError) -> VipsImageRef {
+        try prepare().normalizedToSRGB()
+    }
+
+    /// A new libvips pipeline for this recipe without the final conversion to sRGB: its size
+    /// and alpha are the built image's, and nothing is decoded until it is read. Finish it with
+    /// `normalizedToSRGB()`.
+    func prepare() throws(VipsError) -> VipsImageRef {
         var image = try source()
         for step in steps {
             image = try step(image)

@@ -89,7 +89,12 @@ import WebImage
         options.decodeUseLazyDecoding = true
         let data = try TestImages.data("photos/rocket.jpg")
         let image = try ImageCodersManager.shared.decode(data, options: options)
+        // The pipeline prepared at decode (holding libvips' copy of the bytes) waits for the first reader.
+        #expect(!image.isDecoded && image.memoryCost == 2 * data.count)
+        let encoded = try ImageCodersManager.shared.encode(image, format: .png, options: ImageCoderOptions())
         #expect(!image.isDecoded && image.memoryCost == data.count)
+        // Later readers rebuild the pipeline from the bytes and see the same pixels.
+        #expect(try ImageCodersManager.shared.encode(image, format: .png, options: ImageCoderOptions()) == encoded)
         #expect(image.pixel(x: 10, y: 10) != nil)
         #expect(image.isDecoded && image.memoryCost == 640 * 427 * 4)
     }
