@@ -15,7 +15,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
     ],
     targets: [
-        // The C boundary: libvips (with libpng's push reader and lcms2 transforms) behind one Swift target, LibVips.
+        // The C boundary: libvips (with libpng's push reader and lcms2 transforms) and TurboJPEG,
+        // behind one Swift target, LibVips.
         .systemLibrary(
             name: "CLibvips",
             pkgConfig: "vips",
@@ -26,11 +27,17 @@ let package = Package(
             dependencies: ["CLibvips"],
             linkerSettings: [.linkedLibrary("png16"), .linkedLibrary("lcms2")]
         ),
+        // libjpeg-turbo's TurboJPEG API: the second engine, for small JPEGs.
+        .systemLibrary(
+            name: "CTurboJPEG",
+            providers: [.apt(["libturbojpeg0-dev"])]
+        ),
         .target(
             name: "LibVips",
             dependencies: [
                 "CLibvips",
                 "CVipsShim",
+                "CTurboJPEG",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]
@@ -61,7 +68,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "webimage-benchmark",
-            dependencies: ["WebImage", "CBenchmarkBaselines"]
+            dependencies: ["WebImage", "LibVips", "CBenchmarkBaselines"]
         ),
         // Writes cache entries from a second process for the cache's multi-process test.
         .executableTarget(

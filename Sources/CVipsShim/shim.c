@@ -159,6 +159,27 @@ VipsImage *wi_image_from_memory(const void *pixels, size_t length, int width, in
     return out;
 }
 
+void *wi_render_inline(VipsImage *image, size_t *length) {
+    VipsRegion *region = vips_region_new(image);
+    if (region == NULL) {
+        return NULL;
+    }
+    VipsRect whole = {0, 0, image->Xsize, image->Ysize};
+    if (vips_region_prepare(region, &whole) != 0) {
+        g_object_unref(region);
+        return NULL;
+    }
+    size_t row = (size_t)VIPS_IMAGE_SIZEOF_LINE(image);
+    size_t size = row * (size_t)image->Ysize;
+    uint8_t *out = g_malloc(size > 0 ? size : 1);
+    for (int y = 0; y < image->Ysize; y++) {
+        memcpy(out + (size_t)y * row, VIPS_REGION_ADDR(region, 0, y), row);
+    }
+    g_object_unref(region);
+    *length = size;
+    return out;
+}
+
 int wi_get_int(VipsImage *image, const char *name, int fallback) {
     int value = 0;
     if (vips_image_get_typeof(image, name) == 0 || vips_image_get_int(image, name, &value) != 0) {
@@ -296,15 +317,27 @@ void wi_png_stream_free(wi_png_stream *stream) {
 
 // MARK: Cached ICC transforms
 
-// A profile's transform to sRGB, kept for the life of the process. Photos in the wild carry a
-// handful of profiles (Adobe RGB, Display P3, camera profiles): a small fixed table serves
-// them; a profile met when the table is full gets a transform for that call only.
+// A profile's conversion to sRGB, kept for the life of the process. Photos in the wild carry
+// a handful of profiles (Adobe RGB, Display P3, camera profiles): a small fixed table serves
+// them; a profile met when the table is full gets a conversion for that call only.
+//
+// Matrix-shaper profiles (most RGB ones) convert through tables: input curve per channel,
+// a 3x3 matrix into sRGB's linear primaries, sRGB's inverse curve, about 3 ns a pixel. That
+// is what lcms computes for them too, but its 8-bit path here costs 17-27 ns a pixel, more
+// than the JPEG decode. Other profiles (lookup tables) go through an lcms transform.
+typedef struct {
+    float curve[3][256];       // 8-bit sample -> linear light, per channel
+    float matrix[9];           // linear input RGB -> linear sRGB, row major
+    uint8_t encode[4097];      // linear 0...1 in 1/4096 steps -> sRGB 8-bit
+} wi_matrix_shaper;
+
 typedef struct {
     uint64_t hash;
     size_t length;
     uint8_t *bytes;
     int bands;
-    cmsHTRANSFORM transform;
+    cmsHTRANSFORM transform;   // NULL when `shaper` is set
+    wi_matrix_shaper *shaper;
 } wi_icc_entry;
 
 enum { WI_ICC_CACHE_SIZE = 16 };
@@ -320,25 +353,126 @@ static uint64_t wi_fnv1a(const uint8_t *bytes, size_t length) {
     return hash;
 }
 
-static cmsHTRANSFORM wi_icc_make_transform(const void *profile, size_t length, int bands) {
-    cmsHPROFILE in = cmsOpenProfileFromMem(profile, (cmsUInt32Number)length);
-    if (in == NULL) {
+// Columns of a matrix-shaper profile's RGB -> PCS XYZ (D50) matrix.
+static int wi_colorants(cmsHPROFILE profile, double m[9]) {
+    const cmsTagSignature tags[3] = {cmsSigRedColorantTag, cmsSigGreenColorantTag, cmsSigBlueColorantTag};
+    for (int c = 0; c < 3; c++) {
+        const cmsCIEXYZ *xyz = cmsReadTag(profile, tags[c]);
+        if (xyz == NULL) {
+            return -1;
+        }
+        m[0 * 3 + c] = xyz->X;
+        m[1 * 3 + c] = xyz->Y;
+        m[2 * 3 + c] = xyz->Z;
+    }
+    return 0;
+}
+
+static int wi_invert3(const double m[9], double out[9]) {
+    double det = m[0] * (m[4] * m[8] - m[5] * m[7]) - m[1] * (m[3] * m[8] - m[5] * m[6]) + m[2] * (m[3] * m[7] - m[4] * m[6]);
+    if (det > -1e-12 && det < 1e-12) {
+        return -1;
+    }
+    out[0] = (m[4] * m[8] - m[5] * m[7]) / det;
+    out[1] = (m[2] * m[7] - m[1] * m[8]) / det;
+    out[2] = (m[1] * m[5] - m[2] * m[4]) / det;
+    out[3] = (m[5] * m[6] - m[3] * m[8]) / det;
+    out[4] = (m[0] * m[8] - m[2] * m[6]) / det;
+    out[5] = (m[2] * m[3] - m[0] * m[5]) / det;
+    out[6] = (m[3] * m[7] - m[4] * m[6]) / det;
+    out[7] = (m[1] * m[6] - m[0] * m[7]) / det;
+    out[8] = (m[0] * m[4] - m[1] * m[3]) / det;
+    return 0;
+}
+
+static wi_matrix_shaper *wi_make_matrix_shaper(cmsHPROFILE in, cmsHPROFILE srgb) {
+    if (!cmsIsMatrixShaper(in) || !cmsIsMatrixShaper(srgb)) {
         return NULL;
     }
-    cmsHTRANSFORM transform = NULL;
+    double source[9], target[9], inverse[9];
+    if (wi_colorants(in, source) != 0 || wi_colorants(srgb, target) != 0 || wi_invert3(target, inverse) != 0) {
+        return NULL;
+    }
+    const cmsToneCurve *curves[3] = {
+        cmsReadTag(in, cmsSigRedTRCTag), cmsReadTag(in, cmsSigGreenTRCTag), cmsReadTag(in, cmsSigBlueTRCTag)};
+    const cmsToneCurve *srgb_curve = cmsReadTag(srgb, cmsSigRedTRCTag);
+    if (curves[0] == NULL || curves[1] == NULL || curves[2] == NULL || srgb_curve == NULL) {
+        return NULL;
+    }
+    cmsToneCurve *reverse = cmsReverseToneCurve(srgb_curve);
+    if (reverse == NULL) {
+        return NULL;
+    }
+    wi_matrix_shaper *shaper = g_new(wi_matrix_shaper, 1);
+    for (int c = 0; c < 3; c++) {
+        for (int v = 0; v < 256; v++) {
+            shaper->curve[c][v] = cmsEvalToneCurveFloat(curves[c], (cmsFloat32Number)v / 255.0f);
+        }
+    }
+    for (int row = 0; row < 3; row++) {
+        for (int col = 0; col < 3; col++) {
+            double sum = 0;
+            for (int k = 0; k < 3; k++) {
+                sum += inverse[row * 3 + k] * source[k * 3 + col];
+            }
+            shaper->matrix[row * 3 + col] = (float)sum;
+        }
+    }
+    for (int i = 0; i <= 4096; i++) {
+        float encoded = cmsEvalToneCurveFloat(reverse, (cmsFloat32Number)i / 4096.0f);
+        int value = (int)(encoded * 255.0f + 0.5f);
+        shaper->encode[i] = (uint8_t)(value < 0 ? 0 : value > 255 ? 255 : value);
+    }
+    cmsFreeToneCurve(reverse);
+    return shaper;
+}
+
+static uint8_t wi_encode_linear(const wi_matrix_shaper *shaper, float linear) {
+    if (!(linear > 0.0f)) {
+        return shaper->encode[0];
+    }
+    if (linear >= 1.0f) {
+        return shaper->encode[4096];
+    }
+    return shaper->encode[(int)(linear * 4096.0f + 0.5f)];
+}
+
+static void wi_apply_matrix_shaper(const wi_matrix_shaper *shaper, uint8_t *pixels, size_t count, int bands) {
+    const float *m = shaper->matrix;
+    for (size_t i = 0; i < count; i++, pixels += bands) {
+        float r = shaper->curve[0][pixels[0]];
+        float g = shaper->curve[1][pixels[1]];
+        float b = shaper->curve[2][pixels[2]];
+        pixels[0] = wi_encode_linear(shaper, m[0] * r + m[1] * g + m[2] * b);
+        pixels[1] = wi_encode_linear(shaper, m[3] * r + m[4] * g + m[5] * b);
+        pixels[2] = wi_encode_linear(shaper, m[6] * r + m[7] * g + m[8] * b);
+    }
+}
+
+// Fills `entry`'s conversion for `profile`; -1 when the profile is not a usable RGB profile.
+static int wi_icc_make_entry(const void *profile, size_t length, int bands, wi_icc_entry *entry) {
+    cmsHPROFILE in = cmsOpenProfileFromMem(profile, (cmsUInt32Number)length);
+    if (in == NULL) {
+        return -1;
+    }
+    entry->transform = NULL;
+    entry->shaper = NULL;
     if (cmsGetColorSpace(in) == cmsSigRgbData) {
         cmsHPROFILE out = cmsCreate_sRGBProfile();
         if (out != NULL) {
-            cmsUInt32Number type = bands == 4 ? TYPE_RGBA_8 : TYPE_RGB_8;
-            // NOCACHE: one transform is used by several threads at once, which lcms allows
-            // only without its one-pixel cache.
-            cmsUInt32Number flags = cmsFLAGS_NOCACHE | (bands == 4 ? cmsFLAGS_COPY_ALPHA : 0);
-            transform = cmsCreateTransform(in, type, out, type, INTENT_RELATIVE_COLORIMETRIC, flags);
+            entry->shaper = wi_make_matrix_shaper(in, out);
+            if (entry->shaper == NULL) {
+                cmsUInt32Number type = bands == 4 ? TYPE_RGBA_8 : TYPE_RGB_8;
+                // NOCACHE: one transform is used by several threads at once, which lcms
+                // allows only without its one-pixel cache.
+                cmsUInt32Number flags = cmsFLAGS_NOCACHE | (bands == 4 ? cmsFLAGS_COPY_ALPHA : 0);
+                entry->transform = cmsCreateTransform(in, type, out, type, INTENT_RELATIVE_COLORIMETRIC, flags);
+            }
             cmsCloseProfile(out);
         }
     }
     cmsCloseProfile(in);
-    return transform;
+    return entry->shaper != NULL || entry->transform != NULL ? 0 : -1;
 }
 
 int wi_icc_rgb8_to_srgb(const void *profile, size_t profile_length, uint8_t *pixels, size_t pixel_count, int bands) {
@@ -346,48 +480,53 @@ int wi_icc_rgb8_to_srgb(const void *profile, size_t profile_length, uint8_t *pix
         return -1;
     }
     uint64_t hash = wi_fnv1a(profile, profile_length);
-    cmsHTRANSFORM transform = NULL;
+    wi_icc_entry found = {0};
     int cached = 0;
     g_mutex_lock(&wi_icc_lock);
     for (int i = 0; i < wi_icc_cache_count; i++) {
         wi_icc_entry *entry = &wi_icc_cache[i];
         if (entry->hash == hash && entry->length == profile_length && entry->bands == bands &&
             memcmp(entry->bytes, profile, profile_length) == 0) {
-            transform = entry->transform;
+            found = *entry;
             cached = 1;
             break;
         }
     }
     g_mutex_unlock(&wi_icc_lock);
-    if (transform == NULL) {
-        transform = wi_icc_make_transform(profile, profile_length, bands);
-        if (transform == NULL) {
+    if (!cached) {
+        if (wi_icc_make_entry(profile, profile_length, bands, &found) != 0) {
             return -1;
         }
         g_mutex_lock(&wi_icc_lock);
         if (wi_icc_cache_count < WI_ICC_CACHE_SIZE) {
             // Another thread may have added the same profile meanwhile: a duplicate entry is
-            // harmless (the first one found wins) and keeps the lock out of lcms' slow build.
-            wi_icc_entry *entry = &wi_icc_cache[wi_icc_cache_count++];
-            entry->hash = hash;
-            entry->length = profile_length;
-            entry->bytes = g_memdup2(profile, profile_length);
-            entry->bands = bands;
-            entry->transform = transform;
+            // harmless (the first one found wins) and keeps the lock out of the slow build.
+            found.hash = hash;
+            found.length = profile_length;
+            found.bytes = g_memdup2(profile, profile_length);
+            found.bands = bands;
+            wi_icc_cache[wi_icc_cache_count++] = found;
             cached = 1;
         }
         g_mutex_unlock(&wi_icc_lock);
     }
-    // Rows are processed in slices so that the pixel count never overflows lcms' 32-bit size.
-    size_t done = 0;
-    while (done < pixel_count) {
-        size_t slice = pixel_count - done < (1u << 30) ? pixel_count - done : (1u << 30);
-        uint8_t *start = pixels + done * (size_t)bands;
-        cmsDoTransform(transform, start, start, (cmsUInt32Number)slice);
-        done += slice;
+    if (found.shaper != NULL) {
+        wi_apply_matrix_shaper(found.shaper, pixels, pixel_count, bands);
+    } else {
+        // Sliced so that the pixel count never overflows lcms' 32-bit size.
+        size_t done = 0;
+        while (done < pixel_count) {
+            size_t slice = pixel_count - done < (1u << 30) ? pixel_count - done : (1u << 30);
+            uint8_t *start = pixels + done * (size_t)bands;
+            cmsDoTransform(found.transform, start, start, (cmsUInt32Number)slice);
+            done += slice;
+        }
     }
     if (!cached) {
-        cmsDeleteTransform(transform);
+        if (found.transform != NULL) {
+            cmsDeleteTransform(found.transform);
+        }
+        g_free(found.shaper);
     }
     return 0;
 }

@@ -9,9 +9,12 @@ import Foundation
 /// threads at once; the reference count is atomic.
 public final class VipsImageRef: @unchecked Sendable {
     let pointer: UnsafeMutablePointer<VipsImage>
+    /// The bitmap this image wraps as it is, if it does: rendering it is then free.
+    private let wrappedPixels: PixelBuffer?
 
-    init(_ pointer: UnsafeMutablePointer<VipsImage>) {
+    init(_ pointer: UnsafeMutablePointer<VipsImage>, wrapping pixels: PixelBuffer? = nil) {
         self.pointer = pointer
+        self.wrappedPixels = pixels
     }
 
     deinit {
@@ -36,15 +39,21 @@ public final class VipsImageRef: @unchecked Sendable {
     }
 
     /// Wraps an 8-bit bitmap (1 to 4 bands) without copying it. The libvips image holds a
-    /// reference to `pixels`, so every image computed from it keeps them alive.
-    public static func wrapping(_ pixels: PixelBuffer) throws(VipsError) -> VipsImageRef {
+    /// reference to `pixels`, so every image computed from it keeps them alive. `orientation`
+    /// (EXIF 1...8) is recorded for `autorot`.
+    public static func wrapping(_ pixels: PixelBuffer, orientation: Int = 1) throws(VipsError) -> VipsImageRef {
         try Vips.start()
         let owner = Unmanaged.passRetained(pixels).toOpaque()
         guard let result = wi_image_from_memory(
             pixels.baseAddress, pixels.count, Int32(pixels.width), Int32(pixels.height), Int32(pixels.bands),
             owner, { Unmanaged<PixelBuffer>.fromOpaque($0!).release() }
         ) else { throw Vips.lastError(or: "cannot wrap pixels") }
-        return VipsImageRef(result)
+        if orientation != 1 {
+            // A fresh image nobody else sees yet: setting metadata on it is safe.
+            vips_image_set_int(result, "orientation", Int32(orientation))
+            return VipsImageRef(result)
+        }
+        return VipsImageRef(result, wrapping: pixels)
     }
 
     /// Stacks equally sized frames top to bottom, the layout libvips uses for animation.
@@ -101,8 +110,26 @@ public final class VipsImageRef: @unchecked Sendable {
         return Data(bytes: bytes, count: length)
     }
 
-    /// Evaluates the pipeline into a new bitmap owned by the caller.
+    /// Evaluates the pipeline into a bitmap (the wrapped one, when this image is a bitmap as is).
     public func render() throws(VipsError) -> PixelBuffer {
+        if let wrappedPixels { return wrappedPixels }
+        return try renderedCopy()
+    }
+
+    /// Evaluates a small pipeline (every step's input and output at most a few megapixels) in
+    /// the calling thread: each operation then holds its whole output at once, which saves
+    /// libvips' thread start-up per evaluation, the larger cost on small images.
+    public func renderInline() throws(VipsError) -> PixelBuffer {
+        if let wrappedPixels { return wrappedPixels }
+        var length = 0
+        guard let memory = wi_render_inline(pointer, &length) else {
+            throw Vips.lastError(or: "cannot compute pixels")
+        }
+        return PixelBuffer(adopting: memory, count: length, width: width, height: height, bands: bands)
+    }
+
+    /// Evaluates the pipeline into a new bitmap that nobody else holds.
+    private func renderedCopy() throws(VipsError) -> PixelBuffer {
         var length = 0
         guard let memory = vips_image_write_to_memory(pointer, &length) else {
             throw Vips.lastError(or: "cannot compute pixels")
@@ -117,7 +144,8 @@ public final class VipsImageRef: @unchecked Sendable {
     /// per call). Nil when `profile` is not a usable RGB profile.
     public func renderedInSRGB(from profile: Data) throws(VipsError) -> PixelBuffer? {
         guard isEightBit, bands == 3 || bands == 4 else { return nil }
-        let pixels = try render()
+        // Converted in place: it must be a bitmap nobody else holds.
+        let pixels = try renderedCopy()
         let converted = profile.withUnsafeBytes { bytes in
             wi_icc_rgb8_to_srgb(
                 bytes.baseAddress, bytes.count, pixels.baseAddress.assumingMemoryBound(to: UInt8.self),

@@ -4,6 +4,7 @@ import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
+import LibVips
 import Synchronization
 import WebImage
 
@@ -243,6 +244,24 @@ enum CoderBenchmarks {
                 try c("vips thumbnail job srgb", data) { bb_vips_thumbnail_job_srgb($0, $1, width, height, q) }
             }),
         ]
+        if let header = TurboJPEG.header(of: data) {
+            let size = (header.width, header.height)
+            let profile = try VipsImageRef.load("jpegload_buffer", data: data).iccProfile
+            bodies.append(("ours TurboJPEG decode to RGBA, full size, no colour conversion", {
+                _ = try TurboJPEG.decodeRGBA(data, size: size, iccProfile: nil)
+            }))
+            bodies.append(("ours TurboJPEG decode to RGBA, full size, with the cached ICC transform", {
+                _ = try TurboJPEG.decodeRGBA(data, size: size, iccProfile: profile)
+            }))
+            let half = TurboJPEG.scaledSize(header, minimumWidth: header.width / 2, minimumHeight: header.height / 2)
+            let scale = "scale=\(Double(boxWidth) / Double(half.width))"
+            bodies.append(("ours TurboJPEG decode at 1/2 + libvips resize, rendered by libvips' threads", {
+                _ = try VipsImageRef.wrapping(TurboJPEG.decodeRGBA(data, size: half, iccProfile: nil)).call("resize", scale).render()
+            }))
+            bodies.append(("ours TurboJPEG decode at 1/2 + libvips resize, rendered inline", {
+                _ = try VipsImageRef.wrapping(TurboJPEG.decodeRGBA(data, size: half, iccProfile: nil)).call("resize", scale).renderInline()
+            }))
+        }
         if let stripped = removingICCProfile(from: data), stripped.count < data.count {
             bodies.append(("ours lazy decode, thumbnail, ICC profile removed in memory", {
                 _ = try manager.decode(stripped, options: lazyThumbnail)

@@ -46,6 +46,12 @@ VipsImage *wi_with_animation(VipsImage *in, int page_height, const int *delays, 
 VipsImage *wi_image_from_memory(const void *pixels, size_t length, int width, int height, int bands,
                                 void *owner, void (*release)(void *));
 
+/// Computes the whole image in the calling thread (one region, no worker threads) into a new
+/// g_malloc'd buffer of `*length` bytes. Every operation in the pipeline then holds its whole
+/// output at once: for small pipelines only, where it saves libvips' per-evaluation thread
+/// start-up, which costs more than the work itself.
+void *wi_render_inline(VipsImage *image, size_t *length);
+
 /// Integer metadata, or `fallback` when absent.
 int wi_get_int(VipsImage *image, const char *name, int fallback);
 

@@ -4,14 +4,15 @@ import Synchronization
 /// An ordered set of coders that is itself a coder: SDWebImage's `SDImageCodersManager`.
 /// The coder added last is asked first.
 public final class ImageCodersManager: ImageCoder {
-    /// The coders every default decode and encode uses: libvips, then APNG on top.
+    /// The coders every default decode and encode uses: libvips, then TurboJPEG for small
+    /// JPEGs and APNG on top.
     public static let shared = ImageCodersManager()
 
     private let storage: Mutex<[any ImageCoder]>
 
-    /// A manager with the built-in coders (`VipsImageCoder`, `APNGCoder`).
+    /// A manager with the built-in coders (`VipsImageCoder`, `TurboJPEGCoder`, `APNGCoder`).
     public convenience init() {
-        self.init(coders: [VipsImageCoder.shared, APNGCoder()])
+        self.init(coders: [VipsImageCoder.shared, TurboJPEGCoder.shared, APNGCoder()])
     }
 
     /// A manager with exactly `coders` (the last is asked first).

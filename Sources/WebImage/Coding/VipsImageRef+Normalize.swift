@@ -37,7 +37,7 @@ extension VipsImageRef {
 
     /// True when an ICC profile describes sRGB (its description names it), so that the
     /// transform, which costs real time on most photos, can be skipped.
-    private static func isSRGBProfile(_ profile: Data?) -> Bool {
+    static func isSRGBProfile(_ profile: Data?) -> Bool {
         guard let profile else { return true }
         let ascii = Data("sRGB".utf8)
         let utf16 = Data([0, 0x73, 0, 0x52, 0, 0x47, 0, 0x42])

@@ -13,6 +13,8 @@ struct VipsHeader: Sendable {
     var loop: Int
     /// Per-frame delays in milliseconds, as stored (may be shorter than `pageCount`).
     var delays: [Int]
+    /// The embedded ICC profile, if any.
+    var iccProfile: Data?
 
     /// Size as shown upright: orientations 5 to 8 swap width and height.
     var width: Int { orientation >= 5 ? storedHeight : storedWidth }
@@ -57,7 +59,7 @@ struct VipsLoader: Sendable {
         let header = VipsHeader(
             storedWidth: image.width, storedHeight: image.pageHeight, orientation: image.orientation,
             pageCount: max(1, image.pageCount), hasAlpha: image.hasAlpha, loop: image.loop ?? 0,
-            delays: image.delays
+            delays: image.delays, iccProfile: image.iccProfile
         )
         let pixels = header.storedWidth.multipliedReportingOverflow(by: header.storedHeight)
         if pixels.overflow || pixels.partialValue > options.decodeMaxPixelCount || header.storedWidth <= 0 || header.storedHeight <= 0 {

@@ -103,7 +103,7 @@ struct VipsSaver: Sendable {
     }
 
     /// libvips' Q (1...100) for a 0...1 quality.
-    private static func qualityValue(_ quality: Double) -> Int {
+    static func qualityValue(_ quality: Double) -> Int {
         guard quality.isFinite else { return 100 }
         return min(100, max(1, Int((quality * 100).rounded())))
     }

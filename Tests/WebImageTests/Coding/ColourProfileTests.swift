@@ -16,15 +16,16 @@ import WebImage
         return try image.render()
     }
 
-    /// The largest difference of one RGB sample between `image` and a 3-band reference, and
-    /// how many samples differ by more than `tolerance`.
+    /// The largest difference of one RGB sample between `image` and a 3-band reference of the
+    /// same width, over the rows both have, and how many samples differ by more than `tolerance`.
     static func difference(_ image: WebImage.Image, _ reference: PixelBuffer, tolerance: Int) throws -> (max: Int, over: Int) {
-        try #require(reference.bands == 3 && reference.width == image.pixelWidth && reference.height == image.pixelHeight)
+        try #require(reference.bands == 3 && reference.width == image.pixelWidth)
+        let rows = min(reference.height, image.pixelHeight)
         return try image.withUnsafeRGBA8Bytes { ours in
             reference.withUnsafeBytes { theirs in
                 var largest = 0
                 var over = 0
-                for pixel in 0..<(reference.width * reference.height) {
+                for pixel in 0..<(reference.width * rows) {
                     for channel in 0..<3 {
                         let delta = abs(Int(ours[pixel * 4 + channel]) - Int(theirs[pixel * 3 + channel]))
                         largest = max(largest, delta)
@@ -61,12 +62,13 @@ import WebImage
         var options = ImageCoderOptions()
         options.decodeThumbnailPixelSize = CGSize(width: 320, height: 320)
         let thumbnail = try ImageCodersManager.shared.decode(try TestImages.data(Self.file), options: options)
-        let reference = try VipsImageRef.load("jpegload_buffer", data: try TestImages.data(Self.file))
+        // Half size is what libjpeg's DCT scaling gives on load, with libvips as with TurboJPEG
+        // (libvips keeps 213 of the 214 rows).
+        let reference = try VipsImageRef.load("jpegload_buffer", data: try TestImages.data(Self.file), options: "shrink=2")
             .call("icc_transform", "output_profile=srgb,embedded=true,depth=8")
-            .call("resize", "scale=0.5")
             .render()
-        // Resampling before or after the conversion moves samples a little more.
-        let converted = try Self.difference(thumbnail, reference, tolerance: 6)
-        #expect(thumbnail.pixelWidth == 320 && converted.over < reference.count / 100)
+        let converted = try Self.difference(thumbnail, reference, tolerance: 2)
+        #expect(thumbnail.pixelWidth == 320 && abs(thumbnail.pixelHeight - reference.height) <= 1)
+        #expect(converted.max <= 3 && converted.over < 100)
     }
 }

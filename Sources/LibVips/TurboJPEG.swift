@@ -1,0 +1,107 @@
+import CTurboJPEG
+import CVipsShim
+import Foundation
+
+/// libjpeg-turbo's TurboJPEG API: JPEG decode with DCT scaling and JPEG encode straight
+/// between bytes and a bitmap. On small images it skips libvips' fixed cost per pipeline
+/// (a worker thread and its buffers per evaluation), which dominates there.
+public enum TurboJPEG {
+    /// What the JPEG header says.
+    public struct Header: Sendable {
+        /// Stored size (before any EXIF orientation).
+        public let width: Int
+        public let height: Int
+        /// True for CMYK and YCCK files, which need a colour profile to become RGB.
+        public let isCMYK: Bool
+    }
+
+    /// The header, or nil when TurboJPEG cannot read this file (not a JPEG, 12-bit, ...).
+    public static func header(of data: Data) -> Header? {
+        guard let handle = tjInitDecompress() else { return nil }
+        defer { tjDestroy(handle) }
+        var width: Int32 = 0
+        var height: Int32 = 0
+        var subsampling: Int32 = 0
+        var colorspace: Int32 = 0
+        let status = data.withUnsafeBytes { bytes in
+            tjDecompressHeader3(
+                handle, bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), UInt(bytes.count),
+                &width, &height, &subsampling, &colorspace
+            )
+        }
+        guard status == 0, width > 0, height > 0 else { return nil }
+        let cmyk = colorspace == Int32(TJCS_CMYK.rawValue) || colorspace == Int32(TJCS_YCCK.rawValue)
+        return Header(width: Int(width), height: Int(height), isCMYK: cmyk)
+    }
+
+    /// The stored size after decoding at the smallest DCT scale (down to 1/8) that keeps at
+    /// least `minimumWidth` x `minimumHeight` pixels.
+    public static func scaledSize(_ header: Header, minimumWidth: Int, minimumHeight: Int) -> (width: Int, height: Int) {
+        var count: Int32 = 0
+        var best = (width: header.width, height: header.height)
+        guard let factors = tjGetScalingFactors(&count) else { return best }
+        for factor in UnsafeBufferPointer(start: factors, count: Int(count)) where factor.num <= factor.denom {
+            // TJSCALED: the scaled dimension rounds up.
+            let width = (header.width * Int(factor.num) + Int(factor.denom) - 1) / Int(factor.denom)
+            let height = (header.height * Int(factor.num) + Int(factor.denom) - 1) / Int(factor.denom)
+            if width >= minimumWidth, height >= minimumHeight, width * height < best.width * best.height {
+                best = (width, height)
+            }
+        }
+        return best
+    }
+
+    /// Decodes to RGBA8 (alpha 255) at `size`, one of `scaledSize`'s answers, converting the
+    /// colours from `iccProfile` to sRGB when given. A truncated file is an error; libjpeg's
+    /// other warnings (stray bytes between markers, common in the wild) are not.
+    public static func decodeRGBA(_ data: Data, size: (width: Int, height: Int), iccProfile: Data?) throws(VipsError) -> PixelBuffer {
+        guard let handle = tjInitDecompress() else { throw VipsError("TurboJPEG: cannot start a decoder") }
+        defer { tjDestroy(handle) }
+        var failure: String?
+        let pixels = PixelBuffer(width: size.width, height: size.height, bands: 4) { output in
+            let status = data.withUnsafeBytes { bytes in
+                tjDecompress2(
+                    handle, bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), UInt(bytes.count),
+                    output.baseAddress?.assumingMemoryBound(to: UInt8.self), Int32(size.width), 0, Int32(size.height),
+                    Int32(TJPF_RGBA.rawValue), 0
+                )
+            }
+            guard status != 0 else { return }
+            let message = tjGetErrorStr2(handle).map { String(cString: $0) } ?? "decode failed"
+            if tjGetErrorCode(handle) != Int32(TJERR_WARNING.rawValue) || message.contains("Premature end") {
+                failure = message
+            }
+        }
+        if let failure { throw VipsError("TurboJPEG: \(failure)") }
+        if let iccProfile {
+            _ = iccProfile.withUnsafeBytes { profile in
+                wi_icc_rgb8_to_srgb(
+                    profile.baseAddress, profile.count, pixels.baseAddress.assumingMemoryBound(to: UInt8.self),
+                    pixels.width * pixels.height, 4
+                )
+            }
+        }
+        return pixels
+    }
+
+    /// Encodes 8-bit RGB or RGBA pixels (alpha ignored) as a baseline JPEG of `quality` 1...100,
+    /// with 4:2:0 chroma below 90 and 4:4:4 from 90, as libvips' jpegsave does.
+    public static func encode(_ pixels: PixelBuffer, quality: Int) throws(VipsError) -> Data {
+        guard pixels.bands == 3 || pixels.bands == 4 else { throw VipsError("TurboJPEG: \(pixels.bands) bands cannot be encoded") }
+        guard let handle = tjInitCompress() else { throw VipsError("TurboJPEG: cannot start an encoder") }
+        defer { tjDestroy(handle) }
+        var output: UnsafeMutablePointer<UInt8>?
+        var length: UInt = 0
+        defer { if let output { tjFree(output) } }
+        let format = pixels.bands == 4 ? TJPF_RGBA : TJPF_RGB
+        let subsampling = quality >= 90 ? TJSAMP_444 : TJSAMP_420
+        let status = tjCompress2(
+            handle, pixels.baseAddress.assumingMemoryBound(to: UInt8.self), Int32(pixels.width), 0, Int32(pixels.height),
+            Int32(format.rawValue), &output, &length, Int32(subsampling.rawValue), Int32(quality), 0
+        )
+        guard status == 0, let output else {
+            throw VipsError("TurboJPEG: " + (tjGetErrorStr2(handle).map { String(cString: $0) } ?? "encode failed"))
+        }
+        return Data(bytes: output, count: Int(length))
+    }
+}
