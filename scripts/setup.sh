@@ -2,7 +2,7 @@
 # Installs what swift-webimage needs on Debian/Ubuntu (Swift itself must already be there):
 # libvips (the image engine) and, for the benchmark's baseline, TurboJPEG. Idempotent.
 set -euo pipefail
-packages=(libvips-dev libturbojpeg0-dev pkg-config)
+packages=(libvips-dev libturbojpeg0-dev liblcms2-dev libpng-dev pkg-config)
 missing=()
 for package in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")

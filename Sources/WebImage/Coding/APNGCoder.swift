@@ -5,7 +5,7 @@ import Synchronization
 /// Animated PNG: decodes every frame (libvips 8.14 reads only the default image), composited
 /// with the APNG dispose and blend rules; frames are rendered on demand, in order, from a
 /// remembered canvas. Encoding APNG is not supported; static PNG goes to `VipsImageCoder`.
-public final class APNGCoder: AnimatedImageCoder {
+public final class APNGCoder: AnimatedImageCoder, ThrowingImageCoder {
     private let animation: APNGAnimation?
 
     /// The stateless coder registered in `ImageCodersManager`.
@@ -29,11 +29,10 @@ public final class APNGCoder: AnimatedImageCoder {
 
     public func canEncode(to format: ImageFormat) -> Bool { false }
 
-    public func decodedImage(with data: Data, options: ImageCoderOptions) -> Image? {
-        try? decode(data, options: options)
+    /// APNG is decoded only: encoding goes to the coders below this one.
+    public func encode(_ image: Image, format: ImageFormat, options: ImageCoderOptions) throws(ImageCodingError) -> Data {
+        throw .unsupportedFormat(format)
     }
-
-    public func encodedData(with image: Image, format: ImageFormat, options: ImageCoderOptions) -> Data? { nil }
 
     public func decode(_ data: Data, options: ImageCoderOptions) throws(ImageCodingError) -> Image {
         if options.decodeFirstFrameOnly { return try VipsImageCoder.shared.decode(data, options: options) }

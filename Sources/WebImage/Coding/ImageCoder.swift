@@ -33,6 +33,21 @@ extension ImageCoder {
     }
 }
 
+/// A coder written with typed errors: it implements `decode(_:options:)` and
+/// `encode(_:format:options:)`, and the optional forms SDWebImage's API uses
+/// (`decodedImage`, `encodedData`) follow from them. Implement both throwing methods.
+public protocol ThrowingImageCoder: ImageCoder {}
+
+extension ThrowingImageCoder {
+    public func decodedImage(with data: Data, options: ImageCoderOptions) -> Image? {
+        try? decode(data, options: options)
+    }
+
+    public func encodedData(with image: Image, format: ImageFormat, options: ImageCoderOptions) -> Data? {
+        try? encode(image, format: format, options: options)
+    }
+}
+
 /// A coder that decodes a file while its bytes arrive: SDWebImage's `SDProgressiveImageCoder`.
 /// An instance made with `init(incrementalWithOptions:)` holds one file's state.
 public protocol ProgressiveImageCoder: ImageCoder {

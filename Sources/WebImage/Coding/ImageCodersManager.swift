@@ -3,7 +3,7 @@ import Synchronization
 
 /// An ordered set of coders that is itself a coder: SDWebImage's `SDImageCodersManager`.
 /// The coder added last is asked first.
-public final class ImageCodersManager: ImageCoder {
+public final class ImageCodersManager: ThrowingImageCoder {
     /// The coders every default decode and encode uses: libvips, then TurboJPEG for small
     /// JPEGs and APNG on top.
     public static let shared = ImageCodersManager()
@@ -43,14 +43,6 @@ public final class ImageCodersManager: ImageCoder {
 
     public func canEncode(to format: ImageFormat) -> Bool {
         coders.contains { $0.canEncode(to: format) }
-    }
-
-    public func decodedImage(with data: Data, options: ImageCoderOptions) -> Image? {
-        try? decode(data, options: options)
-    }
-
-    public func encodedData(with image: Image, format: ImageFormat, options: ImageCoderOptions) -> Data? {
-        try? encode(image, format: format, options: options)
     }
 
     public func decode(_ data: Data, options: ImageCoderOptions) throws(ImageCodingError) -> Image {

@@ -6,7 +6,7 @@ import LibVips
 /// libvips' fixed cost per pipeline outweighs the work; larger ones, CMYK files, files
 /// TurboJPEG cannot read, and encodes that need more than plain pixels (alpha to flatten, a
 /// size or byte budget) go to `VipsImageCoder`, which gives the same results.
-public final class TurboJPEGCoder: ImageCoder {
+public final class TurboJPEGCoder: ThrowingImageCoder {
     public static let shared = TurboJPEGCoder()
 
     /// Images above this many pixels (source or encoded) go to libvips, which streams them
@@ -26,14 +26,6 @@ public final class TurboJPEGCoder: ImageCoder {
 
     public func canEncode(to format: ImageFormat) -> Bool {
         format == .jpeg
-    }
-
-    public func decodedImage(with data: Data, options: ImageCoderOptions) -> Image? {
-        try? decode(data, options: options)
-    }
-
-    public func encodedData(with image: Image, format: ImageFormat, options: ImageCoderOptions) -> Data? {
-        try? encode(image, format: format, options: options)
     }
 
     public func decode(_ data: Data, options: ImageCoderOptions) throws(ImageCodingError) -> Image {

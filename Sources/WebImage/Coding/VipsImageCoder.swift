@@ -8,7 +8,7 @@ import LibVips
 /// Each format goes to its own libvips loader, chosen from the sniffed magic bytes: libvips'
 /// generic loader, which also tries risky loaders (ImageMagick for anything, MATLAB, ...), is
 /// never used. ImageMagick sees BMP data only.
-public final class VipsImageCoder: ImageCoder {
+public final class VipsImageCoder: ThrowingImageCoder {
     public static let shared = VipsImageCoder()
 
     public init() {}
@@ -28,14 +28,6 @@ public final class VipsImageCoder: ImageCoder {
 
     public func canEncode(to format: ImageFormat) -> Bool {
         Self.encodableFormats.contains(format)
-    }
-
-    public func decodedImage(with data: Data, options: ImageCoderOptions) -> Image? {
-        try? decode(data, options: options)
-    }
-
-    public func encodedData(with image: Image, format: ImageFormat, options: ImageCoderOptions) -> Data? {
-        try? encode(image, format: format, options: options)
     }
 
     public func decode(_ data: Data, options: ImageCoderOptions) throws(ImageCodingError) -> Image {

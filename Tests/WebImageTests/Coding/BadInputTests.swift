@@ -80,6 +80,42 @@ import WebImage
         #expect(Image(data: data) == nil)
     }
 
+    /// A real JPEG whose frame header (SOF) is rewritten to claim `width` x `height` pixels.
+    static func jpegClaiming(width: UInt16, height: UInt16) throws -> Data {
+        var bytes = [UInt8](try TestImages.data("photos/rocket.jpg"))
+        var index = 2
+        while index + 9 < bytes.count, bytes[index] == 0xFF {
+            let marker = bytes[index + 1]
+            if (0xC0...0xC2).contains(marker) {
+                bytes[index + 5] = UInt8(height >> 8)
+                bytes[index + 6] = UInt8(height & 0xFF)
+                bytes[index + 7] = UInt8(width >> 8)
+                bytes[index + 8] = UInt8(width & 0xFF)
+                return Data(bytes)
+            }
+            index += 2 + (Int(bytes[index + 2]) << 8 | Int(bytes[index + 3]))
+        }
+        throw CancellationError()
+    }
+
+    @Test func aHeaderOverThePixelLimitIsRefusedByTheLimit() throws {
+        // libjpeg reads this header happily: our limit (100 megapixels by default) refuses it.
+        let data = try Self.jpegClaiming(width: 50_000, height: 50_000)
+        #expect(throws: ImageCodingError.tooManyPixels(width: 50_000, height: 50_000, limit: 100_000_000)) {
+            try Self.decode(data)
+        }
+        var lazy = ImageCoderOptions()
+        lazy.decodeUseLazyDecoding = true
+        #expect(throws: ImageCodingError.tooManyPixels(width: 50_000, height: 50_000, limit: 100_000_000)) {
+            try Self.decode(data, lazy)
+        }
+        var thumbnail = ImageCoderOptions()
+        thumbnail.decodeThumbnailPixelSize = CGSize(width: 100, height: 100)
+        #expect(throws: ImageCodingError.tooManyPixels(width: 50_000, height: 50_000, limit: 100_000_000)) {
+            try Self.decode(data, thumbnail)
+        }
+    }
+
     @Test func pixelLimitIsConfigurable() throws {
         var options = ImageCoderOptions()
         options.decodeMaxPixelCount = 1000
