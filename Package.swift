@@ -26,22 +26,22 @@ let package = Package(
             dependencies: ["CLibvips"],
             linkerSettings: [.linkedLibrary("png16")]
         ),
+        // sys/xattr.h (extended attributes, which Glibc leaves out), for the disk cache's extended data.
+        .systemLibrary(name: "CXattr"),
         .target(
             name: "LibVips",
             dependencies: [
                 "CLibvips",
                 "CVipsShim",
+                "CXattr",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]
         ),
-        // sys/xattr.h, for the disk cache's extended data.
-        .systemLibrary(name: "CXattr"),
         .target(
             name: "WebImage",
             dependencies: [
                 "LibVips",
-                "CXattr",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
             ]

@@ -102,6 +102,22 @@ struct DiskCacheTests {
         }
     }
 
+    @Test func extendedDataTooLargeForAnAttributeGoesToASidecarAndShadowsNoOlderValue() throws {
+        try withDiskCache { cache, folder in
+            try cache.setData(Data("image".utf8), forKey: "k")
+            try cache.setExtendedData(Data("small".utf8), forKey: "k")
+            // Over the 64 KiB any attribute may hold: the sidecar takes it, the old attribute goes.
+            let large = Data((0..<100_000).map { UInt8(truncatingIfNeeded: $0) })
+            try cache.setExtendedData(large, forKey: "k")
+            #expect(cache.extendedData(forKey: "k") == large)
+            try cache.setExtendedData(Data("small again".utf8), forKey: "k")
+            #expect(cache.extendedData(forKey: "k") == Data("small again".utf8))
+            cache.removeData(forKey: "k")
+            #expect(cache.extendedData(forKey: "k") == nil)
+            #expect(ScratchFolder.allNames(in: folder).isEmpty)
+        }
+    }
+
     @Test func removeAllDataEmptiesTheFolderAndKeepsIt() throws {
         try withDiskCache { cache, folder in
             for index in 0..<3 { try cache.setData(Data([1, 2, 3]), forKey: "k\(index)") }
