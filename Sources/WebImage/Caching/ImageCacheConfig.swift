@@ -28,6 +28,11 @@ public struct ImageCacheConfig: Sendable {
     public var maxMemoryCount = 0
     /// The date `maxDiskAge` and size trims go by.
     public var diskCacheExpireType: DiskCacheExpireType = .accessDate
+    /// Seconds between two background removals of expired disk entries; 0 = none. The disk tier
+    /// removes expired entries when it is made and after writes, at most once per this interval:
+    /// what SDWebImage does when an app enters the background, for processes that never do.
+    /// One hour by default.
+    public var expiredDataRemovalInterval: TimeInterval = 3_600
     /// The memory tier's implementation.
     public var memoryCacheType: any MemoryCacheProtocol.Type = MemoryCache.self
     /// The disk tier's implementation.

@@ -11,7 +11,10 @@ struct DiskCacheTests {
         let scratch = try ScratchFolder()
         defer { scratch.remove() }
         let folder = scratch.path + "/disk"
-        try body(DiskCache(cachePath: folder, config: config, usesExtendedAttributes: usesExtendedAttributes), folder)
+        let cache = DiskCache(cachePath: folder, config: config, usesExtendedAttributes: usesExtendedAttributes)
+        // The expiry run a new cache starts must not race with the entries a test ages.
+        cache.waitForMaintenance()
+        try body(cache, folder)
     }
 
     @Test func storesReadsAndRemovesData() throws {
@@ -214,6 +217,55 @@ struct DiskCacheTests {
             #expect(cache.totalSize <= 10_000)
             #expect(cache.containsData(forKey: "k39"))
         }
+    }
+
+    @Test(.timeLimit(.minutes(1)))
+    func expiredEntriesAreRemovedInTheBackgroundWhenTheCacheIsMadeAndAfterWrites() async throws {
+        let scratch = try ScratchFolder()
+        defer { scratch.remove() }
+        let folder = scratch.path + "/disk"
+        var noExpiry = ImageCacheConfig()
+        noExpiry.expiredDataRemovalInterval = 0
+        let writer = DiskCache(cachePath: folder, config: noExpiry)
+        for key in ["old", "fresh"] { try writer.setData(Data(key.utf8), forKey: key) }
+        CacheFixtures.age(try #require(writer.cachePath(forKey: "old")), by: 60)
+
+        var config = ImageCacheConfig()
+        config.maxDiskAge = 30
+        config.expiredDataRemovalInterval = 0.05
+        let (runs, finished) = AsyncStream.makeStream(of: Void.self)
+        let cache = DiskCache(
+            cachePath: folder, config: config, usesExtendedAttributes: true,
+            afterBackgroundExpiry: { finished.yield() }
+        )
+        var nextRun = runs.makeAsyncIterator()
+        await nextRun.next()
+        #expect(!cache.containsData(forKey: "old"))
+        #expect(cache.containsData(forKey: "fresh"))
+
+        // Nothing runs again until a write, which is followed by a run within the interval.
+        CacheFixtures.age(try #require(cache.cachePath(forKey: "fresh")), by: 60)
+        try cache.setData(Data("new".utf8), forKey: "new")
+        await nextRun.next()
+        #expect(!cache.containsData(forKey: "fresh"))
+        #expect(cache.containsData(forKey: "new"))
+    }
+
+    @Test(arguments: [3_600.0, 0])
+    func backgroundExpiryRunsAtMostOncePerIntervalAndNeverWhenOff(interval: TimeInterval) throws {
+        let scratch = try ScratchFolder()
+        defer { scratch.remove() }
+        var config = ImageCacheConfig()
+        config.expiredDataRemovalInterval = interval
+        let runs = CallCounter()
+        let cache = DiskCache(
+            cachePath: scratch.path + "/disk", config: config, usesExtendedAttributes: true,
+            afterBackgroundExpiry: { runs.increment() }
+        )
+        for index in 0..<20 { try cache.setData(Data([1]), forKey: "k\(index)") }
+        cache.waitForMaintenance()
+        // With an interval, the run at creation; the next is an hour away.
+        #expect(runs.value == (interval > 0 ? 1 : 0))
     }
 
     @Test func aFolderRemovedWhileRunningIsMadeAgainOnTheNextStore() throws {
