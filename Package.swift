@@ -70,7 +70,10 @@ let package = Package(
         ),
         .testTarget(
             name: "WebImageTests",
-            dependencies: ["WebImage", "LibVips", "cache-stress-writer"]
+            dependencies: [
+                "WebImage", "LibVips", "cache-stress-writer",
+                .product(name: "MetricsTestKit", package: "swift-metrics"),
+            ]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -28,6 +28,8 @@ public final class ImageCache: Sendable {
     /// Marks `ioQueue`, so synchronous calls made on it (from a completion) run inline, not deadlock.
     private let ioQueueKey = DispatchSpecificKey<Bool>()
     private let pathBlock = Mutex<(@Sendable (String) -> String?)?>(nil)
+    /// The counters of `config.metricsFactory`; nil = the global ones.
+    private let ownLookupCounters: CacheLookupCounters?
 
     /// `$XDG_CACHE_HOME/swift-webimage`, or `~/.cache/swift-webimage` when it is not set.
     public static var defaultDiskCacheDirectory: String {
@@ -47,6 +49,7 @@ public final class ImageCache: Sendable {
         diskCachePath = path
         memoryCache = config.memoryCacheType.init(config: config)
         diskCache = config.diskCacheType.init(cachePath: path, config: config) ?? DiskCache(cachePath: path, config: config)
+        ownLookupCounters = config.metricsFactory.map(CacheLookupCounters.init(factory:))
         ioQueue.setSpecific(key: ioQueueKey, value: true)
         Self.watchMemoryPressure(of: self)
     }
@@ -68,7 +71,7 @@ public final class ImageCache: Sendable {
     public func imageFromMemoryCache(forKey key: String?) -> Image? {
         guard let key else { return nil }
         let image = memoryCache.object(forKey: key)
-        CacheObservability.countMemoryLookup(hit: image != nil)
+        lookupCounters.countMemoryLookup(hit: image != nil)
         return image
     }
 
@@ -215,6 +218,9 @@ public final class ImageCache: Sendable {
             return nil
         }
     }
+
+    /// Where this cache counts its lookups.
+    var lookupCounters: CacheLookupCounters { ownLookupCounters ?? .global }
 
     /// Runs `body` on `ioQueue` and waits for it; inline when already there.
     func onIOQueue<T>(_ body: () throws -> T) rethrows -> T {

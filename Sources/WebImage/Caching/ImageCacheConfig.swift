@@ -1,4 +1,5 @@
 import Foundation
+import Metrics
 
 /// The file date that decides when a disk entry expires and which entries a size trim removes first.
 public enum DiskCacheExpireType: Sendable, Hashable {
@@ -37,6 +38,10 @@ public struct ImageCacheConfig: Sendable {
     public var memoryCacheType: any MemoryCacheProtocol.Type = MemoryCache.self
     /// The disk tier's implementation.
     public var diskCacheType: any DiskCacheProtocol.Type = DiskCache.self
+    /// The swift-metrics backend of the cache's counters (`webimage_cache_lookups_total{tier,
+    /// result}`); nil = the global `MetricsSystem.factory`, as bootstrapped before the first
+    /// lookup of any cache.
+    public var metricsFactory: (any MetricsFactory)?
 
     public init() {}
 
