@@ -33,9 +33,15 @@ public final class ImageCache: Sendable {
 
     /// `$XDG_CACHE_HOME/swift-webimage`, or `~/.cache/swift-webimage` when it is not set.
     public static var defaultDiskCacheDirectory: String {
-        let environment = ProcessInfo.processInfo.environment
-        let base = environment["XDG_CACHE_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil }
-            ?? FileManager.default.homeDirectoryForCurrentUser.path + "/.cache"
+        defaultDiskCacheDirectory(
+            environment: ProcessInfo.processInfo.environment, home: FileManager.default.homeDirectoryForCurrentUser.path
+        )
+    }
+
+    /// `defaultDiskCacheDirectory` for this environment and home folder. An `XDG_CACHE_HOME`
+    /// that is not an absolute path is ignored, as the XDG base directory spec says.
+    static func defaultDiskCacheDirectory(environment: [String: String], home: String) -> String {
+        let base = environment["XDG_CACHE_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil } ?? home + "/.cache"
         return base + "/swift-webimage"
     }
 

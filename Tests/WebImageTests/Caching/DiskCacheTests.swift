@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 import Testing
 @testable import WebImage
 
@@ -118,6 +119,49 @@ struct DiskCacheTests {
             cache.removeData(forKey: "k")
             #expect(cache.extendedData(forKey: "k") == nil)
             #expect(ScratchFolder.allNames(in: folder).isEmpty)
+        }
+    }
+
+    @Test(arguments: [true, false])
+    func extendedDataGoesWithEntriesRemovedByExpiryTrimsAndRemoveAll(usesExtendedAttributes: Bool) throws {
+        try withDiskCache(usesExtendedAttributes: usesExtendedAttributes) { writer, folder in
+            let meta = Data("meta".utf8)
+            for (key, size) in [("expired", 1_500), ("oldest", 1_500), ("newest", 1_000)] {
+                try writer.setData(Data(repeating: 1, count: size), forKey: key)
+                try writer.setExtendedData(meta, forKey: key)
+            }
+            CacheFixtures.age(try #require(writer.cachePath(forKey: "expired")), by: 60)
+            CacheFixtures.age(try #require(writer.cachePath(forKey: "oldest")), by: 20)
+            // Expiry takes "expired"; the 2,500 bytes left are over the limit, so the trim takes
+            // "oldest", which brings the total under half of it.
+            var config = ImageCacheConfig()
+            config.maxDiskAge = 30
+            config.maxDiskSize = 2_400
+            config.expiredDataRemovalInterval = 0
+            let cache = DiskCache(cachePath: folder, config: config, usesExtendedAttributes: usesExtendedAttributes)
+            cache.removeExpiredData()
+            #expect(cache.containsData(forKey: "newest"))
+            #expect(cache.extendedData(forKey: "expired") == nil)
+            #expect(cache.extendedData(forKey: "oldest") == nil)
+            #expect(cache.extendedData(forKey: "newest") == meta)
+            #expect(ScratchFolder.allNames(in: folder).count == (usesExtendedAttributes ? 1 : 2))
+            cache.removeAllData()
+            #expect(cache.extendedData(forKey: "newest") == nil)
+            #expect(ScratchFolder.allNames(in: folder).isEmpty)
+        }
+    }
+
+    @Test(.enabled(if: geteuid() != 0, "root writes into read-only folders"))
+    func aReadOnlyFolderFailsStoresAndKeepsWhatItHolds() throws {
+        try withDiskCache { cache, folder in
+            try cache.setData(Data("kept".utf8), forKey: "kept")
+            #expect(chmod(folder, 0o555) == 0)
+            defer { chmod(folder, 0o755) }
+            #expect(throws: DiskCacheError.self) { try cache.setData(Data("new".utf8), forKey: "new") }
+            #expect(cache.data(forKey: "kept") == Data("kept".utf8))
+            #expect(!cache.containsData(forKey: "new"))
+            cache.removeExpiredData()
+            #expect(cache.totalCount == 1)
         }
     }
 

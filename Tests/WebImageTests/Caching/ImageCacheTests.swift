@@ -245,6 +245,63 @@ struct ImageCacheTests {
         }
     }
 
+    @Test func aCancelledQueryCallsBackOnceOnTheCallbackQueue() async throws {
+        try await withImageCache { cache in
+            await cache.store(nil, imageData: try CacheFixtures.data("sdwebimage/TestImage.png"), forKey: "k")
+            let callbackQueue = DispatchQueue(label: "test.callback")
+            let onCallbackQueue = DispatchSpecificKey<Bool>()
+            callbackQueue.setSpecific(key: onCallbackQueue, value: true)
+            var context = WebImageContext()
+            context.callbackQueue = callbackQueue
+            let gate = DispatchSemaphore(value: 0)
+            cache.ioQueue.async { gate.wait() }
+            let calls = CallCounter()
+            let onQueue = CallCounter()
+            let operation = try #require(cache.queryCacheOperation(forKey: "k", context: context) { image, _, type in
+                #expect(image == nil && type == .none)
+                if DispatchQueue.getSpecific(key: onCallbackQueue) == true { onQueue.increment() }
+                calls.increment()
+            })
+            operation.cancel()
+            gate.signal()
+            cache.ioQueue.sync {}
+            callbackQueue.sync {}
+            #expect(calls.value == 1)
+            #expect(onQueue.value == 1)
+        }
+    }
+
+    @Test func cancellingAfterTheAnswerCallsNothingMore() async throws {
+        try await withImageCache { cache in
+            await cache.store(nil, imageData: try CacheFixtures.data("sdwebimage/TestImage.png"), forKey: "k")
+            let calls = CallCounter()
+            let operation = try #require(cache.queryCacheOperation(forKey: "k", options: .queryDiskDataSync) { image, _, _ in
+                #expect(image != nil)
+                calls.increment()
+            })
+            operation.cancel()
+            #expect(calls.value == 1)
+        }
+    }
+
+    @Test func extendedDataGoesWithItsEntryThroughTheImageCache() async throws {
+        try await withImageCache { cache in
+            let data = try CacheFixtures.data("sdwebimage/TestImage.png")
+            let meta = Data("etag: 1".utf8)
+            for key in ["removed", "cleared"] {
+                await cache.store(nil, imageData: data, forKey: key)
+                try cache.diskCache.setExtendedData(meta, forKey: key)
+                #expect(cache.diskCache.extendedData(forKey: key) == meta)
+            }
+            await cache.removeImage(forKey: "removed")
+            #expect(cache.diskCache.extendedData(forKey: "removed") == nil)
+            #expect(cache.diskCache.extendedData(forKey: "cleared") == meta)
+            await cache.clear(with: .disk)
+            #expect(cache.diskCache.extendedData(forKey: "cleared") == nil)
+            #expect(ScratchFolder.allNames(in: cache.diskCachePath).isEmpty)
+        }
+    }
+
     @Test func cancellingTheTaskCancelsTheQuery() async throws {
         try await withImageCache { cache in
             await cache.store(nil, imageData: try CacheFixtures.data("sdwebimage/TestImage.png"), forKey: "k")
@@ -258,19 +315,26 @@ struct ImageCacheTests {
         }
     }
 
-    @Test func thumbnailAndTransformerKeysNeverOverwriteTheOriginal() async throws {
+    @Test(arguments: ["https://x.test/a/image.png?size=big", "https://x.test/a/image", "image.png", "image", ""])
+    func thumbnailAndTransformerKeysNeverOverwriteTheOriginal(key: String) async throws {
         try await withImageCache { cache in
-            let key = "https://x.test/a/image.png?size=big"
             let original = try CacheFixtures.data("sdwebimage/TestImage.png")
-            await cache.store(nil, imageData: original, forKey: key)
+            let originalImage = try CacheFixtures.image("sdwebimage/TestImage.png")
+            await cache.store(originalImage, imageData: original, forKey: key)
             let thumbnail = thumbnailedKey(forKey: key, thumbnailPixelSize: CGSize(width: 50, height: 50), preserveAspectRatio: true)
             let transformed = transformedKey(forKey: key, transformerKey: "T")
             #expect(Set([key, thumbnail, transformed]).count == 3)
             #expect(Set([key, thumbnail, transformed].compactMap(cache.cachePath(forKey:))).count == 3)
-            await cache.store(try CacheFixtures.image("sdwebimage/TestImage.jpg"), imageData: nil, forKey: thumbnail)
-            await cache.store(try CacheFixtures.image("sdwebimage/TestImage.jpg"), imageData: nil, forKey: transformed)
+            let other = try CacheFixtures.image("sdwebimage/TestImage.jpg")
+            await cache.store(other, imageData: nil, forKey: thumbnail)
+            await cache.store(other, imageData: nil, forKey: transformed)
+            // The original is untouched in both tiers.
+            #expect(cache.imageFromMemoryCache(forKey: key) === originalImage)
             #expect(cache.diskImageData(forKey: key) == original)
             #expect(cache.totalDiskCount() == 3)
+            cache.clearMemory()
+            let fromDisk = try #require(await cache.queryImage(forKey: key).image)
+            #expect(try CacheFixtures.pixels(of: fromDisk) == CacheFixtures.pixels(of: originalImage))
         }
     }
 
@@ -308,6 +372,18 @@ struct ImageCacheTests {
         #expect(second.diskCachePath == scratch.path + "/second")
         #expect(scratch.imageCache(namespace: "../x").diskCachePath == scratch.path + "/.._x")
         #expect(ImageCache.defaultDiskCacheDirectory.hasSuffix("/swift-webimage"))
+    }
+
+    @Test func theDefaultDirectoryIsUnderXDGCacheHomeElseTheHomeCacheFolder() {
+        let home = "/home/someone"
+        let directory = { (environment: [String: String]) in
+            ImageCache.defaultDiskCacheDirectory(environment: environment, home: home)
+        }
+        #expect(directory(["XDG_CACHE_HOME": "/var/cache/app"]) == "/var/cache/app/swift-webimage")
+        #expect(directory([:]) == "/home/someone/.cache/swift-webimage")
+        // Relative or empty: ignored, as the XDG spec says.
+        #expect(directory(["XDG_CACHE_HOME": "relative/cache"]) == "/home/someone/.cache/swift-webimage")
+        #expect(directory(["XDG_CACHE_HOME": ""]) == "/home/someone/.cache/swift-webimage")
     }
 }
 

@@ -58,6 +58,38 @@ struct ImageCachesManagerTests {
         }
     }
 
+    @Test func serialQueriesAskTheHighestPriorityCacheFirst() async throws {
+        try await withManager { manager, low, high in
+            let lowImage = try CacheFixtures.image("sdwebimage/TestImage.jpg")
+            let highImage = try CacheFixtures.image("sdwebimage/TestImage.jpg")
+            low.storeImageToMemory(lowImage, forKey: "k")
+            high.storeImageToMemory(highImage, forKey: "k")
+            #expect(await manager.queryImage(forKey: "k").image === highImage)
+            high.clearMemory()
+            #expect(await manager.queryImage(forKey: "k").image === lowImage)
+        }
+    }
+
+    @Test func concurrentQueriesAnswerOnceWithTheFirstImageFound() async throws {
+        try await withManager { manager, low, high in
+            manager.queryOperationPolicy = .concurrent
+            let image = try CacheFixtures.image("sdwebimage/TestImage.jpg")
+            low.storeImageToMemory(image, forKey: "k")
+            await high.store(nil, imageData: data, forKey: "k", cacheType: .disk)
+            let calls = CallCounter()
+            let found = await withCheckedContinuation { continuation in
+                manager.queryImage(forKey: "k", options: [], context: nil, cacheType: .all) { image, _, type in
+                    calls.increment()
+                    continuation.resume(returning: (image, type))
+                }
+            }
+            // The memory hit answers at once, before the other cache's disk read.
+            #expect(found.0 === image && found.1 == .memory)
+            high.ioQueue.sync {}
+            #expect(calls.value == 1)
+        }
+    }
+
     @Test func highestOnlyAndLowestOnlyQueryOneCache() async throws {
         try await withManager { manager, low, _ in
             await low.store(image, imageData: data, forKey: "k")
