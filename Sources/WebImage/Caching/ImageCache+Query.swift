@@ -83,8 +83,10 @@ extension ImageCache {
     }
 
     /// Decodes disk data and keeps the image in memory (unless `operation` was cancelled
-    /// meanwhile). Data that does not decode is removed from disk (unless replaced meanwhile)
-    /// and reported as a miss.
+    /// meanwhile, or the image is not the whole original: a thumbnail or a first frame kept
+    /// under the key would shadow the original, so, as SDWebImage does for thumbnails, it is
+    /// not kept; nor when the context's `storeCacheType` leaves memory out). Data that does not
+    /// decode is removed from disk (unless replaced meanwhile) and reported as a miss.
     private func decodedDiskHit(
         _ data: Data?, forKey key: String, options: WebImageOptions, context: WebImageContext?,
         operation: CacheQueryOperation? = nil
@@ -111,7 +113,10 @@ extension ImageCache {
             return nil
         }
         lookupCounters.countDiskLookup(hit: true)
-        if operation?.isCancelled != true { storeImageToMemory(image, forKey: key) }
+        let isWholeOriginal = coderOptions.decodeThumbnailPixelSize == .zero && !coderOptions.decodeFirstFrameOnly
+        if isWholeOriginal, (context?.storeCacheType ?? .all).includesMemory, operation?.isCancelled != true {
+            storeImageToMemory(image, forKey: key)
+        }
         return image
     }
 }

@@ -46,10 +46,11 @@ public final class ImageCache: Sendable {
     }
 
     /// A cache whose disk tier is the folder `namespace` inside `diskCacheDirectory`
-    /// (`defaultDiskCacheDirectory` when nil). `/` in the namespace becomes `_`.
+    /// (`defaultDiskCacheDirectory` when nil). `/` and NUL in the namespace become `_`.
     public init(namespace: String, diskCacheDirectory: String? = nil, config: ImageCacheConfig = .default) {
         let folderName = namespace.isEmpty || namespace == "." || namespace == ".."
-            ? "default" : namespace.replacingOccurrences(of: "/", with: "_")
+            ? "default"
+            : namespace.replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "\u{0}", with: "_")
         let path = (diskCacheDirectory ?? Self.defaultDiskCacheDirectory) + "/" + folderName
         self.config = config
         diskCachePath = path

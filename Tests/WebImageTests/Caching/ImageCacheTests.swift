@@ -197,13 +197,38 @@ struct ImageCacheTests {
         }
     }
 
-    @Test func decodeFirstFrameOnlySkipsAnAnimatedMemoryImage() async throws {
+    @Test func decodeFirstFrameOnlySkipsAnAnimatedMemoryImageAndLeavesItThere() async throws {
         try await withImageCache { cache in
             let data = try CacheFixtures.data("sdwebimage/TestImage.gif")
-            await cache.store(try CacheFixtures.image("sdwebimage/TestImage.gif"), imageData: data, forKey: "gif")
+            let animated = try CacheFixtures.image("sdwebimage/TestImage.gif")
+            await cache.store(animated, imageData: data, forKey: "gif")
             let firstFrame = await cache.queryImage(forKey: "gif", options: .decodeFirstFrameOnly)
             #expect(firstFrame.cacheType == .disk)
             #expect(firstFrame.image?.isAnimated == false)
+            // The first frame does not replace the animation in memory.
+            #expect(cache.imageFromMemoryCache(forKey: "gif") === animated)
+        }
+    }
+
+    @Test func aThumbnailDecodedFromDiskIsNotKeptInMemoryUnderTheOriginalsKey() async throws {
+        try await withImageCache { cache in
+            let png = try CacheFixtures.data("sdwebimage/TestImage.png")
+            let full = try CacheFixtures.image("sdwebimage/TestImage.png")
+            await cache.store(nil, imageData: png, forKey: "png")
+            var context = WebImageContext()
+            context.imageThumbnailPixelSize = CGSize(width: 8, height: 8)
+            let thumbnail = try #require(await cache.queryImage(forKey: "png", context: context).image)
+            #expect(thumbnail.pixelWidth <= 8 && thumbnail.pixelHeight <= 8)
+            #expect(cache.imageFromMemoryCache(forKey: "png") == nil)
+            let original = await cache.queryImage(forKey: "png")
+            #expect(original.cacheType == .disk && original.image?.pixelWidth == full.pixelWidth)
+
+            // Nor when the context stores to disk only.
+            cache.clearMemory()
+            var diskOnly = WebImageContext()
+            diskOnly.storeCacheType = .disk
+            #expect(await cache.queryImage(forKey: "png", context: diskOnly).cacheType == .disk)
+            #expect(cache.imageFromMemoryCache(forKey: "png") == nil)
         }
     }
 
@@ -371,6 +396,8 @@ struct ImageCacheTests {
         #expect(first.diskCachePath == scratch.path + "/first")
         #expect(second.diskCachePath == scratch.path + "/second")
         #expect(scratch.imageCache(namespace: "../x").diskCachePath == scratch.path + "/.._x")
+        // C calls would cut a path at a NUL.
+        #expect(scratch.imageCache(namespace: "a\u{0}b").diskCachePath == scratch.path + "/a_b")
         #expect(ImageCache.defaultDiskCacheDirectory.hasSuffix("/swift-webimage"))
     }
 
