@@ -29,6 +29,10 @@ public final class DiskCache: DiskCacheProtocol {
     /// Size enforcement and expiry in the background: a dedicated serial DispatchQueue (file I/O,
     /// off the Swift cooperative pool), so at most one of them runs at a time.
     private let maintenanceQueue = DispatchQueue(label: "swift-webimage.disk-cache.maintenance", qos: .utility)
+    /// One cleanup (expiry or trim) at a time, from the maintenance queue or a caller: two at
+    /// once would each count the entries the other is deleting, and one could return before
+    /// the folder is under the limit.
+    private let cleanupLock = Mutex(())
     /// Called after each background run of `removeExpiredData()` (tests await it).
     private let afterBackgroundExpiry: (@Sendable () -> Void)?
 
@@ -123,6 +127,10 @@ public final class DiskCache: DiskCacheProtocol {
     }
 
     public func removeExpiredData() {
+        cleanupLock.withLock { _ in removeExpiredDataAndTrim() }
+    }
+
+    private func removeExpiredDataAndTrim() {
         let writtenBefore = maintenance.withLock { state in
             state.lastExpiry = .now()
             return state.bytesWritten
@@ -241,13 +249,15 @@ public final class DiskCache: DiskCacheProtocol {
         }
         guard schedule else { return }
         maintenanceQueue.async { [self] in
-            let writtenBefore = maintenance.withLock { state in
-                state.trimScheduled = false
-                return state.bytesWritten
+            cleanupLock.withLock { _ in
+                let writtenBefore = maintenance.withLock { state in
+                    state.trimScheduled = false
+                    return state.bytesWritten
+                }
+                let total = trimToHalf(entries())
+                // Writes during the count may be counted twice: an overestimate only trims sooner.
+                maintenance.withLock { $0.knownSize = total + $0.bytesWritten - writtenBefore }
             }
-            let total = trimToHalf(entries())
-            // Writes during the count may be counted twice: an overestimate only trims sooner.
-            maintenance.withLock { $0.knownSize = total + $0.bytesWritten - writtenBefore }
         }
     }
 
@@ -267,7 +277,11 @@ public final class DiskCache: DiskCacheProtocol {
         guard let deadline else { return }
         let run: @Sendable () -> Void = { [weak self] in
             guard let self else { return }
-            maintenance.withLock { $0.expiryScheduled = false }
+            // Both at once, so a write in between cannot schedule a second run for now.
+            maintenance.withLock { state in
+                state.expiryScheduled = false
+                state.lastExpiry = .now()
+            }
             removeExpiredData()
             afterBackgroundExpiry?()
         }
