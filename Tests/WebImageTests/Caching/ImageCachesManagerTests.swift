@@ -76,6 +76,9 @@ struct ImageCachesManagerTests {
             let image = try CacheFixtures.image("sdwebimage/TestImage.jpg")
             low.storeImageToMemory(image, forKey: "k")
             await high.store(nil, imageData: data, forKey: "k", cacheType: .disk)
+            // Hold the disk read of the cache asked first, so the memory hit is the first answer.
+            let gate = DispatchSemaphore(value: 0)
+            high.ioQueue.async { gate.wait() }
             let calls = CallCounter()
             let found = await withCheckedContinuation { continuation in
                 manager.queryImage(forKey: "k", options: [], context: nil, cacheType: .all) { image, _, type in
@@ -83,8 +86,8 @@ struct ImageCachesManagerTests {
                     continuation.resume(returning: (image, type))
                 }
             }
-            // The memory hit answers at once, before the other cache's disk read.
             #expect(found.0 === image && found.1 == .memory)
+            gate.signal()
             high.ioQueue.sync {}
             #expect(calls.value == 1)
         }
