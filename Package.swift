@@ -32,23 +32,23 @@ let package = Package(
             name: "CTurboJPEG",
             providers: [.apt(["libturbojpeg0-dev"])]
         ),
+        // sys/xattr.h (extended attributes, which Glibc leaves out), for the disk cache's extended data.
+        .systemLibrary(name: "CXattr"),
         .target(
             name: "LibVips",
             dependencies: [
                 "CLibvips",
                 "CVipsShim",
                 "CTurboJPEG",
+                "CXattr",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]
         ),
-        // sys/xattr.h, for the disk cache's extended data.
-        .systemLibrary(name: "CXattr"),
         .target(
             name: "WebImage",
             dependencies: [
                 "LibVips",
-                "CXattr",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
             ]
@@ -77,7 +77,10 @@ let package = Package(
         ),
         .testTarget(
             name: "WebImageTests",
-            dependencies: ["WebImage", "LibVips", "cache-stress-writer"]
+            dependencies: [
+                "WebImage", "LibVips", "cache-stress-writer",
+                .product(name: "MetricsTestKit", package: "swift-metrics"),
+            ]
         ),
     ],
     swiftLanguageModes: [.v6]

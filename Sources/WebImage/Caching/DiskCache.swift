@@ -8,8 +8,10 @@ import Synchronization
 /// Writes are atomic (temporary file, fsync, rename), so a crash or a kill never leaves a partial
 /// entry, and several processes can share the folder: each sees whole files only, and cleanup
 /// leaves other processes' in-flight temporary files alone. Extended data lives in a `user.`
-/// xattr, or a sidecar file where the file system refuses xattrs. After writes the size limit is
-/// enforced on a background queue of this cache. All methods block on file I/O.
+/// xattr, or a sidecar file where the file system refuses xattrs. On a background queue of this
+/// cache, the size limit is enforced after writes, and expired entries are removed when the cache
+/// is made and after writes, at most once per `expiredDataRemovalInterval`. All methods block
+/// on file I/O.
 public final class DiskCache: DiskCacheProtocol {
     /// The folder of the entries.
     public let cachePath: String
@@ -19,22 +21,33 @@ public final class DiskCache: DiskCacheProtocol {
     public let maxDiskSize: Int
     /// The date expiry and trims go by.
     public let expireType: DiskCacheExpireType
+    /// Seconds between two background runs of `removeExpiredData()`; 0 = none.
+    public let expiredDataRemovalInterval: TimeInterval
 
     let extendedDataStore: ExtendedDataStore
-    private let sizeTracker = Mutex(SizeTracker())
-    /// Size enforcement after writes: a dedicated serial DispatchQueue (file I/O, off the Swift
-    /// cooperative pool), so at most one trim of this cache runs at a time.
+    private let maintenance = Mutex(MaintenanceState())
+    /// Size enforcement and expiry in the background: a dedicated serial DispatchQueue (file I/O,
+    /// off the Swift cooperative pool), so at most one of them runs at a time.
     private let maintenanceQueue = DispatchQueue(label: "swift-webimage.disk-cache.maintenance", qos: .utility)
+    /// One cleanup (expiry or trim) at a time, from the maintenance queue or a caller: two at
+    /// once would each count the entries the other is deleting, and one could return before
+    /// the folder is under the limit.
+    private let cleanupLock = Mutex(())
+    /// Called after each background run of `removeExpiredData()` (tests await it).
+    private let afterBackgroundExpiry: (@Sendable () -> Void)?
 
     /// Temporary files older than this are leftovers of a crash and are removed by cleanup.
     static let staleTemporaryAge: TimeInterval = 3600
 
-    private struct SizeTracker {
+    private struct MaintenanceState {
         /// Bytes in the folder as last counted plus this process's writes since; nil = not counted.
         var knownSize: Int?
-        /// Bytes written since the running trim started counting (added to what it counts).
-        var writtenSinceScan = 0
+        /// Bytes this cache has written, ever: a count started at `n` adds what it reaches minus `n`.
+        var bytesWritten = 0
         var trimScheduled = false
+        /// When `removeExpiredData()` last started.
+        var lastExpiry: DispatchTime?
+        var expiryScheduled = false
     }
 
     /// A cache over `cachePath` (created if missing) with `config`'s disk settings.
@@ -42,17 +55,24 @@ public final class DiskCache: DiskCacheProtocol {
         self.init(cachePath: cachePath, config: config, usesExtendedAttributes: true)
     }
 
-    init(cachePath: String, config: ImageCacheConfig, usesExtendedAttributes: Bool) {
+    init(
+        cachePath: String, config: ImageCacheConfig, usesExtendedAttributes: Bool,
+        afterBackgroundExpiry: (@Sendable () -> Void)? = nil
+    ) {
         self.cachePath = cachePath
         maxDiskAge = config.maxDiskAge
         maxDiskSize = max(0, config.maxDiskSize)
         expireType = config.diskCacheExpireType
+        expiredDataRemovalInterval = config.expiredDataRemovalInterval.isFinite
+            ? max(0, config.expiredDataRemovalInterval) : 0
         extendedDataStore = ExtendedDataStore(usesAttributes: usesExtendedAttributes)
+        self.afterBackgroundExpiry = afterBackgroundExpiry
         do {
             try CacheFile.createFolder(cachePath)
         } catch {
             CacheObservability.logger.warning("disk cache folder unavailable: \(error)")
         }
+        scheduleExpiredDataRemoval()
     }
 
     public func cachePath(forKey key: String) -> String? {
@@ -77,6 +97,7 @@ public final class DiskCache: DiskCacheProtocol {
             try store(data, name: name)
         }
         noteWrite(bytes: data.count)
+        scheduleExpiredDataRemoval()
     }
 
     public func extendedData(forKey key: String) -> Data? {
@@ -102,10 +123,18 @@ public final class DiskCache: DiskCacheProtocol {
         for name in CacheFile.names(in: cachePath) ?? [] where !isFreshTemporary(name) {
             CacheFile.remove(cachePath + "/" + name)
         }
-        sizeTracker.withLock { $0.knownSize = 0 }
+        maintenance.withLock { $0.knownSize = 0 }
     }
 
     public func removeExpiredData() {
+        cleanupLock.withLock { _ in removeExpiredDataAndTrim() }
+    }
+
+    private func removeExpiredDataAndTrim() {
+        let writtenBefore = maintenance.withLock { state in
+            state.lastExpiry = .now()
+            return state.bytesWritten
+        }
         let now = Date()
         var kept: [DiskCacheEntry] = []
         for entry in entries() {
@@ -116,14 +145,16 @@ public final class DiskCache: DiskCacheProtocol {
             }
         }
         removeLeftovers()
-        sizeTracker.withLock { $0.knownSize = trimToHalf(kept) }
+        let total = trimToHalf(kept)
+        // Writes during the count may be counted twice: an overestimate only trims sooner.
+        maintenance.withLock { $0.knownSize = total + $0.bytesWritten - writtenBefore }
     }
 
     public var totalCount: Int { entries().count }
 
     public var totalSize: Int { entries().reduce(0) { $0 + $1.size } }
 
-    /// Blocks until the background size enforcement scheduled so far has run.
+    /// Blocks until the background work due so far has run (a later expiry run is not awaited).
     func waitForMaintenance() {
         maintenanceQueue.sync {}
     }
@@ -209,22 +240,55 @@ public final class DiskCache: DiskCacheProtocol {
 
     private func noteWrite(bytes: Int) {
         guard maxDiskSize > 0 else { return }
-        let schedule = sizeTracker.withLock { tracker -> Bool in
-            if let known = tracker.knownSize { tracker.knownSize = known + bytes }
-            tracker.writtenSinceScan += bytes
-            guard !tracker.trimScheduled, tracker.knownSize.map({ $0 > maxDiskSize }) ?? true else { return false }
-            tracker.trimScheduled = true
+        let schedule = maintenance.withLock { state -> Bool in
+            if let known = state.knownSize { state.knownSize = known + bytes }
+            state.bytesWritten += bytes
+            guard !state.trimScheduled, state.knownSize.map({ $0 > maxDiskSize }) ?? true else { return false }
+            state.trimScheduled = true
             return true
         }
         guard schedule else { return }
         maintenanceQueue.async { [self] in
-            sizeTracker.withLock { tracker in
-                tracker.trimScheduled = false
-                tracker.writtenSinceScan = 0
+            cleanupLock.withLock { _ in
+                let writtenBefore = maintenance.withLock { state in
+                    state.trimScheduled = false
+                    return state.bytesWritten
+                }
+                let total = trimToHalf(entries())
+                // Writes during the count may be counted twice: an overestimate only trims sooner.
+                maintenance.withLock { $0.knownSize = total + $0.bytesWritten - writtenBefore }
             }
-            let total = trimToHalf(entries())
-            // Writes during the count may be counted twice: an overestimate only trims sooner.
-            sizeTracker.withLock { $0.knownSize = total + $0.writtenSinceScan }
+        }
+    }
+
+    // MARK: Expiry
+
+    /// Runs `removeExpiredData()` on the maintenance queue unless a run is pending: at once when
+    /// the last run started `expiredDataRemovalInterval` or more ago, else when it will have.
+    /// A server never enters the background as an app does, so this is when entries expire
+    /// without anyone calling cleanup.
+    private func scheduleExpiredDataRemoval() {
+        guard expiredDataRemovalInterval > 0 else { return }
+        let deadline = maintenance.withLock { state -> DispatchTime? in
+            guard !state.expiryScheduled else { return nil }
+            state.expiryScheduled = true
+            return state.lastExpiry.map { $0 + expiredDataRemovalInterval } ?? .now()
+        }
+        guard let deadline else { return }
+        let run: @Sendable () -> Void = { [weak self] in
+            guard let self else { return }
+            // Both at once, so a write in between cannot schedule a second run for now.
+            maintenance.withLock { state in
+                state.expiryScheduled = false
+                state.lastExpiry = .now()
+            }
+            removeExpiredData()
+            afterBackgroundExpiry?()
+        }
+        if deadline <= .now() {
+            maintenanceQueue.async(execute: run)
+        } else {
+            maintenanceQueue.asyncAfter(deadline: deadline, execute: run)
         }
     }
 }

@@ -1,10 +1,11 @@
 import Foundation
-import CXattr
 import Glibc
+import LibVips
 
 /// Extended data of disk cache entries: a `user.` extended attribute on the entry's file where the
 /// file system takes one, else a hidden sidecar file beside it (tmpfs, overlay and some network
-/// file systems refuse user xattrs). Blocking, like `CacheFile`.
+/// file systems refuse user xattrs, and no file system takes a value over 64 KiB). Blocking,
+/// like `CacheFile`.
 struct ExtendedDataStore {
     static let attributeName = "user.swift-webimage.extended"
     static let sidecarPrefix = ".xattr-"
@@ -18,7 +19,9 @@ struct ExtendedDataStore {
     }
 
     func read(entry path: String, sidecar: String) -> Data? {
-        if usesAttributes, let data = Self.attribute(of: path) { return data }
+        if usesAttributes, let data = try? ExtendedAttributes.value(named: Self.attributeName, ofFileAt: path) {
+            return data
+        }
         return CacheFile.read(sidecar)
     }
 
@@ -28,10 +31,16 @@ struct ExtendedDataStore {
             throw DiskCacheError(operation: "set extended data", path: path, code: ENOENT)
         }
         if usesAttributes {
-            let result = data.withUnsafeBytes { setxattr(path, Self.attributeName, $0.baseAddress, $0.count, 0) }
-            if result == 0 {
+            do {
+                try ExtendedAttributes.setValue(data, named: Self.attributeName, ofFileAt: path)
                 CacheFile.remove(sidecar)
                 return
+            } catch ExtendedAttributeError.noSuchFile {
+                throw DiskCacheError(operation: "set extended data", path: path, code: ENOENT)
+            } catch {
+                // Not supported here, or too large for an attribute: the sidecar takes it, and an
+                // older value in the attribute must not shadow it.
+                try? ExtendedAttributes.removeValue(named: Self.attributeName, ofFileAt: path)
             }
         }
         try CacheFile.writeAtomically(data, to: sidecar, in: folder)
@@ -39,16 +48,7 @@ struct ExtendedDataStore {
 
     /// Removes the extended data of the entry at `path` (the attribute goes with the file itself).
     func remove(entry path: String, sidecar: String) {
-        if usesAttributes { removexattr(path, Self.attributeName) }
+        if usesAttributes { try? ExtendedAttributes.removeValue(named: Self.attributeName, ofFileAt: path) }
         CacheFile.remove(sidecar)
-    }
-
-    private static func attribute(of path: String) -> Data? {
-        let size = getxattr(path, attributeName, nil, 0)
-        guard size >= 0 else { return nil }
-        var data = Data(count: size)
-        let read = data.withUnsafeMutableBytes { getxattr(path, attributeName, $0.baseAddress, $0.count) }
-        guard read >= 0 else { return nil }
-        return data.prefix(read)
     }
 }

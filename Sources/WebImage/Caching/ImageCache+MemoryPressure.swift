@@ -17,18 +17,25 @@ extension ImageCache {
         CacheObservability.logger.debug("memory pressure: memory cache trimmed to \(memoryCache.totalCost) bytes")
     }
 
-    /// Polls the cgroup memory files while `cache` lives, when the process runs under a cgroup
-    /// v2 memory limit; does nothing elsewhere.
-    static func watchMemoryPressure(of cache: ImageCache, folder: String = CgroupMemoryStatus.defaultFolder) {
+    /// Polls the cgroup memory files in `folder` every `interval` seconds while `cache` lives,
+    /// when the process runs under a cgroup v2 memory limit; does nothing elsewhere.
+    /// `afterCheck` runs after each poll (tests await it).
+    static func watchMemoryPressure(
+        of cache: ImageCache, folder: String = CgroupMemoryStatus.defaultFolder,
+        interval: TimeInterval = memoryWatchInterval, afterCheck: (@Sendable () -> Void)? = nil
+    ) {
         guard CgroupMemoryStatus.read(folder: folder) != nil else { return }
-        scheduleMemoryCheck(of: cache, folder: folder)
+        scheduleMemoryCheck(of: cache, folder: folder, interval: interval, afterCheck: afterCheck)
     }
 
-    private static func scheduleMemoryCheck(of cache: ImageCache, folder: String) {
-        DispatchQueue.global(qos: .utility).asyncAfter(deadline: .now() + memoryWatchInterval) { [weak cache] in
+    private static func scheduleMemoryCheck(
+        of cache: ImageCache, folder: String, interval: TimeInterval, afterCheck: (@Sendable () -> Void)?
+    ) {
+        DispatchQueue.global(qos: .utility).asyncAfter(deadline: .now() + interval) { [weak cache] in
             guard let cache else { return }
             if CgroupMemoryStatus.read(folder: folder)?.isUnderPressure == true { cache.trimMemoryForPressure() }
-            scheduleMemoryCheck(of: cache, folder: folder)
+            afterCheck?()
+            scheduleMemoryCheck(of: cache, folder: folder, interval: interval, afterCheck: afterCheck)
         }
     }
 }

@@ -41,7 +41,7 @@ extension ImageCache {
                 return
             }
             guard let data else {
-                CacheObservability.countDiskLookup(hit: false)
+                lookupCounters.countDiskLookup(hit: false)
                 operation.finish(nil, nil, .none, synchronously: false)
                 return
             }
@@ -64,27 +64,35 @@ extension ImageCache {
     }
 
     /// The memory image unless the options rule it out (an animation when only the first frame
-    /// is wanted, or not of the context's `animatedImageClass`).
+    /// is wanted, or not of the context's `animatedImageClass`); one ruled out counts as a miss.
     private func usableMemoryImage(forKey key: String, options: WebImageOptions, context: WebImageContext?) -> Image? {
-        guard let image = imageFromMemoryCache(forKey: key) else { return nil }
-        if options.contains(.decodeFirstFrameOnly) && image.isAnimated { return nil }
-        if options.contains(.matchAnimatedImageClass), let wanted = context?.animatedImageClass {
-            guard let provider = image.animatedImageProvider,
-                  ObjectIdentifier(type(of: provider)) == ObjectIdentifier(wanted)
-            else { return nil }
+        let image = memoryCache.object(forKey: key).flatMap { image in
+            Self.isUsable(image, options: options, context: context) ? image : nil
         }
+        lookupCounters.countMemoryLookup(hit: image != nil)
         return image
     }
 
+    private static func isUsable(_ image: Image, options: WebImageOptions, context: WebImageContext?) -> Bool {
+        if options.contains(.decodeFirstFrameOnly) && image.isAnimated { return false }
+        if options.contains(.matchAnimatedImageClass), let wanted = context?.animatedImageClass {
+            guard let provider = image.animatedImageProvider else { return false }
+            return ObjectIdentifier(type(of: provider)) == ObjectIdentifier(wanted)
+        }
+        return true
+    }
+
     /// Decodes disk data and keeps the image in memory (unless `operation` was cancelled
-    /// meanwhile). Data that does not decode is removed from disk (unless replaced meanwhile)
-    /// and reported as a miss.
+    /// meanwhile, or the image is not the whole original: a thumbnail or a first frame kept
+    /// under the key would shadow the original, so, as SDWebImage does for thumbnails, it is
+    /// not kept; nor when the context's `storeCacheType` leaves memory out). Data that does not
+    /// decode is removed from disk (unless replaced meanwhile) and reported as a miss.
     private func decodedDiskHit(
         _ data: Data?, forKey key: String, options: WebImageOptions, context: WebImageContext?,
         operation: CacheQueryOperation? = nil
     ) -> Image? {
         guard let data else {
-            CacheObservability.countDiskLookup(hit: false)
+            lookupCounters.countDiskLookup(hit: false)
             return nil
         }
         var coderOptions = context?.decodeOptions ?? ImageCoderOptions()
@@ -98,14 +106,17 @@ extension ImageCache {
             image = try ImageCodersManager.shared.decode(data, options: coderOptions)
         } catch {
             CacheObservability.logger.debug("removing undecodable cache entry \(key): \(error)")
-            CacheObservability.countDiskLookup(hit: false)
+            lookupCounters.countDiskLookup(hit: false)
             onIOQueue {
                 if diskCache.data(forKey: key) == data { diskCache.removeData(forKey: key) }
             }
             return nil
         }
-        CacheObservability.countDiskLookup(hit: true)
-        if operation?.isCancelled != true { storeImageToMemory(image, forKey: key) }
+        lookupCounters.countDiskLookup(hit: true)
+        let isWholeOriginal = coderOptions.decodeThumbnailPixelSize == .zero && !coderOptions.decodeFirstFrameOnly
+        if isWholeOriginal, (context?.storeCacheType ?? .all).includesMemory, operation?.isCancelled != true {
+            storeImageToMemory(image, forKey: key)
+        }
         return image
     }
 }

@@ -28,25 +28,35 @@ public final class ImageCache: Sendable {
     /// Marks `ioQueue`, so synchronous calls made on it (from a completion) run inline, not deadlock.
     private let ioQueueKey = DispatchSpecificKey<Bool>()
     private let pathBlock = Mutex<(@Sendable (String) -> String?)?>(nil)
+    /// The counters of `config.metricsFactory`; nil = the global ones.
+    private let ownLookupCounters: CacheLookupCounters?
 
     /// `$XDG_CACHE_HOME/swift-webimage`, or `~/.cache/swift-webimage` when it is not set.
     public static var defaultDiskCacheDirectory: String {
-        let environment = ProcessInfo.processInfo.environment
-        let base = environment["XDG_CACHE_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil }
-            ?? FileManager.default.homeDirectoryForCurrentUser.path + "/.cache"
+        defaultDiskCacheDirectory(
+            environment: ProcessInfo.processInfo.environment, home: FileManager.default.homeDirectoryForCurrentUser.path
+        )
+    }
+
+    /// `defaultDiskCacheDirectory` for this environment and home folder. An `XDG_CACHE_HOME`
+    /// that is not an absolute path is ignored, as the XDG base directory spec says.
+    static func defaultDiskCacheDirectory(environment: [String: String], home: String) -> String {
+        let base = environment["XDG_CACHE_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil } ?? home + "/.cache"
         return base + "/swift-webimage"
     }
 
     /// A cache whose disk tier is the folder `namespace` inside `diskCacheDirectory`
-    /// (`defaultDiskCacheDirectory` when nil). `/` in the namespace becomes `_`.
+    /// (`defaultDiskCacheDirectory` when nil). `/` and NUL in the namespace become `_`.
     public init(namespace: String, diskCacheDirectory: String? = nil, config: ImageCacheConfig = .default) {
         let folderName = namespace.isEmpty || namespace == "." || namespace == ".."
-            ? "default" : namespace.replacingOccurrences(of: "/", with: "_")
+            ? "default"
+            : namespace.replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "\u{0}", with: "_")
         let path = (diskCacheDirectory ?? Self.defaultDiskCacheDirectory) + "/" + folderName
         self.config = config
         diskCachePath = path
         memoryCache = config.memoryCacheType.init(config: config)
         diskCache = config.diskCacheType.init(cachePath: path, config: config) ?? DiskCache(cachePath: path, config: config)
+        ownLookupCounters = config.metricsFactory.map(CacheLookupCounters.init(factory:))
         ioQueue.setSpecific(key: ioQueueKey, value: true)
         Self.watchMemoryPressure(of: self)
     }
@@ -68,7 +78,7 @@ public final class ImageCache: Sendable {
     public func imageFromMemoryCache(forKey key: String?) -> Image? {
         guard let key else { return nil }
         let image = memoryCache.object(forKey: key)
-        CacheObservability.countMemoryLookup(hit: image != nil)
+        lookupCounters.countMemoryLookup(hit: image != nil)
         return image
     }
 
@@ -215,6 +225,9 @@ public final class ImageCache: Sendable {
             return nil
         }
     }
+
+    /// Where this cache counts its lookups.
+    var lookupCounters: CacheLookupCounters { ownLookupCounters ?? .global }
 
     /// Runs `body` on `ioQueue` and waits for it; inline when already there.
     func onIOQueue<T>(_ body: () throws -> T) rethrows -> T {

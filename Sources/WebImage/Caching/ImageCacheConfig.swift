@@ -1,4 +1,5 @@
 import Foundation
+import Metrics
 
 /// The file date that decides when a disk entry expires and which entries a size trim removes first.
 public enum DiskCacheExpireType: Sendable, Hashable {
@@ -28,10 +29,19 @@ public struct ImageCacheConfig: Sendable {
     public var maxMemoryCount = 0
     /// The date `maxDiskAge` and size trims go by.
     public var diskCacheExpireType: DiskCacheExpireType = .accessDate
+    /// Seconds between two background removals of expired disk entries; 0 = none. The disk tier
+    /// removes expired entries when it is made and after writes, at most once per this interval:
+    /// what SDWebImage does when an app enters the background, for processes that never do.
+    /// One hour by default.
+    public var expiredDataRemovalInterval: TimeInterval = 3_600
     /// The memory tier's implementation.
     public var memoryCacheType: any MemoryCacheProtocol.Type = MemoryCache.self
     /// The disk tier's implementation.
     public var diskCacheType: any DiskCacheProtocol.Type = DiskCache.self
+    /// The swift-metrics backend of the cache's counters (`webimage_cache_lookups_total{tier,
+    /// result}`); nil = the global `MetricsSystem.factory`, as bootstrapped before the first
+    /// lookup of any cache.
+    public var metricsFactory: (any MetricsFactory)?
 
     public init() {}
 

@@ -2,13 +2,19 @@ import Foundation
 import Testing
 @testable import WebImage
 
-/// Tests that need a process of their own: two writers on one folder, and a full disk
-/// (simulated with a file size limit, which only a separate process can set safely).
+/// Tests that need a process of their own: two writers on one folder, a writer killed mid-write,
+/// and a full disk (simulated with a file size limit, which only a separate process can set
+/// safely: a real full disk needs a size-limited mount, which needs privileges).
 @Suite("Caching: DiskCache in helper processes")
 struct DiskCacheMultiProcessTests {
     /// The data `cache-stress-writer` stores for `key` (same formula as its main.swift).
     private func payload(for key: String) -> Data {
         Data(String(repeating: key + ";", count: 8 + key.utf8.count % 50).utf8)
+    }
+
+    /// The data `cache-stress-writer --until-killed` stores for `key` (same formula as its main.swift).
+    private func largePayload(for key: String) -> Data {
+        Data(String(repeating: key + ";", count: 262_144 / (key.utf8.count + 1) + 1).utf8)
     }
 
     private func writerExecutable() throws -> URL {
@@ -58,6 +64,47 @@ struct DiskCacheMultiProcessTests {
         #expect(ScratchFolder.allNames(in: folder).filter { $0.hasPrefix(".") }.isEmpty)
     }
 
+    @Test(.timeLimit(.minutes(1)))
+    func aWriterKilledMidWriteLeavesOnlyWholeEntries() async throws {
+        let scratch = try ScratchFolder()
+        defer { scratch.remove() }
+        let folder = scratch.path + "/killed"
+        let process = Process()
+        process.executableURL = try writerExecutable()
+        process.arguments = ["--until-killed", folder]
+        let output = Pipe()
+        process.standardOutput = output
+        let ended = AsyncStream.makeStream(of: Void.self)
+        process.terminationHandler = { _ in ended.continuation.yield() }
+        try process.run()
+        // Blocking read on a thread of its own, off the cooperative pool.
+        let ready = await withCheckedContinuation { continuation in
+            Thread.detachNewThread {
+                continuation.resume(returning: output.fileHandleForReading.readData(ofLength: 6))
+            }
+        }
+        #expect(ready == Data("ready\n".utf8))
+        kill(process.processIdentifier, SIGKILL)
+        var endings = ended.stream.makeAsyncIterator()
+        await endings.next()
+        #expect(process.terminationReason == .uncaughtSignal)
+
+        // Whatever the kill interrupted, every entry under a key is whole.
+        let cache = DiskCache(cachePath: folder, config: ImageCacheConfig())
+        let names = ScratchFolder.entryNames(in: folder)
+        #expect(names.count >= 20)
+        for index in 0..<names.count {
+            let key = "killed-\(index)"
+            #expect(cache.data(forKey: key) == largePayload(for: key), "\(key)")
+        }
+        // At most the interrupted temporary file is left, hidden, and cleanup takes it once stale.
+        let leftovers = ScratchFolder.allNames(in: folder).filter { $0.hasPrefix(".") }
+        #expect(leftovers.count <= 1)
+        for name in leftovers { CacheFixtures.age(folder + "/" + name, by: DiskCache.staleTemporaryAge + 60) }
+        cache.removeExpiredData()
+        #expect(ScratchFolder.allNames(in: folder).count == names.count)
+    }
+
     @Test func aFullDiskFailsTheStoreAndLeavesNoPartialFile() async throws {
         let scratch = try ScratchFolder()
         defer { scratch.remove() }
@@ -67,6 +114,21 @@ struct DiskCacheMultiProcessTests {
         let cache = DiskCache(cachePath: folder, config: ImageCacheConfig())
         #expect(cache.data(forKey: "small") == Data(repeating: 1, count: 500))
         #expect(!cache.containsData(forKey: "big"))
+        #expect(ScratchFolder.allNames(in: folder).filter { $0.hasPrefix(".") }.isEmpty)
+        // The helper's ImageCache kept working from memory; its disk tier holds nothing.
+        #expect(ScratchFolder.allNames(in: folder + "/image-cache").isEmpty)
+    }
+
+    @Test func aReadOnlyFolderFailsStoresAndKeepsWhatItHolds() async throws {
+        // In a helper process, which gives up root first: root writes into read-only folders.
+        let scratch = try ScratchFolder()
+        defer { scratch.remove() }
+        let folder = scratch.path + "/read-only"
+        let status = try await run(try writerExecutable(), arguments: ["--read-only", folder])
+        #expect(status == 0)
+        chmod(folder, 0o755)
+        let cache = DiskCache(cachePath: folder, config: ImageCacheConfig())
+        #expect(cache.data(forKey: "kept") == Data("kept".utf8) && !cache.containsData(forKey: "new"))
         #expect(ScratchFolder.allNames(in: folder).filter { $0.hasPrefix(".") }.isEmpty)
     }
 }

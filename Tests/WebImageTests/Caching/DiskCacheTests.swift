@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 import Testing
 @testable import WebImage
 
@@ -11,7 +12,10 @@ struct DiskCacheTests {
         let scratch = try ScratchFolder()
         defer { scratch.remove() }
         let folder = scratch.path + "/disk"
-        try body(DiskCache(cachePath: folder, config: config, usesExtendedAttributes: usesExtendedAttributes), folder)
+        let cache = DiskCache(cachePath: folder, config: config, usesExtendedAttributes: usesExtendedAttributes)
+        // The expiry run a new cache starts must not race with the entries a test ages.
+        cache.waitForMaintenance()
+        try body(cache, folder)
     }
 
     @Test func storesReadsAndRemovesData() throws {
@@ -99,6 +103,51 @@ struct DiskCacheTests {
             #expect(ScratchFolder.allNames(in: folder).isEmpty)
             try cache.setData(Data("image".utf8), forKey: "k")
             #expect(cache.extendedData(forKey: "k") == nil)
+        }
+    }
+
+    @Test func extendedDataTooLargeForAnAttributeGoesToASidecarAndShadowsNoOlderValue() throws {
+        try withDiskCache { cache, folder in
+            try cache.setData(Data("image".utf8), forKey: "k")
+            try cache.setExtendedData(Data("small".utf8), forKey: "k")
+            // Over the 64 KiB any attribute may hold: the sidecar takes it, the old attribute goes.
+            let large = Data((0..<100_000).map { UInt8(truncatingIfNeeded: $0) })
+            try cache.setExtendedData(large, forKey: "k")
+            #expect(cache.extendedData(forKey: "k") == large)
+            try cache.setExtendedData(Data("small again".utf8), forKey: "k")
+            #expect(cache.extendedData(forKey: "k") == Data("small again".utf8))
+            cache.removeData(forKey: "k")
+            #expect(cache.extendedData(forKey: "k") == nil)
+            #expect(ScratchFolder.allNames(in: folder).isEmpty)
+        }
+    }
+
+    @Test(arguments: [true, false])
+    func extendedDataGoesWithEntriesRemovedByExpiryTrimsAndRemoveAll(usesExtendedAttributes: Bool) throws {
+        try withDiskCache(usesExtendedAttributes: usesExtendedAttributes) { writer, folder in
+            let meta = Data("meta".utf8)
+            for (key, size) in [("expired", 1_500), ("oldest", 1_500), ("newest", 1_000)] {
+                try writer.setData(Data(repeating: 1, count: size), forKey: key)
+                try writer.setExtendedData(meta, forKey: key)
+            }
+            CacheFixtures.age(try #require(writer.cachePath(forKey: "expired")), by: 60)
+            CacheFixtures.age(try #require(writer.cachePath(forKey: "oldest")), by: 20)
+            // Expiry takes "expired"; the 2,500 bytes left are over the limit, so the trim takes
+            // "oldest", which brings the total under half of it.
+            var config = ImageCacheConfig()
+            config.maxDiskAge = 30
+            config.maxDiskSize = 2_400
+            config.expiredDataRemovalInterval = 0
+            let cache = DiskCache(cachePath: folder, config: config, usesExtendedAttributes: usesExtendedAttributes)
+            cache.removeExpiredData()
+            #expect(cache.containsData(forKey: "newest"))
+            #expect(cache.extendedData(forKey: "expired") == nil)
+            #expect(cache.extendedData(forKey: "oldest") == nil)
+            #expect(cache.extendedData(forKey: "newest") == meta)
+            #expect(ScratchFolder.allNames(in: folder).count == (usesExtendedAttributes ? 1 : 2))
+            cache.removeAllData()
+            #expect(cache.extendedData(forKey: "newest") == nil)
+            #expect(ScratchFolder.allNames(in: folder).isEmpty)
         }
     }
 
@@ -198,6 +247,55 @@ struct DiskCacheTests {
             #expect(cache.totalSize <= 10_000)
             #expect(cache.containsData(forKey: "k39"))
         }
+    }
+
+    @Test(.timeLimit(.minutes(1)))
+    func expiredEntriesAreRemovedInTheBackgroundWhenTheCacheIsMadeAndAfterWrites() async throws {
+        let scratch = try ScratchFolder()
+        defer { scratch.remove() }
+        let folder = scratch.path + "/disk"
+        var noExpiry = ImageCacheConfig()
+        noExpiry.expiredDataRemovalInterval = 0
+        let writer = DiskCache(cachePath: folder, config: noExpiry)
+        for key in ["old", "fresh"] { try writer.setData(Data(key.utf8), forKey: key) }
+        CacheFixtures.age(try #require(writer.cachePath(forKey: "old")), by: 60)
+
+        var config = ImageCacheConfig()
+        config.maxDiskAge = 30
+        config.expiredDataRemovalInterval = 0.05
+        let (runs, finished) = AsyncStream.makeStream(of: Void.self)
+        let cache = DiskCache(
+            cachePath: folder, config: config, usesExtendedAttributes: true,
+            afterBackgroundExpiry: { finished.yield() }
+        )
+        var nextRun = runs.makeAsyncIterator()
+        await nextRun.next()
+        #expect(!cache.containsData(forKey: "old"))
+        #expect(cache.containsData(forKey: "fresh"))
+
+        // Nothing runs again until a write, which is followed by a run within the interval.
+        CacheFixtures.age(try #require(cache.cachePath(forKey: "fresh")), by: 60)
+        try cache.setData(Data("new".utf8), forKey: "new")
+        await nextRun.next()
+        #expect(!cache.containsData(forKey: "fresh"))
+        #expect(cache.containsData(forKey: "new"))
+    }
+
+    @Test(arguments: [3_600.0, 0])
+    func backgroundExpiryRunsAtMostOncePerIntervalAndNeverWhenOff(interval: TimeInterval) throws {
+        let scratch = try ScratchFolder()
+        defer { scratch.remove() }
+        var config = ImageCacheConfig()
+        config.expiredDataRemovalInterval = interval
+        let runs = CallCounter()
+        let cache = DiskCache(
+            cachePath: scratch.path + "/disk", config: config, usesExtendedAttributes: true,
+            afterBackgroundExpiry: { runs.increment() }
+        )
+        for index in 0..<20 { try cache.setData(Data([1]), forKey: "k\(index)") }
+        cache.waitForMaintenance()
+        // With an interval, the run at creation; the next is an hour away.
+        #expect(runs.value == (interval > 0 ? 1 : 0))
     }
 
     @Test func aFolderRemovedWhileRunningIsMadeAgainOnTheNextStore() throws {

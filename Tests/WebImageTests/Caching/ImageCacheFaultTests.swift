@@ -4,7 +4,8 @@ import Testing
 
 /// Bad cache files and unusable cache folders. The tests run as root in CI, where a chmod'ed
 /// read-only folder is still writable, so an unwritable folder is simulated by a path whose
-/// parent is a regular file, and by a path under /proc.
+/// parent is a regular file, and by a path under /proc (`DiskCacheTests` has a chmod'ed one,
+/// run when not root).
 @Suite("Caching: ImageCache faults")
 struct ImageCacheFaultTests {
     private static func badFiles() throws -> [String: Data] {

@@ -197,13 +197,38 @@ struct ImageCacheTests {
         }
     }
 
-    @Test func decodeFirstFrameOnlySkipsAnAnimatedMemoryImage() async throws {
+    @Test func decodeFirstFrameOnlySkipsAnAnimatedMemoryImageAndLeavesItThere() async throws {
         try await withImageCache { cache in
             let data = try CacheFixtures.data("sdwebimage/TestImage.gif")
-            await cache.store(try CacheFixtures.image("sdwebimage/TestImage.gif"), imageData: data, forKey: "gif")
+            let animated = try CacheFixtures.image("sdwebimage/TestImage.gif")
+            await cache.store(animated, imageData: data, forKey: "gif")
             let firstFrame = await cache.queryImage(forKey: "gif", options: .decodeFirstFrameOnly)
             #expect(firstFrame.cacheType == .disk)
             #expect(firstFrame.image?.isAnimated == false)
+            // The first frame does not replace the animation in memory.
+            #expect(cache.imageFromMemoryCache(forKey: "gif") === animated)
+        }
+    }
+
+    @Test func aThumbnailDecodedFromDiskIsNotKeptInMemoryUnderTheOriginalsKey() async throws {
+        try await withImageCache { cache in
+            let png = try CacheFixtures.data("sdwebimage/TestImage.png")
+            let full = try CacheFixtures.image("sdwebimage/TestImage.png")
+            await cache.store(nil, imageData: png, forKey: "png")
+            var context = WebImageContext()
+            context.imageThumbnailPixelSize = CGSize(width: 8, height: 8)
+            let thumbnail = try #require(await cache.queryImage(forKey: "png", context: context).image)
+            #expect(thumbnail.pixelWidth <= 8 && thumbnail.pixelHeight <= 8)
+            #expect(cache.imageFromMemoryCache(forKey: "png") == nil)
+            let original = await cache.queryImage(forKey: "png")
+            #expect(original.cacheType == .disk && original.image?.pixelWidth == full.pixelWidth)
+
+            // Nor when the context stores to disk only.
+            cache.clearMemory()
+            var diskOnly = WebImageContext()
+            diskOnly.storeCacheType = .disk
+            #expect(await cache.queryImage(forKey: "png", context: diskOnly).cacheType == .disk)
+            #expect(cache.imageFromMemoryCache(forKey: "png") == nil)
         }
     }
 
@@ -245,6 +270,63 @@ struct ImageCacheTests {
         }
     }
 
+    @Test func aCancelledQueryCallsBackOnceOnTheCallbackQueue() async throws {
+        try await withImageCache { cache in
+            await cache.store(nil, imageData: try CacheFixtures.data("sdwebimage/TestImage.png"), forKey: "k")
+            let callbackQueue = DispatchQueue(label: "test.callback")
+            let onCallbackQueue = DispatchSpecificKey<Bool>()
+            callbackQueue.setSpecific(key: onCallbackQueue, value: true)
+            var context = WebImageContext()
+            context.callbackQueue = callbackQueue
+            let gate = DispatchSemaphore(value: 0)
+            cache.ioQueue.async { gate.wait() }
+            let calls = CallCounter()
+            let onQueue = CallCounter()
+            let operation = try #require(cache.queryCacheOperation(forKey: "k", context: context) { image, _, type in
+                #expect(image == nil && type == .none)
+                if DispatchQueue.getSpecific(key: onCallbackQueue) == true { onQueue.increment() }
+                calls.increment()
+            })
+            operation.cancel()
+            gate.signal()
+            cache.ioQueue.sync {}
+            callbackQueue.sync {}
+            #expect(calls.value == 1)
+            #expect(onQueue.value == 1)
+        }
+    }
+
+    @Test func cancellingAfterTheAnswerCallsNothingMore() async throws {
+        try await withImageCache { cache in
+            await cache.store(nil, imageData: try CacheFixtures.data("sdwebimage/TestImage.png"), forKey: "k")
+            let calls = CallCounter()
+            let operation = try #require(cache.queryCacheOperation(forKey: "k", options: .queryDiskDataSync) { image, _, _ in
+                #expect(image != nil)
+                calls.increment()
+            })
+            operation.cancel()
+            #expect(calls.value == 1)
+        }
+    }
+
+    @Test func extendedDataGoesWithItsEntryThroughTheImageCache() async throws {
+        try await withImageCache { cache in
+            let data = try CacheFixtures.data("sdwebimage/TestImage.png")
+            let meta = Data("etag: 1".utf8)
+            for key in ["removed", "cleared"] {
+                await cache.store(nil, imageData: data, forKey: key)
+                try cache.diskCache.setExtendedData(meta, forKey: key)
+                #expect(cache.diskCache.extendedData(forKey: key) == meta)
+            }
+            await cache.removeImage(forKey: "removed")
+            #expect(cache.diskCache.extendedData(forKey: "removed") == nil)
+            #expect(cache.diskCache.extendedData(forKey: "cleared") == meta)
+            await cache.clear(with: .disk)
+            #expect(cache.diskCache.extendedData(forKey: "cleared") == nil)
+            #expect(ScratchFolder.allNames(in: cache.diskCachePath).isEmpty)
+        }
+    }
+
     @Test func cancellingTheTaskCancelsTheQuery() async throws {
         try await withImageCache { cache in
             await cache.store(nil, imageData: try CacheFixtures.data("sdwebimage/TestImage.png"), forKey: "k")
@@ -258,19 +340,26 @@ struct ImageCacheTests {
         }
     }
 
-    @Test func thumbnailAndTransformerKeysNeverOverwriteTheOriginal() async throws {
+    @Test(arguments: ["https://x.test/a/image.png?size=big", "https://x.test/a/image", "image.png", "image", ""])
+    func thumbnailAndTransformerKeysNeverOverwriteTheOriginal(key: String) async throws {
         try await withImageCache { cache in
-            let key = "https://x.test/a/image.png?size=big"
             let original = try CacheFixtures.data("sdwebimage/TestImage.png")
-            await cache.store(nil, imageData: original, forKey: key)
+            let originalImage = try CacheFixtures.image("sdwebimage/TestImage.png")
+            await cache.store(originalImage, imageData: original, forKey: key)
             let thumbnail = thumbnailedKey(forKey: key, thumbnailPixelSize: CGSize(width: 50, height: 50), preserveAspectRatio: true)
             let transformed = transformedKey(forKey: key, transformerKey: "T")
             #expect(Set([key, thumbnail, transformed]).count == 3)
             #expect(Set([key, thumbnail, transformed].compactMap(cache.cachePath(forKey:))).count == 3)
-            await cache.store(try CacheFixtures.image("sdwebimage/TestImage.jpg"), imageData: nil, forKey: thumbnail)
-            await cache.store(try CacheFixtures.image("sdwebimage/TestImage.jpg"), imageData: nil, forKey: transformed)
+            let other = try CacheFixtures.image("sdwebimage/TestImage.jpg")
+            await cache.store(other, imageData: nil, forKey: thumbnail)
+            await cache.store(other, imageData: nil, forKey: transformed)
+            // The original is untouched in both tiers.
+            #expect(cache.imageFromMemoryCache(forKey: key) === originalImage)
             #expect(cache.diskImageData(forKey: key) == original)
             #expect(cache.totalDiskCount() == 3)
+            cache.clearMemory()
+            let fromDisk = try #require(await cache.queryImage(forKey: key).image)
+            #expect(try CacheFixtures.pixels(of: fromDisk) == CacheFixtures.pixels(of: originalImage))
         }
     }
 
@@ -307,7 +396,21 @@ struct ImageCacheTests {
         #expect(first.diskCachePath == scratch.path + "/first")
         #expect(second.diskCachePath == scratch.path + "/second")
         #expect(scratch.imageCache(namespace: "../x").diskCachePath == scratch.path + "/.._x")
+        // C calls would cut a path at a NUL.
+        #expect(scratch.imageCache(namespace: "a\u{0}b").diskCachePath == scratch.path + "/a_b")
         #expect(ImageCache.defaultDiskCacheDirectory.hasSuffix("/swift-webimage"))
+    }
+
+    @Test func theDefaultDirectoryIsUnderXDGCacheHomeElseTheHomeCacheFolder() {
+        let home = "/home/someone"
+        let directory = { (environment: [String: String]) in
+            ImageCache.defaultDiskCacheDirectory(environment: environment, home: home)
+        }
+        #expect(directory(["XDG_CACHE_HOME": "/var/cache/app"]) == "/var/cache/app/swift-webimage")
+        #expect(directory([:]) == "/home/someone/.cache/swift-webimage")
+        // Relative or empty: ignored, as the XDG spec says.
+        #expect(directory(["XDG_CACHE_HOME": "relative/cache"]) == "/home/someone/.cache/swift-webimage")
+        #expect(directory(["XDG_CACHE_HOME": ""]) == "/home/someone/.cache/swift-webimage")
     }
 }
 

@@ -58,6 +58,41 @@ struct ImageCachesManagerTests {
         }
     }
 
+    @Test func serialQueriesAskTheHighestPriorityCacheFirst() async throws {
+        try await withManager { manager, low, high in
+            let lowImage = try CacheFixtures.image("sdwebimage/TestImage.jpg")
+            let highImage = try CacheFixtures.image("sdwebimage/TestImage.jpg")
+            low.storeImageToMemory(lowImage, forKey: "k")
+            high.storeImageToMemory(highImage, forKey: "k")
+            #expect(await manager.queryImage(forKey: "k").image === highImage)
+            high.clearMemory()
+            #expect(await manager.queryImage(forKey: "k").image === lowImage)
+        }
+    }
+
+    @Test func concurrentQueriesAnswerOnceWithTheFirstImageFound() async throws {
+        try await withManager { manager, low, high in
+            manager.queryOperationPolicy = .concurrent
+            let image = try CacheFixtures.image("sdwebimage/TestImage.jpg")
+            low.storeImageToMemory(image, forKey: "k")
+            await high.store(nil, imageData: data, forKey: "k", cacheType: .disk)
+            // Hold the disk read of the cache asked first, so the memory hit is the first answer.
+            let gate = DispatchSemaphore(value: 0)
+            high.ioQueue.async { gate.wait() }
+            let calls = CallCounter()
+            let found = await withCheckedContinuation { continuation in
+                manager.queryImage(forKey: "k", options: [], context: nil, cacheType: .all) { image, _, type in
+                    calls.increment()
+                    continuation.resume(returning: (image, type))
+                }
+            }
+            #expect(found.0 === image && found.1 == .memory)
+            gate.signal()
+            high.ioQueue.sync {}
+            #expect(calls.value == 1)
+        }
+    }
+
     @Test func highestOnlyAndLowestOnlyQueryOneCache() async throws {
         try await withManager { manager, low, _ in
             await low.store(image, imageData: data, forKey: "k")

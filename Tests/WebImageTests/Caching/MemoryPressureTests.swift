@@ -34,6 +34,30 @@ struct MemoryPressureTests {
         #expect(CgroupMemoryStatus.defaultFolder.hasPrefix("/sys/fs/cgroup"))
     }
 
+    @Test(.timeLimit(.minutes(1)))
+    func theWatcherTrimsTheMemoryTierWhenTheCgroupNearsItsLimit() async throws {
+        let scratch = try ScratchFolder()
+        defer { scratch.remove() }
+        let cgroup = scratch.path + "/cgroup"
+        try FileManager.default.createDirectory(atPath: cgroup, withIntermediateDirectories: true)
+        try Data("1000000\n".utf8).write(to: URL(fileURLWithPath: cgroup + "/memory.max"))
+        try Data("500000\n".utf8).write(to: URL(fileURLWithPath: cgroup + "/memory.current"))
+        let cache = scratch.imageCache()
+        let image = try CacheFixtures.solidImage(width: 10, height: 10)
+        for index in 0..<4 { cache.storeImageToMemory(image, forKey: "k\(index)") }
+        let (checks, checked) = AsyncStream.makeStream(of: Void.self)
+        ImageCache.watchMemoryPressure(of: cache, folder: cgroup, interval: 0.01) { checked.yield() }
+        var nextCheck = checks.makeAsyncIterator()
+        await nextCheck.next()
+        #expect(cache.memoryCache.totalCost == 4 * image.memoryCost)
+        // At 95 % of the limit, a poll halves the tier (polls already queued may have read the
+        // old usage; the time limit ends the wait should none ever trim).
+        try Data("950000\n".utf8).write(to: URL(fileURLWithPath: cgroup + "/memory.current"))
+        while cache.memoryCache.totalCost > 2 * image.memoryCost { await nextCheck.next() }
+        // The least recently used went first.
+        #expect(cache.imageFromMemoryCache(forKey: "k0") == nil)
+    }
+
     @Test func pressureHalvesTheMemoryTierOldestFirst() throws {
         let scratch = try ScratchFolder()
         defer { scratch.remove() }
