@@ -105,12 +105,19 @@ struct DiskCacheMultiProcessTests {
         #expect(ScratchFolder.allNames(in: folder).count == names.count)
     }
 
+    /// Runs the helper's checks `mode` (see cache-stress-writer) on a fresh folder in `scratch`,
+    /// expecting them to hold, and returns the folder for the test's own checks.
+    private func folderAfterHelperChecks(_ mode: String, in scratch: ScratchFolder) async throws -> String {
+        let folder = scratch.path + "/" + mode.trimmingCharacters(in: CharacterSet(charactersIn: "-"))
+        let status = try await run(try writerExecutable(), arguments: [mode, folder])
+        #expect(status == 0)
+        return folder
+    }
+
     @Test func aFullDiskFailsTheStoreAndLeavesNoPartialFile() async throws {
         let scratch = try ScratchFolder()
         defer { scratch.remove() }
-        let folder = scratch.path + "/full"
-        let status = try await run(try writerExecutable(), arguments: ["--disk-full", folder])
-        #expect(status == 0)
+        let folder = try await folderAfterHelperChecks("--disk-full", in: scratch)
         let cache = DiskCache(cachePath: folder, config: ImageCacheConfig())
         #expect(cache.data(forKey: "small") == Data(repeating: 1, count: 500))
         #expect(!cache.containsData(forKey: "big"))
@@ -123,9 +130,7 @@ struct DiskCacheMultiProcessTests {
         // In a helper process, which gives up root first: root writes into read-only folders.
         let scratch = try ScratchFolder()
         defer { scratch.remove() }
-        let folder = scratch.path + "/read-only"
-        let status = try await run(try writerExecutable(), arguments: ["--read-only", folder])
-        #expect(status == 0)
+        let folder = try await folderAfterHelperChecks("--read-only", in: scratch)
         chmod(folder, 0o755)
         let cache = DiskCache(cachePath: folder, config: ImageCacheConfig())
         #expect(cache.data(forKey: "kept") == Data("kept".utf8) && !cache.containsData(forKey: "new"))
