@@ -13,6 +13,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
     ],
     targets: [
         // The C boundary: libvips (with libpng's push reader and lcms2 transforms) and TurboJPEG,
@@ -58,6 +59,9 @@ let package = Package(
             dependencies: [
                 "WebImage",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                // Until ImageDownloader exists, the command fetches http(s) inputs itself.
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOFoundationCompat", package: "swift-nio"),
             ]
         ),
         // Direct C calls (libvips, TurboJPEG) the coder benchmark compares us against.
@@ -78,8 +82,12 @@ let package = Package(
         .testTarget(
             name: "WebImageTests",
             dependencies: [
-                "WebImage", "LibVips", "cache-stress-writer",
+                "WebImage", "LibVips", "cache-stress-writer", "webimage",
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
+                // A real HTTP server on 127.0.0.1 for the tests.
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
             ]
         ),
     ],

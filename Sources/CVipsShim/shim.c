@@ -6,10 +6,20 @@
 #include <stdlib.h>
 #include <string.h>
 
+// libvips' warnings (mostly about damaged input) would go to stderr; every failure they
+// explain also reaches us through the error buffer, which becomes a typed error.
+static void wi_drop_log(const gchar *domain, GLogLevelFlags level, const gchar *message, gpointer data) {
+    (void)domain;
+    (void)level;
+    (void)message;
+    (void)data;
+}
+
 int wi_init(const char *argv0, int concurrency) {
     if (vips_init(argv0) != 0) {
         return -1;
     }
+    g_log_set_handler("VIPS", G_LOG_LEVEL_WARNING | G_LOG_LEVEL_MESSAGE | G_LOG_LEVEL_INFO, wi_drop_log, NULL);
     // The operation cache keys results by input pointers and keeps inputs alive: useless
     // for a loader that sees each buffer once, and a memory leak in a long-running server.
     vips_cache_set_max(0);
@@ -156,6 +166,14 @@ VipsImage *wi_image_from_memory(const void *pixels, size_t length, int width, in
     }
     out->Type = bands >= 3 ? VIPS_INTERPRETATION_sRGB : VIPS_INTERPRETATION_B_W;
     g_object_set_data_full(G_OBJECT(out), "wi-pixel-owner", owner, release);
+    return out;
+}
+
+VipsImage *wi_placeholder(int width, int height, int bands) {
+    VipsImage *out = NULL;
+    if (vips_black(&out, width, height, "bands", bands, NULL) != 0) {
+        return NULL;
+    }
     return out;
 }
 
@@ -319,16 +337,19 @@ void wi_png_stream_free(wi_png_stream *stream) {
 
 // A profile's conversion to sRGB, kept for the life of the process. Photos in the wild carry
 // a handful of profiles (Adobe RGB, Display P3, camera profiles): a small fixed table serves
-// them; a profile met when the table is full gets a conversion for that call only.
+// them, unusable profiles included (so they are not parsed again); a profile met when the
+// table is full gets a conversion for that call only.
 //
-// Matrix-shaper profiles (most RGB ones) convert through tables: input curve per channel,
-// a 3x3 matrix into sRGB's linear primaries, sRGB's inverse curve, about 3 ns a pixel. That
-// is what lcms computes for them too, but its 8-bit path here costs 17-27 ns a pixel, more
-// than the JPEG decode. Other profiles (lookup tables) go through an lcms transform.
+// Matrix-shaper profiles without lookup tables (most RGB ones) convert through tables: input
+// curve per channel, a 3x3 matrix into sRGB's linear primaries, sRGB's inverse curve, a few ns
+// a pixel. That is what lcms computes for them too, but its 8-bit path here costs 17-27 ns a
+// pixel, more than the JPEG decode. Other RGB profiles go through an lcms transform.
+enum { WI_ENCODE_STEPS = 16384 };
+
 typedef struct {
-    float curve[3][256];       // 8-bit sample -> linear light, per channel
-    float matrix[9];           // linear input RGB -> linear sRGB, row major
-    uint8_t encode[4097];      // linear 0...1 in 1/4096 steps -> sRGB 8-bit
+    float curve[3][256];                // 8-bit sample -> linear light, per channel
+    float matrix[9];                    // linear input RGB -> linear sRGB, row major
+    uint8_t encode[WI_ENCODE_STEPS + 1]; // linear 0...1 in 1/WI_ENCODE_STEPS steps -> sRGB 8-bit
 } wi_matrix_shaper;
 
 typedef struct {
@@ -336,14 +357,36 @@ typedef struct {
     size_t length;
     uint8_t *bytes;
     int bands;
-    cmsHTRANSFORM transform;   // NULL when `shaper` is set
-    wi_matrix_shaper *shaper;
+    cmsHTRANSFORM transform;   // at most one of transform and shaper is set;
+    wi_matrix_shaper *shaper;  // neither: the profile cannot be converted
 } wi_icc_entry;
 
 enum { WI_ICC_CACHE_SIZE = 16 };
 static wi_icc_entry wi_icc_cache[WI_ICC_CACHE_SIZE];
 static int wi_icc_cache_count = 0;
 static GMutex wi_icc_lock;
+
+static void wi_lcms_silent(cmsContext context, cmsUInt32Number code, const char *text) {
+    (void)context;
+    (void)code;
+    (void)text;
+}
+
+// lcms' own context, so its messages about bad profiles stay out of libvips' error buffer
+// (shared by the process: they would prefix unrelated failures); a bad profile is reported
+// by the return value instead.
+static cmsContext wi_lcms_context(void) {
+    static gsize once = 0;
+    static cmsContext context = NULL;
+    if (g_once_init_enter(&once)) {
+        context = cmsCreateContext(NULL, NULL);
+        if (context != NULL) {
+            cmsSetLogErrorHandlerTHR(context, wi_lcms_silent);
+        }
+        g_once_init_leave(&once, 1);
+    }
+    return context;
+}
 
 static uint64_t wi_fnv1a(const uint8_t *bytes, size_t length) {
     uint64_t hash = 14695981039346656037ULL;
@@ -386,7 +429,9 @@ static int wi_invert3(const double m[9], double out[9]) {
 }
 
 static wi_matrix_shaper *wi_make_matrix_shaper(cmsHPROFILE in, cmsHPROFILE srgb) {
-    if (!cmsIsMatrixShaper(in) || !cmsIsMatrixShaper(srgb)) {
+    // lcms (and so libvips) prefers a profile's lookup tables when it has them.
+    if (!cmsIsMatrixShaper(in) || cmsIsCLUT(in, INTENT_RELATIVE_COLORIMETRIC, LCMS_USED_AS_INPUT) ||
+        !cmsIsMatrixShaper(srgb)) {
         return NULL;
     }
     double source[9], target[9], inverse[9];
@@ -418,8 +463,8 @@ static wi_matrix_shaper *wi_make_matrix_shaper(cmsHPROFILE in, cmsHPROFILE srgb)
             shaper->matrix[row * 3 + col] = (float)sum;
         }
     }
-    for (int i = 0; i <= 4096; i++) {
-        float encoded = cmsEvalToneCurveFloat(reverse, (cmsFloat32Number)i / 4096.0f);
+    for (int i = 0; i <= WI_ENCODE_STEPS; i++) {
+        float encoded = cmsEvalToneCurveFloat(reverse, (cmsFloat32Number)i / (float)WI_ENCODE_STEPS);
         int value = (int)(encoded * 255.0f + 0.5f);
         shaper->encode[i] = (uint8_t)(value < 0 ? 0 : value > 255 ? 255 : value);
     }
@@ -432,9 +477,9 @@ static uint8_t wi_encode_linear(const wi_matrix_shaper *shaper, float linear) {
         return shaper->encode[0];
     }
     if (linear >= 1.0f) {
-        return shaper->encode[4096];
+        return shaper->encode[WI_ENCODE_STEPS];
     }
-    return shaper->encode[(int)(linear * 4096.0f + 0.5f)];
+    return shaper->encode[(int)(linear * (float)WI_ENCODE_STEPS + 0.5f)];
 }
 
 static void wi_apply_matrix_shaper(const wi_matrix_shaper *shaper, uint8_t *pixels, size_t count, int bands) {
@@ -449,16 +494,20 @@ static void wi_apply_matrix_shaper(const wi_matrix_shaper *shaper, uint8_t *pixe
     }
 }
 
-// Fills `entry`'s conversion for `profile`; -1 when the profile is not a usable RGB profile.
-static int wi_icc_make_entry(const void *profile, size_t length, int bands, wi_icc_entry *entry) {
-    cmsHPROFILE in = cmsOpenProfileFromMem(profile, (cmsUInt32Number)length);
-    if (in == NULL) {
-        return -1;
-    }
+// The conversion for `profile`: a shaper, an lcms transform, or neither (not a usable RGB profile).
+static void wi_icc_make_entry(const void *profile, size_t length, int bands, wi_icc_entry *entry) {
     entry->transform = NULL;
     entry->shaper = NULL;
+    cmsContext context = wi_lcms_context();
+    if (context == NULL) {
+        return;
+    }
+    cmsHPROFILE in = cmsOpenProfileFromMemTHR(context, profile, (cmsUInt32Number)length);
+    if (in == NULL) {
+        return;
+    }
     if (cmsGetColorSpace(in) == cmsSigRgbData) {
-        cmsHPROFILE out = cmsCreate_sRGBProfile();
+        cmsHPROFILE out = cmsCreate_sRGBProfileTHR(context);
         if (out != NULL) {
             entry->shaper = wi_make_matrix_shaper(in, out);
             if (entry->shaper == NULL) {
@@ -466,67 +515,103 @@ static int wi_icc_make_entry(const void *profile, size_t length, int bands, wi_i
                 // NOCACHE: one transform is used by several threads at once, which lcms
                 // allows only without its one-pixel cache.
                 cmsUInt32Number flags = cmsFLAGS_NOCACHE | (bands == 4 ? cmsFLAGS_COPY_ALPHA : 0);
-                entry->transform = cmsCreateTransform(in, type, out, type, INTENT_RELATIVE_COLORIMETRIC, flags);
+                entry->transform = cmsCreateTransformTHR(context, in, type, out, type, INTENT_RELATIVE_COLORIMETRIC, flags);
             }
             cmsCloseProfile(out);
         }
     }
     cmsCloseProfile(in);
-    return entry->shaper != NULL || entry->transform != NULL ? 0 : -1;
+}
+
+// Looks `profile` up in the table (under the lock); 1 and the entry when found.
+static int wi_icc_lookup(uint64_t hash, const void *profile, size_t length, int bands, wi_icc_entry *found) {
+    for (int i = 0; i < wi_icc_cache_count; i++) {
+        wi_icc_entry *entry = &wi_icc_cache[i];
+        if (entry->hash == hash && entry->length == length && entry->bands == bands &&
+            memcmp(entry->bytes, profile, length) == 0) {
+            *found = *entry;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+// The conversion for `profile`, from the table or made now (and kept when there is room).
+// `*owned` is set when the caller must free it after use.
+static void wi_icc_entry_for(const void *profile, size_t length, int bands, wi_icc_entry *result, int *owned) {
+    uint64_t hash = wi_fnv1a(profile, length);
+    *owned = 0;
+    g_mutex_lock(&wi_icc_lock);
+    int cached = wi_icc_lookup(hash, profile, length, bands, result);
+    g_mutex_unlock(&wi_icc_lock);
+    if (cached) {
+        return;
+    }
+    // Built outside the lock (lcms takes milliseconds); whoever stores first wins.
+    wi_icc_entry made = {.hash = hash, .length = length, .bands = bands};
+    wi_icc_make_entry(profile, length, bands, &made);
+    g_mutex_lock(&wi_icc_lock);
+    if (wi_icc_lookup(hash, profile, length, bands, result)) {
+        g_mutex_unlock(&wi_icc_lock);
+        if (made.transform != NULL) {
+            cmsDeleteTransform(made.transform);
+        }
+        g_free(made.shaper);
+        return;
+    }
+    if (wi_icc_cache_count < WI_ICC_CACHE_SIZE) {
+        made.bytes = g_memdup2(profile, length);
+        wi_icc_cache[wi_icc_cache_count++] = made;
+    } else {
+        *owned = 1;
+    }
+    g_mutex_unlock(&wi_icc_lock);
+    *result = made;
+}
+
+static void wi_icc_release(wi_icc_entry *entry, int owned) {
+    if (!owned) {
+        return;
+    }
+    if (entry->transform != NULL) {
+        cmsDeleteTransform(entry->transform);
+    }
+    g_free(entry->shaper);
+}
+
+int wi_icc_rgb8_supported(const void *profile, size_t profile_length, int bands) {
+    if (profile == NULL || profile_length == 0 || (bands != 3 && bands != 4)) {
+        return 0;
+    }
+    wi_icc_entry entry;
+    int owned;
+    wi_icc_entry_for(profile, profile_length, bands, &entry, &owned);
+    int usable = entry.shaper != NULL || entry.transform != NULL;
+    wi_icc_release(&entry, owned);
+    return usable;
 }
 
 int wi_icc_rgb8_to_srgb(const void *profile, size_t profile_length, uint8_t *pixels, size_t pixel_count, int bands) {
     if (profile == NULL || profile_length == 0 || (bands != 3 && bands != 4)) {
         return -1;
     }
-    uint64_t hash = wi_fnv1a(profile, profile_length);
-    wi_icc_entry found = {0};
-    int cached = 0;
-    g_mutex_lock(&wi_icc_lock);
-    for (int i = 0; i < wi_icc_cache_count; i++) {
-        wi_icc_entry *entry = &wi_icc_cache[i];
-        if (entry->hash == hash && entry->length == profile_length && entry->bands == bands &&
-            memcmp(entry->bytes, profile, profile_length) == 0) {
-            found = *entry;
-            cached = 1;
-            break;
-        }
-    }
-    g_mutex_unlock(&wi_icc_lock);
-    if (!cached) {
-        if (wi_icc_make_entry(profile, profile_length, bands, &found) != 0) {
-            return -1;
-        }
-        g_mutex_lock(&wi_icc_lock);
-        if (wi_icc_cache_count < WI_ICC_CACHE_SIZE) {
-            // Another thread may have added the same profile meanwhile: a duplicate entry is
-            // harmless (the first one found wins) and keeps the lock out of the slow build.
-            found.hash = hash;
-            found.length = profile_length;
-            found.bytes = g_memdup2(profile, profile_length);
-            found.bands = bands;
-            wi_icc_cache[wi_icc_cache_count++] = found;
-            cached = 1;
-        }
-        g_mutex_unlock(&wi_icc_lock);
-    }
-    if (found.shaper != NULL) {
-        wi_apply_matrix_shaper(found.shaper, pixels, pixel_count, bands);
-    } else {
+    wi_icc_entry entry;
+    int owned;
+    wi_icc_entry_for(profile, profile_length, bands, &entry, &owned);
+    if (entry.shaper != NULL) {
+        wi_apply_matrix_shaper(entry.shaper, pixels, pixel_count, bands);
+    } else if (entry.transform != NULL) {
         // Sliced so that the pixel count never overflows lcms' 32-bit size.
         size_t done = 0;
         while (done < pixel_count) {
             size_t slice = pixel_count - done < (1u << 30) ? pixel_count - done : (1u << 30);
             uint8_t *start = pixels + done * (size_t)bands;
-            cmsDoTransform(found.transform, start, start, (cmsUInt32Number)slice);
+            cmsDoTransform(entry.transform, start, start, (cmsUInt32Number)slice);
             done += slice;
         }
+    } else {
+        return -1;
     }
-    if (!cached) {
-        if (found.transform != NULL) {
-            cmsDeleteTransform(found.transform);
-        }
-        g_free(found.shaper);
-    }
+    wi_icc_release(&entry, owned);
     return 0;
 }

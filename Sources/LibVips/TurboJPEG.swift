@@ -8,8 +8,9 @@ import Foundation
 public enum TurboJPEG {
     /// What the JPEG header says.
     public struct Header: Sendable {
-        /// Stored size (before any EXIF orientation).
+        /// Stored width (before any EXIF orientation).
         public let width: Int
+        /// Stored height (before any EXIF orientation).
         public let height: Int
         /// True for CMYK and YCCK files, which need a colour profile to become RGB.
         public let isCMYK: Bool
@@ -34,52 +35,41 @@ public enum TurboJPEG {
         return Header(width: Int(width), height: Int(height), isCMYK: cmyk)
     }
 
-    /// The stored size after decoding at the smallest DCT scale (down to 1/8) that keeps at
-    /// least `minimumWidth` x `minimumHeight` pixels.
-    public static func scaledSize(_ header: Header, minimumWidth: Int, minimumHeight: Int) -> (width: Int, height: Int) {
-        var count: Int32 = 0
-        var best = (width: header.width, height: header.height)
-        guard let factors = tjGetScalingFactors(&count) else { return best }
-        for factor in UnsafeBufferPointer(start: factors, count: Int(count)) where factor.num <= factor.denom {
-            // TJSCALED: the scaled dimension rounds up.
-            let width = (header.width * Int(factor.num) + Int(factor.denom) - 1) / Int(factor.denom)
-            let height = (header.height * Int(factor.num) + Int(factor.denom) - 1) / Int(factor.denom)
-            if width >= minimumWidth, height >= minimumHeight, width * height < best.width * best.height {
-                best = (width, height)
-            }
-        }
-        return best
+    /// The stored size TurboJPEG decodes to at DCT scale 1/`shrink` (1, 2, 4 or 8): libjpeg
+    /// rounds up (libvips' `jpegload` then crops to the size rounded down).
+    public static func scaledSize(_ header: Header, shrink: Int) -> (width: Int, height: Int) {
+        ((header.width + shrink - 1) / shrink, (header.height + shrink - 1) / shrink)
     }
 
-    /// Decodes to RGBA8 (alpha 255) at `size`, one of `scaledSize`'s answers, converting the
-    /// colours from `iccProfile` to sRGB when given. A truncated file is an error; libjpeg's
-    /// other warnings (stray bytes between markers, common in the wild) are not.
-    public static func decodeRGBA(_ data: Data, size: (width: Int, height: Int), iccProfile: Data?) throws(VipsError) -> PixelBuffer {
+    /// Decodes to RGB8 (`bands` 3) or RGBA8 (4, alpha 255) at `size`, one of `scaledSize`'s answers, converting the
+    /// colours from `iccProfile` to sRGB when given (check it with `ColourConversion.supports`).
+    /// Any libjpeg warning is an error: TurboJPEG cannot tell a harmless one (stray bytes
+    /// between markers) from a broken stream, so such files are left to a stricter reader.
+    public static func decode(_ data: Data, size: (width: Int, height: Int), bands: Int, iccProfile: Data?) throws(VipsError) -> PixelBuffer {
+        guard bands == 3 || bands == 4 else { throw VipsError("TurboJPEG: \(bands) bands cannot be decoded") }
         guard let handle = tjInitDecompress() else { throw VipsError("TurboJPEG: cannot start a decoder") }
         defer { tjDestroy(handle) }
         var failure: String?
-        let pixels = PixelBuffer(width: size.width, height: size.height, bands: 4) { output in
+        let format = bands == 4 ? TJPF_RGBA : TJPF_RGB
+        let pixels = PixelBuffer(width: size.width, height: size.height, bands: bands) { output in
             let status = data.withUnsafeBytes { bytes in
                 tjDecompress2(
                     handle, bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), UInt(bytes.count),
                     output.baseAddress?.assumingMemoryBound(to: UInt8.self), Int32(size.width), 0, Int32(size.height),
-                    Int32(TJPF_RGBA.rawValue), 0
+                    Int32(format.rawValue), 0
                 )
             }
-            guard status != 0 else { return }
-            let message = tjGetErrorStr2(handle).map { String(cString: $0) } ?? "decode failed"
-            if tjGetErrorCode(handle) != Int32(TJERR_WARNING.rawValue) || message.contains("Premature end") {
-                failure = message
-            }
+            if status != 0 { failure = tjGetErrorStr2(handle).map { String(cString: $0) } ?? "decode failed" }
         }
         if let failure { throw VipsError("TurboJPEG: \(failure)") }
         if let iccProfile {
-            _ = iccProfile.withUnsafeBytes { profile in
+            let status = iccProfile.withUnsafeBytes { profile in
                 wi_icc_rgb8_to_srgb(
                     profile.baseAddress, profile.count, pixels.baseAddress.assumingMemoryBound(to: UInt8.self),
-                    pixels.width * pixels.height, 4
+                    pixels.width * pixels.height, Int32(bands)
                 )
             }
+            if status != 0 { throw VipsError("TurboJPEG: the colour profile cannot be converted") }
         }
         return pixels
     }

@@ -44,7 +44,10 @@ public enum Vips {
     static func lastError(or fallback: String) -> VipsError {
         guard let text = wi_error_copy() else { return VipsError(fallback) }
         defer { g_free(text) }
-        let message = String(cString: text).trimmingCharacters(in: .whitespacesAndNewlines)
+        // libvips writes one line per layer ("VipsJpeg: Premature end ...\nVipsJpeg: ..."): one
+        // line reads better in logs and terminals.
+        let message = String(cString: text).split(whereSeparator: \.isNewline)
+            .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }.joined(separator: "; ")
         return VipsError(message.isEmpty ? fallback : message)
     }
 }

@@ -56,6 +56,18 @@ public final class VipsImageRef: @unchecked Sendable {
         return VipsImageRef(result, wrapping: pixels)
     }
 
+    /// An 8-bit image of `width` x `height` whose pixels are never computed, with an EXIF
+    /// `orientation`: run operations on it to learn the size they would give, from headers only.
+    public static func placeholder(width: Int, height: Int, bands: Int, orientation: Int = 1) throws(VipsError) -> VipsImageRef {
+        try Vips.start()
+        guard let result = wi_placeholder(Int32(width), Int32(height), Int32(bands)) else {
+            throw Vips.lastError(or: "cannot make a placeholder image")
+        }
+        // A fresh image nobody else sees yet: setting metadata on it is safe.
+        if orientation != 1 { vips_image_set_int(result, "orientation", Int32(orientation)) }
+        return VipsImageRef(result)
+    }
+
     /// Stacks equally sized frames top to bottom, the layout libvips uses for animation.
     public static func joinVertically(_ frames: [VipsImageRef]) throws(VipsError) -> VipsImageRef {
         var pointers: [UnsafeMutablePointer<VipsImage>?] = frames.map(\.pointer)
@@ -120,7 +132,12 @@ public final class VipsImageRef: @unchecked Sendable {
     /// the calling thread: each operation then holds its whole output at once, which saves
     /// libvips' thread start-up per evaluation, the larger cost on small images.
     public func renderInline() throws(VipsError) -> PixelBuffer {
-        if let wrappedPixels { return wrappedPixels }
+        try renderInline(copying: false)
+    }
+
+    /// `renderInline()`; `copying` makes a new bitmap even when this image wraps one as is.
+    private func renderInline(copying: Bool) throws(VipsError) -> PixelBuffer {
+        if !copying, let wrappedPixels { return wrappedPixels }
         var length = 0
         guard let memory = wi_render_inline(pointer, &length) else {
             throw Vips.lastError(or: "cannot compute pixels")
@@ -140,12 +157,14 @@ public final class VipsImageRef: @unchecked Sendable {
     }
 
     /// Evaluates an 8-bit RGB or RGBA pipeline into a bitmap converted from `profile` to sRGB
-    /// with a transform built once per profile and reused (libvips' `icc_transform` builds one
-    /// per call). Nil when `profile` is not a usable RGB profile.
-    public func renderedInSRGB(from profile: Data) throws(VipsError) -> PixelBuffer? {
-        guard isEightBit, bands == 3 || bands == 4 else { return nil }
+    /// with a conversion built once per profile and reused (libvips' `icc_transform` builds one
+    /// per call). Nil, with nothing read, when `profile` is not a usable RGB profile: a
+    /// sequential source can then still be read by another route. `inline` renders with
+    /// `renderInline()` (small pipelines only).
+    public func renderedInSRGB(from profile: Data, inline: Bool = false) throws(VipsError) -> PixelBuffer? {
+        guard isEightBit, bands == 3 || bands == 4, ColourConversion.supports(profile, bands: bands) else { return nil }
         // Converted in place: it must be a bitmap nobody else holds.
-        let pixels = try renderedCopy()
+        let pixels = try inline ? renderInline(copying: true) : renderedCopy()
         let converted = profile.withUnsafeBytes { bytes in
             wi_icc_rgb8_to_srgb(
                 bytes.baseAddress, bytes.count, pixels.baseAddress.assumingMemoryBound(to: UInt8.self),

@@ -248,18 +248,18 @@ enum CoderBenchmarks {
             let size = (header.width, header.height)
             let profile = try VipsImageRef.load("jpegload_buffer", data: data).iccProfile
             bodies.append(("ours TurboJPEG decode to RGBA, full size, no colour conversion", {
-                _ = try TurboJPEG.decodeRGBA(data, size: size, iccProfile: nil)
+                _ = try TurboJPEG.decode(data, size: size, bands: 4, iccProfile: nil)
             }))
             bodies.append(("ours TurboJPEG decode to RGBA, full size, with the cached ICC transform", {
-                _ = try TurboJPEG.decodeRGBA(data, size: size, iccProfile: profile)
+                _ = try TurboJPEG.decode(data, size: size, bands: 4, iccProfile: profile)
             }))
-            let half = TurboJPEG.scaledSize(header, minimumWidth: header.width / 2, minimumHeight: header.height / 2)
+            let half = TurboJPEG.scaledSize(header, shrink: 2)
             let scale = "scale=\(Double(boxWidth) / Double(half.width))"
             bodies.append(("ours TurboJPEG decode at 1/2 + libvips resize, rendered by libvips' threads", {
-                _ = try VipsImageRef.wrapping(TurboJPEG.decodeRGBA(data, size: half, iccProfile: nil)).call("resize", scale).render()
+                _ = try VipsImageRef.wrapping(TurboJPEG.decode(data, size: half, bands: 3, iccProfile: nil)).call("resize", scale).render()
             }))
             bodies.append(("ours TurboJPEG decode at 1/2 + libvips resize, rendered inline", {
-                _ = try VipsImageRef.wrapping(TurboJPEG.decodeRGBA(data, size: half, iccProfile: nil)).call("resize", scale).renderInline()
+                _ = try VipsImageRef.wrapping(TurboJPEG.decode(data, size: half, bands: 3, iccProfile: nil)).call("resize", scale).renderInline()
             }))
         }
         if let stripped = removingICCProfile(from: data), stripped.count < data.count {

@@ -2,13 +2,13 @@ import ArgumentParser
 import Foundation
 import WebImage
 
-struct ConvertCommand: ParsableCommand {
+struct ConvertCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "convert",
         abstract: "Decode an image, optionally thumbnail it, and encode it again."
     )
 
-    @Argument(help: "The input image file.")
+    @Argument(help: "The input image: a file, file:// or http(s):// URL.")
     var input: String
 
     @Argument(help: "The output file; its extension picks the format unless --format is given.")
@@ -23,8 +23,8 @@ struct ConvertCommand: ParsableCommand {
     @Option(help: "Output format: jpeg, png, gif, webp, avif, heic, heif, tiff, jxl.")
     var format: String?
 
-    func run() throws {
-        let data = try InputFile.read(input)
+    func run() async throws {
+        let data = try await InputFile.read(input)
         var options = ImageCoderOptions()
         options.decodeUseLazyDecoding = true
         if let thumbnail {
@@ -40,9 +40,14 @@ struct ConvertCommand: ParsableCommand {
         guard target != .undefined else {
             throw ValidationError("cannot tell the output format: give --format or an extension")
         }
-        let image = try ImageCodersManager.shared.decode(data, options: options)
-        let encoded = try ImageCodersManager.shared.encode(image, format: target, options: options)
-        try encoded.write(to: URL(fileURLWithPath: output), options: .atomic)
+        let decodeOptions = options
+        let destination = URL(fileURLWithPath: output)
+        let (image, encoded) = try await BlockingPool.run {
+            let image = try ImageCodersManager.shared.decode(data, options: decodeOptions)
+            let encoded = try ImageCodersManager.shared.encode(image, format: target, options: decodeOptions)
+            try encoded.write(to: destination, options: .atomic)
+            return (image, encoded)
+        }
         print("\(output): \(target) \(image.pixelWidth)x\(image.pixelHeight) \(encoded.count) bytes")
     }
 }

@@ -1,13 +1,38 @@
+import AsyncHTTPClient
 import ArgumentParser
 import Foundation
+import NIOFoundationCompat
+import WebImage
 
-/// Reads a command-line input given as a path or a file:// URL.
+/// Reads a command-line input given as a path, a file:// URL or an http(s):// URL.
 enum InputFile {
-    static func read(_ argument: String) throws -> Data {
-        let url = argument.hasPrefix("file://") ? URL(string: argument) : URL(fileURLWithPath: argument)
-        guard let url, url.isFileURL else {
-            throw ValidationError("\(argument): only files and file:// URLs can be read (HTTP loading is not built yet)")
+    /// Bodies larger than this are refused rather than held in memory.
+    static let maxDownloadBytes = 256 * 1024 * 1024
+
+    static func read(_ argument: String) async throws -> Data {
+        let lowercased = argument.lowercased()
+        if lowercased.hasPrefix("http://") || lowercased.hasPrefix("https://") {
+            return try await download(argument)
         }
-        return try Data(contentsOf: url)
+        let url = lowercased.hasPrefix("file://") ? URL(string: argument) : URL(fileURLWithPath: argument)
+        guard let url, url.isFileURL else {
+            throw ValidationError("\(argument): not a file, file:// or http(s):// URL")
+        }
+        do {
+            return try await BlockingPool.run { try Data(contentsOf: url) }
+        } catch let error as CocoaError {
+            throw ValidationError(error.code == .fileReadNoSuchFile ? "no such file" : error.localizedDescription)
+        }
+    }
+
+    /// GET `address` (redirects followed), 30 s for the whole exchange; a status outside 2xx is an error.
+    private static func download(_ address: String) async throws -> Data {
+        let request = HTTPClientRequest(url: address)
+        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(30))
+        guard (200..<300).contains(response.status.code) else {
+            throw ValidationError("HTTP \(response.status.code) \(response.status.reasonPhrase)")
+        }
+        let body = try await response.body.collect(upTo: maxDownloadBytes)
+        return Data(buffer: body)
     }
 }

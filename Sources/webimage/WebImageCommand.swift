@@ -3,7 +3,7 @@ import Foundation
 import WebImage
 
 @main
-struct WebImageCommand: ParsableCommand {
+struct WebImageCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "webimage",
         abstract: "Decode, inspect and convert images with swift-webimage.",

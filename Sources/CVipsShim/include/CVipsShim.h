@@ -46,6 +46,10 @@ VipsImage *wi_with_animation(VipsImage *in, int page_height, const int *delays, 
 VipsImage *wi_image_from_memory(const void *pixels, size_t length, int width, int height, int bands,
                                 void *owner, void (*release)(void *));
 
+/// A black 8-bit image of that size that is never computed: operations run on it to learn the
+/// size they would give (their headers), without pixels.
+VipsImage *wi_placeholder(int width, int height, int bands);
+
 /// Computes the whole image in the calling thread (one region, no worker threads) into a new
 /// g_malloc'd buffer of `*length` bytes. Every operation in the pipeline then holds its whole
 /// output at once: for small pipelines only, where it saves libvips' per-evaluation thread
@@ -63,10 +67,14 @@ int wi_has_icc(VipsImage *image);
 
 /// Converts 8-bit RGB (bands 3) or RGBA (bands 4, alpha kept) pixels in place from the colour
 /// space `profile` describes to sRGB, relative colorimetric like libvips' icc_transform. The
-/// lcms transform is built once per distinct profile and kept (libvips builds one per call,
-/// about 10 ms for an Adobe RGB photo). Returns 0, or -1 when the profile is not a usable RGB
+/// conversion is built once per distinct profile and kept (libvips builds one per call, about
+/// 10 ms for an Adobe RGB photo). Returns 0, or -1 when the profile is not a usable RGB
 /// profile (pixels untouched).
 int wi_icc_rgb8_to_srgb(const void *profile, size_t profile_length, uint8_t *pixels, size_t pixel_count, int bands);
+
+/// 1 when `wi_icc_rgb8_to_srgb` can convert from `profile` (an RGB profile lcms accepts), else 0.
+/// Ask before reading pixels that can be read only once.
+int wi_icc_rgb8_supported(const void *profile, size_t profile_length, int bands);
 
 /// A progressive PNG decoder on libpng's push API: feed bytes as they arrive and read the
 /// rows (and interlace passes) decoded so far as 8-bit RGBA.

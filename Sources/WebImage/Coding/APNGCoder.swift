@@ -29,10 +29,6 @@ public final class APNGCoder: AnimatedImageCoder, ThrowingImageCoder {
 
     public func canEncode(to format: ImageFormat) -> Bool { false }
 
-    /// APNG is decoded only: encoding goes to the coders below this one.
-    public func encode(_ image: Image, format: ImageFormat, options: ImageCoderOptions) throws(ImageCodingError) -> Data {
-        throw .unsupportedFormat(format)
-    }
 
     public func decode(_ data: Data, options: ImageCoderOptions) throws(ImageCodingError) -> Image {
         if options.decodeFirstFrameOnly { return try VipsImageCoder.shared.decode(data, options: options) }

@@ -35,10 +35,21 @@ extension ImageCoder {
 
 /// A coder written with typed errors: it implements `decode(_:options:)` and
 /// `encode(_:format:options:)`, and the optional forms SDWebImage's API uses
-/// (`decodedImage`, `encodedData`) follow from them. Implement both throwing methods.
+/// (`decodedImage`, `encodedData`) follow from them. A coder that only decodes (or only
+/// encodes) leaves the other out: it then throws `unsupportedFormat`.
 public protocol ThrowingImageCoder: ImageCoder {}
 
 extension ThrowingImageCoder {
+    /// Unless implemented: the data is not a format this coder reads.
+    public func decode(_ data: Data, options: ImageCoderOptions) throws(ImageCodingError) -> Image {
+        throw .unsupportedFormat(ImageFormat(sniffing: data))
+    }
+
+    /// Unless implemented: this coder does not write `format`.
+    public func encode(_ image: Image, format: ImageFormat, options: ImageCoderOptions) throws(ImageCodingError) -> Data {
+        throw .unsupportedFormat(format)
+    }
+
     public func decodedImage(with data: Data, options: ImageCoderOptions) -> Image? {
         try? decode(data, options: options)
     }

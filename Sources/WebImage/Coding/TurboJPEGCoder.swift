@@ -7,6 +7,7 @@ import LibVips
 /// TurboJPEG cannot read, and encodes that need more than plain pixels (alpha to flatten, a
 /// size or byte budget) go to `VipsImageCoder`, which gives the same results.
 public final class TurboJPEGCoder: ThrowingImageCoder {
+    /// The coder the shared `ImageCodersManager` uses.
     public static let shared = TurboJPEGCoder()
 
     /// Images above this many pixels (source or encoded) go to libvips, which streams them
@@ -35,30 +36,51 @@ public final class TurboJPEGCoder: ThrowingImageCoder {
         else { return try fallback.decode(data, options: options) }
         // libvips reads the header too: orientation, colour profile, and the pixel limit.
         let header = try loader.header(of: data, options: options)
-        let size = Self.outputSize(header: header, plan: DecodePlan(header: header, options: options))
-        // Decode at the smallest DCT scale that still covers the output, in stored orientation.
-        let needed = header.orientation >= 5 ? (size.height, size.width) : (size.width, size.height)
-        let scaled = TurboJPEG.scaledSize(stored, minimumWidth: needed.0, minimumHeight: needed.1)
         let profile = VipsImageRef.isSRGBProfile(header.iccProfile) ? nil : header.iccProfile
+        // A grey or broken profile: libvips knows what to do with it.
+        if let profile, !ColourConversion.supports(profile) { return try fallback.decode(data, options: options) }
+        let plan = DecodePlan(header: header, options: options)
         let orientation = header.orientation
-        var pipeline = ImagePipeline { () throws(VipsError) in
-            try VipsImageRef.wrapping(TurboJPEG.decodeRGBA(data, size: scaled, iccProfile: profile), orientation: orientation)
-        }
-        if orientation > 1 {
-            pipeline = pipeline.appending { image throws(VipsError) in try image.call("autorot") }
-        }
-        let upright = orientation >= 5 ? (scaled.height, scaled.width) : (scaled.width, scaled.height)
-        if upright != (size.width, size.height) {
-            let horizontal = Double(size.width) / Double(upright.0)
-            let vertical = Double(size.height) / Double(upright.1)
-            pipeline = pipeline.appending { image throws(VipsError) in
-                try image.call("resize", "scale=\(horizontal),vscale=\(vertical)")
+        let pipeline: ImagePipeline
+        let size: (width: Int, height: Int)
+        do {
+            switch plan.mode {
+            case .full:
+                pipeline = Self.source(data, shrink: 1, bands: 4, stored: stored, orientation: orientation, iccProfile: profile)
+                    .appending { image throws(VipsError) in orientation > 1 ? try image.call("autorot") : image }
+                size = (header.width, header.height)
+            case let .thumbnail(width, height, stretch):
+                // The DCT scale and the resize libvips' thumbnail_buffer would pick, so that both
+                // engines give the same size and nearly the same pixels.
+                let shrink = Self.libvipsJPEGShrink(header: header, width: width, height: height, stretch: stretch)
+                let thumbnail = "width=\(width),height=\(height),size=\(stretch ? "force" : "down")"
+                // Three bands: libvips' thumbnail resizes an alpha band in float, premultiplied.
+                var steps = Self.source(data, shrink: shrink, bands: 3, stored: stored, orientation: orientation, iccProfile: nil)
+                    .appending { image throws(VipsError) in try image.call("thumbnail_image", thumbnail) }
+                if let profile {
+                    // Converted after the resize, on the fewest pixels.
+                    steps = steps.appending { image throws(VipsError) in
+                        guard let converted = try image.renderedInSRGB(from: profile, inline: true) else {
+                            throw VipsError("the colour profile cannot be converted")
+                        }
+                        return try VipsImageRef.wrapping(converted)
+                    }
+                }
+                pipeline = steps
+                let probe = try VipsImageRef.placeholder(
+                    width: stored.width / shrink, height: stored.height / shrink, bands: 3, orientation: orientation
+                )
+                    .call("thumbnail_image", thumbnail)
+                size = (probe.width, probe.height)
             }
+        } catch {
+            throw .corruptData(format: .jpeg, reason: error.message)
         }
         var pixels: PixelBuffer?
         if !options.decodeUseLazyDecoding {
             do {
-                pixels = try pipeline.build().renderInline()
+                // Every step works on at most `maxPixelCount` pixels: render in this thread.
+                pixels = try pipeline.build().renderedRGBA(inline: true)
             } catch {
                 throw .corruptData(format: .jpeg, reason: error.message)
             }
@@ -70,20 +92,43 @@ public final class TurboJPEGCoder: ThrowingImageCoder {
         )
     }
 
-    /// The upright size `plan` gives, computed as libvips' thumbnail does (fit: the longer
-    /// relative side fills the box, the other rounds to the nearest pixel).
-    static func outputSize(header: VipsHeader, plan: DecodePlan) -> (width: Int, height: Int) {
-        switch plan.mode {
-        case .full:
-            return (header.width, header.height)
-        case let .thumbnail(width, height, stretch):
-            if stretch { return (width, height) }
-            let factor = min(Double(width) / Double(header.width), Double(height) / Double(header.height))
-            return (
-                max(1, min(width, Int((Double(header.width) * factor).rounded()))),
-                max(1, min(height, Int((Double(header.height) * factor).rounded())))
-            )
+    /// TurboJPEG's decode at DCT scale 1/`shrink` into `bands` (3 or 4) samples a pixel (stored
+    /// orientation, tagged with it), cropped like libvips' `jpegload` crops a shrunk load: to
+    /// the stored size divided by `shrink`, rounded down. A file
+    /// TurboJPEG stops at (any libjpeg warning) is read by libvips' jpegload at the same scale,
+    /// which fails on truncation and tolerates stray bytes: the same size either way.
+    private static func source(
+        _ data: Data, shrink: Int, bands: Int, stored: TurboJPEG.Header, orientation: Int, iccProfile: Data?
+    ) -> ImagePipeline {
+        let size = TurboJPEG.scaledSize(stored, shrink: shrink)
+        return ImagePipeline { () throws(VipsError) in
+            do {
+                let pixels = try TurboJPEG.decode(data, size: size, bands: bands, iccProfile: iccProfile)
+                let image = try VipsImageRef.wrapping(pixels, orientation: orientation)
+                let width = stored.width / shrink
+                let height = stored.height / shrink
+                guard width != size.width || height != size.height else { return image }
+                return try image.call("extract_area", "left=0,top=0,width=\(width),height=\(height)")
+            } catch {
+                // libvips keeps the profile attached: the build's final sRGB conversion applies it.
+                return try VipsImageRef.load("jpegload_buffer", data: data, options: "fail_on=truncated,shrink=\(shrink)")
+            }
         }
+    }
+
+    /// libvips 8.14's `vips_thumbnail_find_jpegshrink`: the box in stored orientation, the
+    /// shrink to fit it (each side on its own when stretched, never below 1), then a DCT scale
+    /// that leaves at least a factor of 2 for the resize, which keeps block artefacts out.
+    static func libvipsJPEGShrink(header: VipsHeader, width: Int, height: Int, stretch: Bool) -> Int {
+        let swapped = header.orientation >= 5
+        var horizontal = Double(header.storedWidth) / Double(swapped ? height : width)
+        var vertical = Double(header.storedHeight) / Double(swapped ? width : height)
+        if !stretch {
+            let fit = max(horizontal, vertical)
+            (horizontal, vertical) = (fit, fit)
+        }
+        let shrink = min(max(1, horizontal), max(1, vertical))
+        return shrink >= 16 ? 8 : shrink >= 8 ? 4 : shrink >= 4 ? 2 : 1
     }
 
     public func encode(_ image: Image, format: ImageFormat, options: ImageCoderOptions) throws(ImageCodingError) -> Data {

@@ -30,9 +30,11 @@ extension VipsImageRef {
     /// call. Larger images stream through libvips' `icc_transform` instead of being held whole.
     static let cachedTransformMaxPixels = 4_000_000
 
-    /// The pixels as RGBA8 (an opaque alpha band added when missing).
-    func renderedRGBA() throws(VipsError) -> PixelBuffer {
-        try (bands == 4 ? self : addingOpaqueAlpha()).render()
+    /// The pixels as RGBA8 (an opaque alpha band added when missing); `inline` renders in this
+    /// thread (`renderInline()`, small pipelines only).
+    func renderedRGBA(inline: Bool = false) throws(VipsError) -> PixelBuffer {
+        let rgba = bands == 4 ? self : try addingOpaqueAlpha()
+        return try inline ? rgba.renderInline() : rgba.render()
     }
 
     /// True when an ICC profile describes sRGB (its description names it), so that the

@@ -38,11 +38,6 @@ enum CacheFixtures {
         try image.withUnsafeRGBA8Bytes { [UInt8]($0) }
     }
 
-    /// The directory of the test executable, where SwiftPM also puts the package's executables.
-    static var buildFolder: URL {
-        URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
-    }
-
     /// Sets the access and modification times of `path` to `age` seconds ago.
     static func age(_ path: String, by age: TimeInterval) {
         let then = Date().addingTimeInterval(-age).timeIntervalSince1970

@@ -17,41 +17,14 @@ struct DiskCacheMultiProcessTests {
         Data(String(repeating: key + ";", count: 262_144 / (key.utf8.count + 1) + 1).utf8)
     }
 
-    private func writerExecutable() throws -> URL {
-        let candidates = [
-            CacheFixtures.buildFolder.appendingPathComponent("cache-stress-writer"),
-            URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-                .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent(".build/debug/cache-stress-writer"),
-        ]
-        return try #require(candidates.first { FileManager.default.isExecutableFile(atPath: $0.path) })
-    }
-
-    /// Runs the writer and returns its exit status once it has ended.
-    private func run(_ executable: URL, arguments: [String]) async throws -> Int32 {
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = arguments
-        process.standardOutput = FileHandle.nullDevice
-        return try await withCheckedThrowingContinuation { continuation in
-            process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
-            do {
-                try process.run()
-            } catch {
-                process.terminationHandler = nil
-                continuation.resume(throwing: error)
-            }
-        }
-    }
-
     @Test func twoWritersAtOnceLeaveEveryEntryWholeAndNoTemporaryFiles() async throws {
         let scratch = try ScratchFolder()
         defer { scratch.remove() }
         let folder = scratch.path + "/shared"
-        let executable = try writerExecutable()
         let count = 1_000
-        async let first = run(executable, arguments: [folder, "first", "\(count)"])
-        async let second = run(executable, arguments: [folder, "second", "\(count)"])
-        let statuses = try await [first, second]
+        async let first = ChildProcess.run("cache-stress-writer", [folder, "first", "\(count)"])
+        async let second = ChildProcess.run("cache-stress-writer", [folder, "second", "\(count)"])
+        let statuses = try await [first.status, second.status]
         #expect(statuses == [0, 0])
 
         let cache = DiskCache(cachePath: folder, config: ImageCacheConfig())
@@ -70,7 +43,7 @@ struct DiskCacheMultiProcessTests {
         defer { scratch.remove() }
         let folder = scratch.path + "/killed"
         let process = Process()
-        process.executableURL = try writerExecutable()
+        process.executableURL = try ChildProcess.executable("cache-stress-writer")
         process.arguments = ["--until-killed", folder]
         let output = Pipe()
         process.standardOutput = output
@@ -109,8 +82,8 @@ struct DiskCacheMultiProcessTests {
     /// expecting them to hold, and returns the folder for the test's own checks.
     private func folderAfterHelperChecks(_ mode: String, in scratch: ScratchFolder) async throws -> String {
         let folder = scratch.path + "/" + mode.trimmingCharacters(in: CharacterSet(charactersIn: "-"))
-        let status = try await run(try writerExecutable(), arguments: [mode, folder])
-        #expect(status == 0)
+        let result = try await ChildProcess.run("cache-stress-writer", [mode, folder])
+        #expect(result.status == 0, "\(result.standardError)")
         return folder
     }
 

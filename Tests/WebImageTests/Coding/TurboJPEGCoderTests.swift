@@ -1,4 +1,5 @@
 import Foundation
+import LibVips
 import Testing
 import WebImage
 
@@ -31,18 +32,71 @@ import WebImage
         #expect(ours.format == .jpeg && !ours.hasAlpha && ours.isDecoded)
     }
 
-    @Test(arguments: smallJPEGs)
-    func thumbnailsHaveLibvipsSize(file: String) throws {
+    @Test(arguments: ["photos/rocket.jpg", "sdwebimage/MonochromeTestImage.jpg", "libjpeg-turbo/testimgari.jpg",
+                      "exif-orientation/Landscape_5.jpg", "exif-orientation/Landscape_6.jpg"])
+    func thumbnailsMatchLibvips(file: String) throws {
         let data = try TestImages.data(file)
-        for (width, height, keepAspect) in [(100.0, 100.0, true), (64.0, 40.0, false), (30.0, 0.0, true)] {
-            var options = ImageCoderOptions()
-            options.decodeThumbnailPixelSize = CGSize(width: width, height: height)
-            options.decodePreserveAspectRatio = keepAspect
-            let ours = try TurboJPEGCoder.shared.decode(data, options: options)
-            let libvips = try VipsImageCoder.shared.decode(data, options: options)
-            #expect(abs(ours.pixelWidth - libvips.pixelWidth) <= 1 && abs(ours.pixelHeight - libvips.pixelHeight) <= 1)
-            #expect(try ours.withUnsafeRGBA8Bytes { $0.count } == ours.pixelWidth * ours.pixelHeight * 4)
+        for width in [10.0, 55, 150, 299] {
+            for height in [0.0, 46, 100] {
+                for keepAspect in [true, false] {
+                    var options = ImageCoderOptions()
+                    options.decodeThumbnailPixelSize = CGSize(width: width, height: height)
+                    options.decodePreserveAspectRatio = keepAspect
+                    options.decodeUseLazyDecoding = true
+                    let ours = try TurboJPEGCoder.shared.decode(data, options: options)
+                    let libvips = try VipsImageCoder.shared.decode(data, options: options)
+                    #expect(ours.pixelWidth == libvips.pixelWidth && ours.pixelHeight == libvips.pixelHeight, "\(width)x\(height)")
+                }
+            }
         }
+        // The same DCT scale and resize as libvips' thumbnail: nearly the same pixels.
+        var options = ImageCoderOptions()
+        options.decodeThumbnailPixelSize = CGSize(width: 100, height: 100)
+        let ours = try TurboJPEGCoder.shared.decode(data, options: options)
+        #expect(try ours.withUnsafeRGBA8Bytes { $0.count } == ours.pixelWidth * ours.pixelHeight * 4)
+        #expect(try Self.largestDifference(ours, try VipsImageCoder.shared.decode(data, options: options)) <= 3)
+    }
+
+    /// rocket.jpg with two stray bytes before its first scan (libjpeg warns: "extraneous bytes").
+    static func rocketWithStrayBytes() throws -> Data {
+        var bytes = [UInt8](try TestImages.data("photos/rocket.jpg"))
+        var index = 2
+        while index + 4 <= bytes.count, bytes[index] == 0xFF, bytes[index + 1] != 0xDA {
+            index += 2 + (Int(bytes[index + 2]) << 8 | Int(bytes[index + 3]))
+        }
+        try #require(index + 1 < bytes.count && bytes[index + 1] == 0xDA)
+        bytes.insert(contentsOf: [0x00, 0x00], at: index)
+        return Data(bytes)
+    }
+
+    @Test func strayBytesDecodeLikeLibvipsAndATruncatedStreamIsStillAnError() throws {
+        let data = try Self.rocketWithStrayBytes()
+        let ours = try TurboJPEGCoder.shared.decode(data, options: ImageCoderOptions())
+        #expect(try Self.largestDifference(ours, try VipsImageCoder.shared.decode(data, options: ImageCoderOptions())) <= 3)
+        for fraction in [0.5, 0.9] {
+            let cut = data.prefix(Int(Double(data.count) * fraction))
+            #expect(throws: ImageCodingError.self) { try TurboJPEGCoder.shared.decode(cut, options: ImageCoderOptions()) }
+            var lazy = ImageCoderOptions()
+            lazy.decodeUseLazyDecoding = true
+            let image = try TurboJPEGCoder.shared.decode(cut, options: lazy)
+            #expect(throws: (any Error).self) { try image.withUnsafeRGBA8Bytes { $0.count } }
+        }
+    }
+
+    @Test func onlyRGBProfilesAreConvertedHere() throws {
+        let adobe = try #require(try VipsImageRef.load("jpegload_buffer", data: try TestImages.data("photos/rocket.jpg")).iccProfile)
+        #expect(ColourConversion.supports(adobe))
+        let cmyk = try VipsImageRef.load("jpegload_buffer", data: try TestImages.data("photos/rocket.jpg"))
+            .call("icc_transform", "output_profile=cmyk,embedded=true")
+        let cmykProfile = try #require(cmyk.iccProfile)
+        #expect(!ColourConversion.supports(cmykProfile))
+        #expect(!ColourConversion.supports(Data(adobe.prefix(300))))
+        #expect(!ColourConversion.supports(Data("not a profile".utf8)))
+        // A CMYK JPEG goes to libvips, which converts it.
+        let cmykJPEG = try cmyk.save("jpegsave_buffer")
+        let image = try TurboJPEGCoder.shared.decode(cmykJPEG, options: ImageCoderOptions())
+        #expect(image.pixelWidth == 640 && !image.hasAlpha)
+        #expect(try Self.largestDifference(image, try VipsImageCoder.shared.decode(cmykJPEG, options: ImageCoderOptions())) == 0)
     }
 
     @Test func encodesAJPEGOfTheSameSizeAndQualityOrder() throws {

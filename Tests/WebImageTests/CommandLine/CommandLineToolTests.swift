@@ -1,0 +1,76 @@
+import Foundation
+import Testing
+import WebImage
+
+/// The `webimage` command as a user runs it: a child process, real files, a real HTTP server.
+@Suite struct CommandLineToolTests {
+    static func path(_ name: String) -> String {
+        TestImages.url(name).path
+    }
+
+    @Test func infoPrintsOneLinePerImageWithUprightSizeFramesAndLoop() async throws {
+        let files = ["exif-orientation/Landscape_6.jpg", "sdwebimage/TestImageAnimated.webp", "sdwebimage/TestLoopCount.gif"]
+        let result = try await ChildProcess.run("webimage", ["info"] + files.map(Self.path))
+        #expect(result.status == 0, "\(result.standardError)")
+        let lines = result.standardOutput.split(separator: "\n").map(String.init)
+        #expect(lines.count == 3)
+        #expect(lines.first?.hasSuffix("Landscape_6.jpg: jpeg 1800x1200 frames=1 loop=0") == true)
+        #expect(lines.dropFirst().first?.hasSuffix("TestImageAnimated.webp: webp 990x1050 frames=8 loop=0") == true)
+        let gif = try ImageHeader(probing: try TestImages.data("sdwebimage/TestLoopCount.gif"))
+        #expect(lines.last?.hasSuffix("gif 72x48 frames=\(gif.frameCount) loop=\(gif.loopCount)") == true)
+    }
+
+    @Test func infoOnAFileItCannotReadExitsNonZeroWithTheReasonAndStillReportsTheOthers() async throws {
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("webimage-cli-\(UUID().uuidString).jpg")
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        let jpeg = try TestImages.data("photos/rocket.jpg")
+        try jpeg.prefix(20).write(to: scratch)
+        let missing = "/nonexistent/folder/image.png"
+        let result = try await ChildProcess.run("webimage", ["info", scratch.path, Self.path("photos/rocket.jpg"), missing])
+        #expect(result.status != 0)
+        #expect(result.standardOutput.contains("rocket.jpg: jpeg 640x427 frames=1 loop=0"))
+        let errors = result.standardError.split(separator: "\n")
+        #expect(errors.count == 2)
+        #expect(errors.contains { $0.hasPrefix(scratch.path + ":") })
+        #expect(errors.contains { $0.hasPrefix(missing + ":") })
+    }
+
+    @Test func infoAndConvertReadHTTPURLs() async throws {
+        let jpeg = try TestImages.data("photos/rocket.jpg")
+        let server = try await TestHTTPServer.start(routes: [
+            "/rocket.jpg": .init(headers: [("Content-Type", "image/jpeg")], body: Array(jpeg)),
+            "/redirect": .init(status: .found, headers: [("Location", "/rocket.jpg")]),
+        ])
+        defer { Task { try? await server.shutdown() } }
+
+        let info = try await ChildProcess.run("webimage", ["info", server.url("/rocket.jpg"), server.url("/redirect")])
+        #expect(info.status == 0, "\(info.standardError)")
+        #expect(info.standardOutput.split(separator: "\n").allSatisfy { $0.hasSuffix(": jpeg 640x427 frames=1 loop=0") })
+
+        let missing = try await ChildProcess.run("webimage", ["info", server.url("/missing.png")])
+        #expect(missing.status != 0 && missing.standardError.contains("HTTP 404"))
+
+        let output = FileManager.default.temporaryDirectory.appendingPathComponent("webimage-cli-\(UUID().uuidString).webp")
+        defer { try? FileManager.default.removeItem(at: output) }
+        let convert = try await ChildProcess.run("webimage", ["convert", server.url("/rocket.jpg"), output.path, "--thumbnail", "100x100"])
+        #expect(convert.status == 0, "\(convert.standardError)")
+        let thumbnail = try TestImages.decoded(try Data(contentsOf: output))
+        #expect(thumbnail.format == .webP && thumbnail.pixelWidth == 100 && abs(thumbnail.pixelHeight - 67) <= 1)
+    }
+
+    @Test func convertWritesTheAskedFormatAndRefusesBadOptions() async throws {
+        let output = FileManager.default.temporaryDirectory.appendingPathComponent("webimage-cli-\(UUID().uuidString).png")
+        defer { try? FileManager.default.removeItem(at: output) }
+        let result = try await ChildProcess.run(
+            "webimage", ["convert", Self.path("sdwebimage/TestImage.png"), output.path, "--quality", "50"]
+        )
+        #expect(result.status == 0, "\(result.standardError)")
+        let image = try TestImages.decoded(try Data(contentsOf: output))
+        #expect(image.format == .png && image.pixelWidth == 300 && image.hasAlpha)
+
+        let badSize = try await ChildProcess.run("webimage", ["convert", Self.path("photos/rocket.jpg"), output.path, "--thumbnail", "big"])
+        #expect(badSize.status != 0 && badSize.standardError.contains("WIDTHxHEIGHT"))
+        let badFormat = try await ChildProcess.run("webimage", ["convert", Self.path("photos/rocket.jpg"), "/tmp/out.unknown"])
+        #expect(badFormat.status != 0 && badFormat.standardError.contains("output format"))
+    }
+}

@@ -1,0 +1,59 @@
+import Dispatch
+import Foundation
+import Testing
+
+/// The package's executables, run as child processes by the tests that need a process of
+/// their own (the command-line tool, the cache's second writer).
+enum ChildProcess {
+    /// What a finished child left: its exit status and what it printed.
+    struct Result: Sendable {
+        let status: Int32
+        let standardOutput: String
+        let standardError: String
+    }
+
+    /// The built executable `name`, beside the test bundle (or in .build/debug).
+    static func executable(_ name: String) throws -> URL {
+        let candidates = [
+            URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
+                .appendingPathComponent(name),
+            URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+                .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent(".build/debug/\(name)"),
+        ]
+        return try #require(candidates.first { FileManager.default.isExecutableFile(atPath: $0.path) })
+    }
+
+    /// Runs `name` with `arguments` to its end, off the cooperative pool, and returns what it left.
+    static func run(_ name: String, _ arguments: [String]) async throws -> Result {
+        let url = try executable(name)
+        return try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue.global().async {
+                let process = Process()
+                process.executableURL = url
+                process.arguments = arguments
+                let output = Pipe()
+                let errors = Pipe()
+                process.standardOutput = output
+                process.standardError = errors
+                do {
+                    try process.run()
+                    // Both pipes are drained before waiting, so a chatty child never blocks on a full pipe.
+                    let group = DispatchGroup()
+                    // Written by the reader block, read after group.wait(): the group orders the two.
+                    nonisolated(unsafe) var errorData = Data()
+                    DispatchQueue.global().async(group: group) { errorData = errors.fileHandleForReading.readDataToEndOfFile() }
+                    let outputData = output.fileHandleForReading.readDataToEndOfFile()
+                    group.wait()
+                    process.waitUntilExit()
+                    continuation.resume(returning: Result(
+                        status: process.terminationStatus,
+                        standardOutput: String(decoding: outputData, as: UTF8.self),
+                        standardError: String(decoding: errorData, as: UTF8.self)
+                    ))
+                } catch {
+                    continuation.resume(throwing: error)
+                }
+            }
+        }
+    }
+}
