@@ -70,4 +70,40 @@ import WebImage
         #expect(thumbnail.pixelWidth == 320 && thumbnail.pixelHeight == reference.height)
         #expect(converted.max <= 3 && converted.over < 100)
     }
+
+    /// rocket.jpg with its ICC profile cut to its first 300 bytes (a broken profile).
+    static func rocketWithBrokenProfile() throws -> Data {
+        let bytes = [UInt8](try TestImages.data(file))
+        let tag = Array("ICC_PROFILE".utf8)
+        var index = 2
+        while index + 4 <= bytes.count, bytes[index] == 0xFF, bytes[index + 1] != 0xDA {
+            let length = Int(bytes[index + 2]) << 8 | Int(bytes[index + 3])
+            if bytes[index + 1] == 0xE2, Array(bytes[(index + 4)..<(index + 4 + tag.count)]) == tag {
+                // Marker, new length, "ICC_PROFILE\0", chunk 1 of 1, then 300 profile bytes.
+                let header = Array(bytes[(index + 4)..<(index + 18)])
+                let profile = Array(bytes[(index + 18)..<(index + 318)])
+                let newLength = 2 + header.count + profile.count
+                let segment = [0xFF, 0xE2, UInt8(newLength >> 8), UInt8(newLength & 0xFF)] + header + profile
+                return Data(Array(bytes[..<index]) + segment + Array(bytes[(index + 2 + length)...]))
+            }
+            index += 2 + length
+        }
+        throw CancellationError()
+    }
+
+    @Test(arguments: [false, true])
+    func aBrokenProfileStillDecodesOnEveryPath(lazy: Bool) throws {
+        let data = try Self.rocketWithBrokenProfile()
+        var options = ImageCoderOptions()
+        options.decodeUseLazyDecoding = lazy
+        for coder in [VipsImageCoder.shared, TurboJPEGCoder.shared] as [any ImageCoder] {
+            let image = try coder.decode(data, options: options)
+            #expect(image.pixelWidth == 640 && image.pixelHeight == 427)
+            #expect(try image.withUnsafeRGBA8Bytes { $0.count } == 640 * 427 * 4)
+            var thumbnail = options
+            thumbnail.decodeThumbnailPixelSize = CGSize(width: 100, height: 100)
+            let small = try coder.decode(data, options: thumbnail)
+            #expect(try small.withUnsafeRGBA8Bytes { $0.count } == small.pixelWidth * small.pixelHeight * 4)
+        }
+    }
 }
