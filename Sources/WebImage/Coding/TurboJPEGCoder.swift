@@ -60,18 +60,22 @@ public final class TurboJPEGCoder: ThrowingImageCoder {
                 if let profile {
                     // Converted after the resize, on the fewest pixels.
                     steps = steps.appending { image throws(VipsError) in
-                        guard let converted = try image.renderedInSRGB(from: profile, inline: true) else {
+                        guard let converted = try image.renderedInSRGB(from: profile) else {
                             throw VipsError("the colour profile cannot be converted")
                         }
                         return try VipsImageRef.wrapping(converted)
                     }
                 }
                 pipeline = steps
-                let probe = try VipsImageRef.placeholder(
-                    width: stored.width / shrink, height: stored.height / shrink, bands: 3, orientation: orientation
-                )
-                    .call("thumbnail_image", thumbnail)
-                size = (probe.width, probe.height)
+                if let computed = Self.libvipsFitSize(header: header, shrink: shrink, width: width, height: height, stretch: stretch) {
+                    size = computed
+                } else {
+                    // Ask libvips itself, on an image that is never computed (a few ms of set-up).
+                    let probe = try VipsImageRef.placeholder(
+                        width: stored.width / shrink, height: stored.height / shrink, bands: 3, orientation: orientation
+                    ).call("thumbnail_image", thumbnail)
+                    size = (probe.width, probe.height)
+                }
             }
         } catch {
             throw .corruptData(format: .jpeg, reason: error.message)
@@ -114,6 +118,22 @@ public final class TurboJPEGCoder: ThrowingImageCoder {
                 return try VipsImageRef.load("jpegload_buffer", data: data, options: "fail_on=truncated,shrink=\(shrink)")
             }
         }
+    }
+
+    /// The size libvips' thumbnail gives when fitting the image, loaded at 1/`shrink`, in the
+    /// box: the image's sides over the larger of the two side ratios (never below 1), rounded.
+    /// Checked against libvips 8.14 on every box from 8 to 400 pixels for five test JPEGs;
+    /// nil for a stretch, and when a side lands on a rounding tie, which libvips resolves in
+    /// its own way.
+    static func libvipsFitSize(header: VipsHeader, shrink: Int, width: Int, height: Int, stretch: Bool) -> (width: Int, height: Int)? {
+        guard !stretch else { return nil }
+        let swapped = header.orientation >= 5
+        let loadedWidth = Double((swapped ? header.storedHeight : header.storedWidth) / shrink)
+        let loadedHeight = Double((swapped ? header.storedWidth : header.storedHeight) / shrink)
+        let factor = max(1, loadedWidth / Double(width), loadedHeight / Double(height))
+        let sides = [loadedWidth * (1 / factor), loadedHeight * (1 / factor)]
+        guard sides.allSatisfy({ abs($0 - $0.rounded(.down) - 0.5) > 1e-6 }) else { return nil }
+        return (max(1, Int(sides[0].rounded())), max(1, Int(sides[1].rounded())))
     }
 
     /// libvips 8.14's `vips_thumbnail_find_jpegshrink`: the box in stored orientation, the

@@ -36,8 +36,9 @@ import WebImage
                       "exif-orientation/Landscape_5.jpg", "exif-orientation/Landscape_6.jpg"])
     func thumbnailsMatchLibvips(file: String) throws {
         let data = try TestImages.data(file)
-        for width in [10.0, 55, 150, 299] {
-            for height in [0.0, 46, 100] {
+        // Boxes chosen to land on every DCT scale and on rounding ties (450x297 on the 1800x1200 photos).
+        for width in [10.0, 55, 64, 150, 299, 450, 1000] {
+            for height in [0.0, 36, 46, 100, 297] {
                 for keepAspect in [true, false] {
                     var options = ImageCoderOptions()
                     options.decodeThumbnailPixelSize = CGSize(width: width, height: height)
