@@ -132,12 +132,7 @@ public final class VipsImageRef: @unchecked Sendable {
     /// the calling thread: each operation then holds its whole output at once, which saves
     /// libvips' thread start-up per evaluation, the larger cost on small images.
     public func renderInline() throws(VipsError) -> PixelBuffer {
-        try renderInline(copying: false)
-    }
-
-    /// `renderInline()`; `copying` makes a new bitmap even when this image wraps one as is.
-    private func renderInline(copying: Bool) throws(VipsError) -> PixelBuffer {
-        if !copying, let wrappedPixels { return wrappedPixels }
+        if let wrappedPixels { return wrappedPixels }
         var length = 0
         guard let memory = wi_render_inline(pointer, &length) else {
             throw Vips.lastError(or: "cannot compute pixels")
@@ -159,12 +154,11 @@ public final class VipsImageRef: @unchecked Sendable {
     /// Evaluates an 8-bit RGB or RGBA pipeline into a bitmap converted from `profile` to sRGB
     /// with a conversion built once per profile and reused (libvips' `icc_transform` builds one
     /// per call). Nil, with nothing read, when `profile` is not a usable RGB profile: a
-    /// sequential source can then still be read by another route. `inline` renders with
-    /// `renderInline()` (small pipelines only).
-    public func renderedInSRGB(from profile: Data, inline: Bool = false) throws(VipsError) -> PixelBuffer? {
+    /// sequential source can then still be read by another route.
+    public func renderedInSRGB(from profile: Data) throws(VipsError) -> PixelBuffer? {
         guard isEightBit, bands == 3 || bands == 4, ColourConversion.supports(profile, bands: bands) else { return nil }
         // Converted in place: it must be a bitmap nobody else holds.
-        let pixels = try inline ? renderInline(copying: true) : renderedCopy()
+        let pixels = try renderedCopy()
         let converted = profile.withUnsafeBytes { bytes in
             wi_icc_rgb8_to_srgb(
                 bytes.baseAddress, bytes.count, pixels.baseAddress.assumingMemoryBound(to: UInt8.self),

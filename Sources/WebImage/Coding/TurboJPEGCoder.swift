@@ -98,9 +98,9 @@ public final class TurboJPEGCoder: ThrowingImageCoder {
 
     /// TurboJPEG's decode at DCT scale 1/`shrink` into `bands` (3 or 4) samples a pixel (stored
     /// orientation, tagged with it), cropped like libvips' `jpegload` crops a shrunk load: to
-    /// the stored size divided by `shrink`, rounded down. A file
-    /// TurboJPEG stops at (any libjpeg warning) is read by libvips' jpegload at the same scale,
-    /// which fails on truncation and tolerates stray bytes: the same size either way.
+    /// the stored size divided by `shrink`, rounded down. A file TurboJPEG stops at (any
+    /// libjpeg warning) is read by libvips' jpegload at the same scale, which fails on
+    /// truncation and tolerates stray bytes: the same size either way.
     private static func source(
         _ data: Data, shrink: Int, bands: Int, stored: TurboJPEG.Header, orientation: Int, iccProfile: Data?
     ) -> ImagePipeline {
