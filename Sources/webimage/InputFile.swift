@@ -18,10 +18,13 @@ enum InputFile {
         guard let url, url.isFileURL else {
             throw ValidationError("\(argument): not a file, file:// or http(s):// URL")
         }
+        var isFolder: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isFolder) else { throw ValidationError("no such file") }
+        guard !isFolder.boolValue else { throw ValidationError("a folder, not a file") }
         do {
             return try await BlockingPool.run { try Data(contentsOf: url) }
         } catch let error as CocoaError {
-            throw ValidationError(error.code == .fileReadNoSuchFile ? "no such file" : error.localizedDescription)
+            throw ValidationError(error.code == .fileReadNoPermission ? "permission denied" : error.localizedDescription)
         }
     }
 

@@ -26,13 +26,15 @@ import WebImage
         let jpeg = try TestImages.data("photos/rocket.jpg")
         try jpeg.prefix(20).write(to: scratch)
         let missing = "/nonexistent/folder/image.png"
-        let result = try await ChildProcess.run("webimage", ["info", scratch.path, Self.path("photos/rocket.jpg"), missing])
+        let folder = FileManager.default.temporaryDirectory.path
+        let result = try await ChildProcess.run("webimage", ["info", scratch.path, Self.path("photos/rocket.jpg"), missing, folder])
         #expect(result.status != 0)
         #expect(result.standardOutput.contains("rocket.jpg: jpeg 640x427 frames=1 loop=0"))
         let errors = result.standardError.split(separator: "\n")
-        #expect(errors.count == 2)
-        #expect(errors.contains { $0.hasPrefix(scratch.path + ":") })
-        #expect(errors.contains { $0.hasPrefix(missing + ":") })
+        #expect(errors.count == 3)
+        #expect(errors.contains { $0.hasPrefix(scratch.path + ": corrupt jpeg data") })
+        #expect(errors.contains { $0 == "\(missing): no such file" })
+        #expect(errors.contains { $0 == "\(folder): a folder, not a file" })
     }
 
     @Test func infoAndConvertReadHTTPURLs() async throws {
