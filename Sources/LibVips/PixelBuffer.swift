@@ -3,7 +3,8 @@ import CLibvips
 /// An immutable 8-bit bitmap in memory, rows top to bottom, bands interleaved.
 ///
 /// `@unchecked Sendable`: the bytes are written only before the buffer is handed out (filled,
-/// then possibly colour-converted in place by its maker), and only read afterwards; the memory is freed in `deinit`, when nobody can read it any more.
+/// then possibly colour-converted in place by its maker), and only read afterwards; the memory
+/// is freed in `deinit`, when nobody can read it any more.
 public final class PixelBuffer: @unchecked Sendable {
     public let width: Int
     public let height: Int

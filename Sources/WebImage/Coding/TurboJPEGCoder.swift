@@ -37,16 +37,21 @@ public final class TurboJPEGCoder: ThrowingImageCoder {
         // libvips reads the header too: orientation, colour profile, and the pixel limit.
         let header = try loader.header(of: data, options: options)
         let profile = VipsImageRef.isSRGBProfile(header.iccProfile) ? nil : header.iccProfile
-        // A grey or broken profile: libvips knows what to do with it.
-        if let profile, !ColourConversion.supports(profile) { return try fallback.decode(data, options: options) }
         let plan = DecodePlan(header: header, options: options)
+        // Full size decodes straight to RGBA; thumbnails to RGB (libvips' thumbnail resizes an
+        // alpha band in float, premultiplied).
+        let bands: Int
+        if case .full = plan.mode { bands = 4 } else { bands = 3 }
+        // A grey or broken profile: libvips knows what to do with it. Asked with the bands the
+        // conversion will see, so that one cached conversion serves both.
+        if let profile, !ColourConversion.supports(profile, bands: bands) { return try fallback.decode(data, options: options) }
         let orientation = header.orientation
         let pipeline: ImagePipeline
         let size: (width: Int, height: Int)
         do {
             switch plan.mode {
             case .full:
-                pipeline = Self.source(data, shrink: 1, bands: 4, stored: stored, orientation: orientation, iccProfile: profile)
+                pipeline = Self.source(data, shrink: 1, bands: bands, stored: stored, orientation: orientation, iccProfile: profile)
                     .appending { image throws(VipsError) in orientation > 1 ? try image.call("autorot") : image }
                 size = (header.width, header.height)
             case let .thumbnail(width, height, stretch):
@@ -54,8 +59,7 @@ public final class TurboJPEGCoder: ThrowingImageCoder {
                 // engines give the same size and nearly the same pixels.
                 let shrink = Self.libvipsJPEGShrink(header: header, width: width, height: height, stretch: stretch)
                 let thumbnail = "width=\(width),height=\(height),size=\(stretch ? "force" : "down")"
-                // Three bands: libvips' thumbnail resizes an alpha band in float, premultiplied.
-                var steps = Self.source(data, shrink: shrink, bands: 3, stored: stored, orientation: orientation, iccProfile: nil)
+                var steps = Self.source(data, shrink: shrink, bands: bands, stored: stored, orientation: orientation, iccProfile: nil)
                     .appending { image throws(VipsError) in try image.call("thumbnail_image", thumbnail) }
                 if let profile {
                     // Converted after the resize, on the fewest pixels.

@@ -83,19 +83,11 @@ import WebImage
     /// A real JPEG whose frame header (SOF) is rewritten to claim `width` x `height` pixels.
     static func jpegClaiming(width: UInt16, height: UInt16) throws -> Data {
         var bytes = [UInt8](try TestImages.data("photos/rocket.jpg"))
-        var index = 2
-        while index + 9 < bytes.count, bytes[index] == 0xFF {
-            let marker = bytes[index + 1]
-            if (0xC0...0xC2).contains(marker) {
-                bytes[index + 5] = UInt8(height >> 8)
-                bytes[index + 6] = UInt8(height & 0xFF)
-                bytes[index + 7] = UInt8(width >> 8)
-                bytes[index + 8] = UInt8(width & 0xFF)
-                return Data(bytes)
-            }
-            index += 2 + (Int(bytes[index + 2]) << 8 | Int(bytes[index + 3]))
-        }
-        throw CancellationError()
+        let frame = try #require(try JPEGSegments(bytes).segments.first { (0xC0...0xC2).contains($0.marker) })
+        // Payload: precision, then height and width, big-endian.
+        let size = frame.payload.lowerBound + 1
+        bytes.replaceSubrange(size..<(size + 4), with: [UInt8(height >> 8), UInt8(height & 0xFF), UInt8(width >> 8), UInt8(width & 0xFF)])
+        return Data(bytes)
     }
 
     @Test func aHeaderOverThePixelLimitIsRefusedByTheLimit() throws {

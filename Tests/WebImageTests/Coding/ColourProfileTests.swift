@@ -73,22 +73,16 @@ import WebImage
 
     /// rocket.jpg with its ICC profile cut to its first 300 bytes (a broken profile).
     static func rocketWithBrokenProfile() throws -> Data {
-        let bytes = [UInt8](try TestImages.data(file))
+        var bytes = [UInt8](try TestImages.data(file))
         let tag = Array("ICC_PROFILE".utf8)
-        var index = 2
-        while index + 4 <= bytes.count, bytes[index] == 0xFF, bytes[index + 1] != 0xDA {
-            let length = Int(bytes[index + 2]) << 8 | Int(bytes[index + 3])
-            if bytes[index + 1] == 0xE2, Array(bytes[(index + 4)..<(index + 4 + tag.count)]) == tag {
-                // Marker, new length, "ICC_PROFILE\0", chunk 1 of 1, then 300 profile bytes.
-                let header = Array(bytes[(index + 4)..<(index + 18)])
-                let profile = Array(bytes[(index + 18)..<(index + 318)])
-                let newLength = 2 + header.count + profile.count
-                let segment = [0xFF, 0xE2, UInt8(newLength >> 8), UInt8(newLength & 0xFF)] + header + profile
-                return Data(Array(bytes[..<index]) + segment + Array(bytes[(index + 2 + length)...]))
-            }
-            index += 2 + length
-        }
-        throw CancellationError()
+        let icc = try #require(try JPEGSegments(bytes).segments.first {
+            $0.marker == 0xE2 && Array(bytes[$0.payload.prefix(tag.count)]) == tag
+        })
+        // "ICC_PROFILE\0", chunk 1 of 1 (14 bytes), then the first 300 profile bytes.
+        let payload = Array(bytes[icc.payload.prefix(14 + 300)])
+        let length = 2 + payload.count
+        bytes.replaceSubrange(icc.range, with: [0xFF, 0xE2, UInt8(length >> 8), UInt8(length & 0xFF)] + payload)
+        return Data(bytes)
     }
 
     @Test(arguments: [false, true])

@@ -61,12 +61,7 @@ import WebImage
     /// rocket.jpg with two stray bytes before its first scan (libjpeg warns: "extraneous bytes").
     static func rocketWithStrayBytes() throws -> Data {
         var bytes = [UInt8](try TestImages.data("photos/rocket.jpg"))
-        var index = 2
-        while index + 4 <= bytes.count, bytes[index] == 0xFF, bytes[index + 1] != 0xDA {
-            index += 2 + (Int(bytes[index + 2]) << 8 | Int(bytes[index + 3]))
-        }
-        try #require(index + 1 < bytes.count && bytes[index + 1] == 0xDA)
-        bytes.insert(contentsOf: [0x00, 0x00], at: index)
+        bytes.insert(contentsOf: [0x00, 0x00], at: try JPEGSegments(bytes).scanStart)
         return Data(bytes)
     }
 
