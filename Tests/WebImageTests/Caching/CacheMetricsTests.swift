@@ -34,7 +34,7 @@ struct CacheMetricsTests {
         defer { scratch.remove() }
         let metrics = TestMetrics()
         let cache = cache(reportingTo: metrics, in: scratch)
-        let data = try CacheFixtures.data("sdwebimage/TestImage.png")
+        let data = try TestImages.data("sdwebimage/TestImage.png")
         await cache.store(try CacheFixtures.image("sdwebimage/TestImage.png"), imageData: data, forKey: "k")
         #expect(counts(metrics) == [0, 0, 0, 0])
 
@@ -67,7 +67,7 @@ struct CacheMetricsTests {
         defer { scratch.remove() }
         let metrics = TestMetrics()
         let cache = cache(reportingTo: metrics, in: scratch)
-        let data = try CacheFixtures.data("sdwebimage/TestImage.gif")
+        let data = try TestImages.data("sdwebimage/TestImage.gif")
         await cache.store(try CacheFixtures.image("sdwebimage/TestImage.gif"), imageData: data, forKey: "gif")
         #expect(await cache.queryImage(forKey: "gif", options: .decodeFirstFrameOnly).cacheType == .disk)
         #expect(counts(metrics) == [0, 1, 1, 0])

@@ -4,28 +4,11 @@ import Synchronization
 import Testing
 @testable import WebImage
 
-/// Test images and scratch folders for the cache tests.
+/// Images and scratch folders for the cache tests (test files come from `TestImages`).
 enum CacheFixtures {
-    /// `<repo>/../shared/testdata/images`, found from this file's path.
-    static let imagesFolder: URL = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent()  // Caching
-        .deletingLastPathComponent()  // WebImageTests
-        .deletingLastPathComponent()  // Tests
-        .deletingLastPathComponent()  // repository root
-        .deletingLastPathComponent()
-        .appendingPathComponent("shared/testdata/images")
-
-    static func url(_ relativePath: String) -> URL {
-        imagesFolder.appendingPathComponent(relativePath)
-    }
-
-    static func data(_ relativePath: String) throws -> Data {
-        try Data(contentsOf: url(relativePath))
-    }
-
     /// The decoded image of a test file.
     static func image(_ relativePath: String) throws -> Image {
-        try #require(Image(data: data(relativePath)))
+        try #require(Image(data: TestImages.data(relativePath)))
     }
 
     /// A solid image of `width` x `height` (cost `width * height * 4`).

@@ -15,7 +15,7 @@ struct CustomTierTests {
         let cache = scratch.imageCache(config: config)
         let memory = try #require(cache.memoryCache as? DictionaryMemoryCache)
         let disk = try #require(cache.diskCache as? RecordingDiskCache)
-        let data = try CacheFixtures.data("sdwebimage/TestImage.png")
+        let data = try TestImages.data("sdwebimage/TestImage.png")
         await cache.store(try CacheFixtures.image("sdwebimage/TestImage.png"), imageData: data, forKey: "k")
         #expect(memory.count == 1)
         #expect(disk.writtenKeys == ["k"])

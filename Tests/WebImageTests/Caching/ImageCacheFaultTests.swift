@@ -9,8 +9,8 @@ import Testing
 @Suite("Caching: ImageCache faults")
 struct ImageCacheFaultTests {
     private static func badFiles() throws -> [String: Data] {
-        let png = try CacheFixtures.data("sdwebimage/TestImage.png")
-        let jpeg = try CacheFixtures.data("sdwebimage/TestImage.jpg")
+        let png = try TestImages.data("sdwebimage/TestImage.png")
+        let jpeg = try TestImages.data("sdwebimage/TestImage.jpg")
         return [
             "empty": Data(),
             "truncated-png": png.prefix(png.count / 2),
@@ -44,7 +44,7 @@ struct ImageCacheFaultTests {
         defer { scratch.remove() }
         let cache = scratch.imageCache()
         let image = try CacheFixtures.image("sdwebimage/TestImage.png")
-        let data = try CacheFixtures.data("sdwebimage/TestImage.png")
+        let data = try TestImages.data("sdwebimage/TestImage.png")
         await cache.store(image, imageData: data, forKey: "k")
         try FileManager.default.removeItem(atPath: cache.diskCachePath)
         cache.clearMemory()
@@ -68,7 +68,7 @@ struct ImageCacheFaultTests {
         }
         let cache = ImageCache(namespace: "ns", diskCacheDirectory: directory)
         let image = try CacheFixtures.image("sdwebimage/TestImage.png")
-        let data = try CacheFixtures.data("sdwebimage/TestImage.png")
+        let data = try TestImages.data("sdwebimage/TestImage.png")
 
         #expect(throws: DiskCacheError.self) { try cache.storeImageDataToDisk(data, forKey: "k") }
         await cache.store(image, imageData: data, forKey: "k")
@@ -86,7 +86,7 @@ struct ImageCacheFaultTests {
         let scratch = try ScratchFolder()
         defer { scratch.remove() }
         let cache = scratch.imageCache()
-        let data = try CacheFixtures.data("sdwebimage/TestImage.jpg")
+        let data = try TestImages.data("sdwebimage/TestImage.jpg")
         let keys = [
             String(repeating: "a", count: 10_000), "", "/", "..", "../../escape.jpg", "a/../../b.jpg",
             "/etc/passwd", "https://x.test/../../../x.jpg", "nul\u{0}key.jpg",

@@ -15,7 +15,7 @@ struct ImageCacheTests {
 
     @Test func storeThenQueryFromMemoryThenFromDisk() async throws {
         try await withImageCache { cache in
-            let data = try CacheFixtures.data("sdwebimage/TestImage.png")
+            let data = try TestImages.data("sdwebimage/TestImage.png")
             let image = try CacheFixtures.image("sdwebimage/TestImage.png")
             await cache.store(image, imageData: data, forKey: "k")
 
@@ -36,7 +36,7 @@ struct ImageCacheTests {
 
     @Test func aDiskHitIsDecodedOffTheCallersThread() async throws {
         try await withImageCache { cache in
-            await cache.store(nil, imageData: try CacheFixtures.data("sdwebimage/TestImage.png"), forKey: "k")
+            await cache.store(nil, imageData: try TestImages.data("sdwebimage/TestImage.png"), forKey: "k")
             let caller = pthread_self()
             let (decodedOnCaller, type) = await withCheckedContinuation { continuation in
                 cache.queryCacheOperation(forKey: "k") { image, _, type in
@@ -50,7 +50,7 @@ struct ImageCacheTests {
 
     @Test func memoryStoreIsImmediateAndDiskStoreCompletesAfterTheWrite() async throws {
         try await withImageCache { cache in
-            let data = try CacheFixtures.data("sdwebimage/TestImage.jpg")
+            let data = try TestImages.data("sdwebimage/TestImage.jpg")
             let image = try CacheFixtures.image("sdwebimage/TestImage.jpg")
             await withCheckedContinuation { continuation in
                 cache.store(image, imageData: data, forKey: "k") {
@@ -64,7 +64,7 @@ struct ImageCacheTests {
 
     @Test func synchronousCallsInsideACompletionDoNotDeadlock() async throws {
         try await withImageCache { cache in
-            let data = try CacheFixtures.data("sdwebimage/TestImage.jpg")
+            let data = try TestImages.data("sdwebimage/TestImage.jpg")
             let found = await withCheckedContinuation { continuation in
                 cache.store(nil, imageData: data, forKey: "k") {
                     continuation.resume(returning: (cache.diskImageData(forKey: "k"), cache.imageFromDiskCache(forKey: "k")))
@@ -90,7 +90,7 @@ struct ImageCacheTests {
 
     @Test func removingFromOneTierLeavesTheOther() async throws {
         try await withImageCache { cache in
-            let data = try CacheFixtures.data("sdwebimage/TestImage.png")
+            let data = try TestImages.data("sdwebimage/TestImage.png")
             let image = try CacheFixtures.image("sdwebimage/TestImage.png")
             await cache.store(image, imageData: data, forKey: "a")
             await cache.store(image, imageData: data, forKey: "b")
@@ -113,7 +113,7 @@ struct ImageCacheTests {
     @Test func sizesAgreeWithTheFilesAndClearDiskKeepsTheFolder() async throws {
         try await withImageCache { cache in
             let names = ["sdwebimage/TestImage.png", "sdwebimage/TestImage.jpg", "sdwebimage/TestImage.gif"]
-            for name in names { await cache.store(nil, imageData: try CacheFixtures.data(name), forKey: name) }
+            for name in names { await cache.store(nil, imageData: try TestImages.data(name), forKey: name) }
             let files = ScratchFolder.entryNames(in: cache.diskCachePath)
             let bytes = try files.reduce(0) { total, file in
                 total + (try #require(FileManager.default.attributesOfItem(atPath: cache.diskCachePath + "/" + file)[.size] as? Int))
@@ -138,7 +138,7 @@ struct ImageCacheTests {
         var config = ImageCacheConfig()
         config.maxDiskAge = 30
         try await withImageCache(config: config) { cache in
-            let data = try CacheFixtures.data("sdwebimage/TestImage.jpg")
+            let data = try TestImages.data("sdwebimage/TestImage.jpg")
             await cache.store(nil, imageData: data, forKey: "old")
             await cache.store(nil, imageData: data, forKey: "fresh")
             CacheFixtures.age(try #require(cache.cachePath(forKey: "old")), by: 60)
@@ -169,7 +169,7 @@ struct ImageCacheTests {
 
     @Test func queryMemoryDataAlsoReadsTheDiskData() async throws {
         try await withImageCache { cache in
-            let data = try CacheFixtures.data("sdwebimage/TestImage.png")
+            let data = try TestImages.data("sdwebimage/TestImage.png")
             await cache.store(try CacheFixtures.image("sdwebimage/TestImage.png"), imageData: data, forKey: "k")
             let plain = await cache.queryImage(forKey: "k")
             #expect(plain.cacheType == .memory && plain.data == nil)
@@ -187,7 +187,7 @@ struct ImageCacheTests {
 
     @Test func queryDiskDataSyncAnswersBeforeReturning() async throws {
         try await withImageCache { cache in
-            await cache.store(nil, imageData: try CacheFixtures.data("sdwebimage/TestImage.jpg"), forKey: "k")
+            await cache.store(nil, imageData: try TestImages.data("sdwebimage/TestImage.jpg"), forKey: "k")
             let answered = CallCounter()
             cache.queryCacheOperation(forKey: "k", options: .queryDiskDataSync) { image, _, type in
                 #expect(image != nil && type == .disk)
@@ -199,7 +199,7 @@ struct ImageCacheTests {
 
     @Test func decodeFirstFrameOnlySkipsAnAnimatedMemoryImageAndLeavesItThere() async throws {
         try await withImageCache { cache in
-            let data = try CacheFixtures.data("sdwebimage/TestImage.gif")
+            let data = try TestImages.data("sdwebimage/TestImage.gif")
             let animated = try CacheFixtures.image("sdwebimage/TestImage.gif")
             await cache.store(animated, imageData: data, forKey: "gif")
             let firstFrame = await cache.queryImage(forKey: "gif", options: .decodeFirstFrameOnly)
@@ -212,7 +212,7 @@ struct ImageCacheTests {
 
     @Test func aThumbnailDecodedFromDiskIsNotKeptInMemoryUnderTheOriginalsKey() async throws {
         try await withImageCache { cache in
-            let png = try CacheFixtures.data("sdwebimage/TestImage.png")
+            let png = try TestImages.data("sdwebimage/TestImage.png")
             let full = try CacheFixtures.image("sdwebimage/TestImage.png")
             await cache.store(nil, imageData: png, forKey: "png")
             var context = WebImageContext()
@@ -234,7 +234,7 @@ struct ImageCacheTests {
 
     @Test func matchAnimatedImageClassSkipsAMemoryImageOfAnotherClass() async throws {
         try await withImageCache { cache in
-            let data = try CacheFixtures.data("sdwebimage/TestImage.gif")
+            let data = try TestImages.data("sdwebimage/TestImage.gif")
             let image = try CacheFixtures.image("sdwebimage/TestImage.gif")
             await cache.store(image, imageData: data, forKey: "gif")
             var context = WebImageContext()
@@ -250,7 +250,7 @@ struct ImageCacheTests {
 
     @Test func aCancelledQueryCallsBackOnceWithNothing() async throws {
         try await withImageCache { cache in
-            await cache.store(nil, imageData: try CacheFixtures.data("sdwebimage/TestImage.png"), forKey: "k")
+            await cache.store(nil, imageData: try TestImages.data("sdwebimage/TestImage.png"), forKey: "k")
             // Hold the I/O queue so the disk read cannot finish before the cancel.
             let gate = DispatchSemaphore(value: 0)
             cache.ioQueue.async { gate.wait() }
@@ -272,7 +272,7 @@ struct ImageCacheTests {
 
     @Test func aCancelledQueryCallsBackOnceOnTheCallbackQueue() async throws {
         try await withImageCache { cache in
-            await cache.store(nil, imageData: try CacheFixtures.data("sdwebimage/TestImage.png"), forKey: "k")
+            await cache.store(nil, imageData: try TestImages.data("sdwebimage/TestImage.png"), forKey: "k")
             let callbackQueue = DispatchQueue(label: "test.callback")
             let onCallbackQueue = DispatchSpecificKey<Bool>()
             callbackQueue.setSpecific(key: onCallbackQueue, value: true)
@@ -298,7 +298,7 @@ struct ImageCacheTests {
 
     @Test func cancellingAfterTheAnswerCallsNothingMore() async throws {
         try await withImageCache { cache in
-            await cache.store(nil, imageData: try CacheFixtures.data("sdwebimage/TestImage.png"), forKey: "k")
+            await cache.store(nil, imageData: try TestImages.data("sdwebimage/TestImage.png"), forKey: "k")
             let calls = CallCounter()
             let operation = try #require(cache.queryCacheOperation(forKey: "k", options: .queryDiskDataSync) { image, _, _ in
                 #expect(image != nil)
@@ -311,7 +311,7 @@ struct ImageCacheTests {
 
     @Test func extendedDataGoesWithItsEntryThroughTheImageCache() async throws {
         try await withImageCache { cache in
-            let data = try CacheFixtures.data("sdwebimage/TestImage.png")
+            let data = try TestImages.data("sdwebimage/TestImage.png")
             let meta = Data("etag: 1".utf8)
             for key in ["removed", "cleared"] {
                 await cache.store(nil, imageData: data, forKey: key)
@@ -329,7 +329,7 @@ struct ImageCacheTests {
 
     @Test func cancellingTheTaskCancelsTheQuery() async throws {
         try await withImageCache { cache in
-            await cache.store(nil, imageData: try CacheFixtures.data("sdwebimage/TestImage.png"), forKey: "k")
+            await cache.store(nil, imageData: try TestImages.data("sdwebimage/TestImage.png"), forKey: "k")
             let gate = DispatchSemaphore(value: 0)
             cache.ioQueue.async { gate.wait() }
             let task = Task { await cache.queryImage(forKey: "k") }
@@ -343,7 +343,7 @@ struct ImageCacheTests {
     @Test(arguments: ["https://x.test/a/image.png?size=big", "https://x.test/a/image", "image.png", "image", ""])
     func thumbnailAndTransformerKeysNeverOverwriteTheOriginal(key: String) async throws {
         try await withImageCache { cache in
-            let original = try CacheFixtures.data("sdwebimage/TestImage.png")
+            let original = try TestImages.data("sdwebimage/TestImage.png")
             let originalImage = try CacheFixtures.image("sdwebimage/TestImage.png")
             await cache.store(originalImage, imageData: original, forKey: key)
             let thumbnail = thumbnailedKey(forKey: key, thumbnailPixelSize: CGSize(width: 50, height: 50), preserveAspectRatio: true)
@@ -374,8 +374,8 @@ struct ImageCacheTests {
         defer { scratch.remove() }
         let extra = scratch.path + "/extra"
         try FileManager.default.createDirectory(atPath: extra, withIntermediateDirectories: true)
-        let jpeg = try CacheFixtures.data("sdwebimage/TestImage.jpg")
-        let png = try CacheFixtures.data("sdwebimage/TestImage.png")
+        let jpeg = try TestImages.data("sdwebimage/TestImage.jpg")
+        let png = try TestImages.data("sdwebimage/TestImage.png")
         try jpeg.write(to: URL(fileURLWithPath: extra + "/shared.jpg"))
         try jpeg.write(to: URL(fileURLWithPath: extra + "/both.jpg"))
         let cache = scratch.imageCache()

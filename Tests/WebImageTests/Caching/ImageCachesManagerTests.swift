@@ -19,7 +19,7 @@ struct ImageCachesManagerTests {
     private let image: Image
 
     init() throws {
-        data = try CacheFixtures.data("sdwebimage/TestImage.jpg")
+        data = try TestImages.data("sdwebimage/TestImage.jpg")
         image = try CacheFixtures.image("sdwebimage/TestImage.jpg")
     }
 
