@@ -16,22 +16,18 @@ let package = Package(
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
     ],
     targets: [
-        // The C boundary: libvips (with libpng's push reader and lcms2 transforms) and TurboJPEG,
+        // The C boundary: libvips (with libpng readers, lcms2 transforms, our resampler) and TurboJPEG,
         // behind one Swift target, LibVips.
         .systemLibrary(
             name: "CLibvips",
             pkgConfig: "vips",
             providers: [.apt(["libvips-dev"])]
         ),
+        // libjpeg-turbo's TurboJPEG API (libturbojpeg0-dev) is the second engine, for small JPEGs.
         .target(
             name: "CVipsShim",
             dependencies: ["CLibvips"],
-            linkerSettings: [.linkedLibrary("png16"), .linkedLibrary("lcms2")]
-        ),
-        // libjpeg-turbo's TurboJPEG API: the second engine, for small JPEGs.
-        .systemLibrary(
-            name: "CTurboJPEG",
-            providers: [.apt(["libturbojpeg0-dev"])]
+            linkerSettings: [.linkedLibrary("png16"), .linkedLibrary("lcms2"), .linkedLibrary("turbojpeg")]
         ),
         // sys/xattr.h (extended attributes, which Glibc leaves out), for the disk cache's extended data.
         .systemLibrary(name: "CXattr"),
@@ -40,7 +36,6 @@ let package = Package(
             dependencies: [
                 "CLibvips",
                 "CVipsShim",
-                "CTurboJPEG",
                 "CXattr",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

@@ -1,10 +1,10 @@
-import CTurboJPEG
 import CVipsShim
 import Foundation
 
 /// libjpeg-turbo's TurboJPEG API: JPEG decode with DCT scaling and JPEG encode straight
 /// between bytes and a bitmap. On small images it skips libvips' fixed cost per pipeline
-/// (a worker thread and its buffers per evaluation), which dominates there.
+/// (a worker thread and its buffers per evaluation), which dominates there. Each thread
+/// keeps its own TurboJPEG handles and buffers.
 public enum TurboJPEG {
     /// What the JPEG header says.
     public struct Header: Sendable {
@@ -18,21 +18,12 @@ public enum TurboJPEG {
 
     /// The header, or nil when TurboJPEG cannot read this file (not a JPEG, 12-bit, ...).
     public static func header(of data: Data) -> Header? {
-        guard let handle = tjInitDecompress() else { return nil }
-        defer { tjDestroy(handle) }
         var width: Int32 = 0
         var height: Int32 = 0
-        var subsampling: Int32 = 0
-        var colorspace: Int32 = 0
-        let status = data.withUnsafeBytes { bytes in
-            tjDecompressHeader3(
-                handle, bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), UInt(bytes.count),
-                &width, &height, &subsampling, &colorspace
-            )
-        }
+        var cmyk: Int32 = 0
+        let status = data.withUnsafeBytes { bytes in wi_tj_header(bytes.baseAddress, bytes.count, &width, &height, &cmyk) }
         guard status == 0, width > 0, height > 0 else { return nil }
-        let cmyk = colorspace == Int32(TJCS_CMYK.rawValue) || colorspace == Int32(TJCS_YCCK.rawValue)
-        return Header(width: Int(width), height: Int(height), isCMYK: cmyk)
+        return Header(width: Int(width), height: Int(height), isCMYK: cmyk != 0)
     }
 
     /// The stored size TurboJPEG decodes to at DCT scale 1/`shrink` (1, 2, 4 or 8): libjpeg
@@ -41,36 +32,61 @@ public enum TurboJPEG {
         ((header.width + shrink - 1) / shrink, (header.height + shrink - 1) / shrink)
     }
 
-    /// Decodes to RGB8 (`bands` 3) or RGBA8 (4, alpha 255) at `size`, one of `scaledSize`'s answers, converting the
-    /// colours from `iccProfile` to sRGB when given (check it with `ColourConversion.supports`).
-    /// Any libjpeg warning is an error: TurboJPEG cannot tell a harmless one (stray bytes
-    /// between markers) from a broken stream, so such files are left to a stricter reader.
-    public static func decode(_ data: Data, size: (width: Int, height: Int), bands: Int, iccProfile: Data?) throws(VipsError) -> PixelBuffer {
-        guard bands == 3 || bands == 4 else { throw VipsError("TurboJPEG: \(bands) bands cannot be decoded") }
-        guard let handle = tjInitDecompress() else { throw VipsError("TurboJPEG: cannot start a decoder") }
-        defer { tjDestroy(handle) }
-        var failure: String?
-        let format = bands == 4 ? TJPF_RGBA : TJPF_RGB
-        let pixels = PixelBuffer(width: size.width, height: size.height, bands: bands) { output in
-            let status = data.withUnsafeBytes { bytes in
-                tjDecompress2(
-                    handle, bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), UInt(bytes.count),
-                    output.baseAddress?.assumingMemoryBound(to: UInt8.self), Int32(size.width), 0, Int32(size.height),
-                    Int32(format.rawValue), 0
+    /// The largest DCT shrink (8, 4, 2, else 1) that still leaves at least `size`'s pixels on
+    /// each side once cropped like libvips' shrunk load (the stored size over it, rounded down).
+    public static func shrink(_ header: Header, covering size: (width: Int, height: Int)) -> Int {
+        for shrink in [8, 4, 2] where header.width / shrink >= size.width && header.height / shrink >= size.height {
+            return shrink
+        }
+        return 1
+    }
+
+    /// Decodes to RGBA8 (alpha 255) at full size, converting the colours from `colourProfile`
+    /// to sRGB when given (check it with `ColourConversion.supports`), turned upright from
+    /// EXIF `orientation`. Any libjpeg warning is an error: TurboJPEG cannot tell a harmless
+    /// one (stray bytes between markers) from a broken stream, so such files are left to a
+    /// stricter reader.
+    public static func decode(_ data: Data, header: Header, colourProfile: Data?, orientation: Int) throws(VipsError) -> PixelBuffer {
+        var status: Int32 = 0
+        let pixels = PixelBuffer(width: header.width, height: header.height, bands: 4) { output in
+            status = data.withUnsafeBytes { bytes in
+                wi_tj_decode_rgba8(
+                    bytes.baseAddress, bytes.count, Int32(header.width), Int32(header.height),
+                    output.baseAddress?.assumingMemoryBound(to: UInt8.self)
                 )
             }
-            if status != 0 { failure = tjGetErrorStr2(handle).map { String(cString: $0) } ?? "decode failed" }
         }
-        if let failure { throw VipsError("TurboJPEG: \(failure)") }
-        if let iccProfile {
-            let status = iccProfile.withUnsafeBytes { profile in
-                wi_icc_rgb8_to_srgb(
-                    profile.baseAddress, profile.count, pixels.baseAddress.assumingMemoryBound(to: UInt8.self),
-                    pixels.width * pixels.height, Int32(bands)
+        if status != 0 { throw lastError() }
+        if let colourProfile { try pixels.convertToSRGB(from: colourProfile) }
+        return pixels.oriented(orientation)
+    }
+
+    /// Decodes at DCT scale 1/`shrink`, crops like libvips' shrunk `jpegload` (to the stored
+    /// size over `shrink`, rounded down), resizes to `size` (upright) with Lanczos-3
+    /// (`PixelBuffer.resampled`), converts from `colourProfile` when given, and turns the
+    /// result upright from EXIF `orientation`: RGBA8, alpha 255.
+    public static func thumbnail(
+        _ data: Data, header: Header, shrink: Int, size: (width: Int, height: Int), colourProfile: Data?, orientation: Int
+    ) throws(VipsError) -> PixelBuffer {
+        let scaled = scaledSize(header, shrink: shrink)
+        let used = (width: max(1, header.width / shrink), height: max(1, header.height / shrink))
+        let swapped = orientation >= 5
+        let stored = swapped ? (width: size.height, height: size.width) : size
+        guard stored.width <= used.width, stored.height <= used.height else {
+            throw VipsError("TurboJPEG: \(size.width)x\(size.height) is larger than the image at 1/\(shrink)")
+        }
+        var status: Int32 = 0
+        let pixels = PixelBuffer(width: size.width, height: size.height, bands: 4) { output in
+            status = data.withUnsafeBytes { bytes in
+                wi_tj_thumbnail_rgba8(
+                    bytes.baseAddress, bytes.count, Int32(scaled.width), Int32(scaled.height),
+                    Int32(used.width), Int32(used.height), output.baseAddress?.assumingMemoryBound(to: UInt8.self), Int32(stored.width), Int32(stored.height),
+                    Int32(orientation)
                 )
             }
-            if status != 0 { throw VipsError("TurboJPEG: the colour profile cannot be converted") }
         }
+        if status != 0 { throw lastError() }
+        if let colourProfile { try pixels.convertToSRGB(from: colourProfile) }
         return pixels
     }
 
@@ -78,20 +94,18 @@ public enum TurboJPEG {
     /// with 4:2:0 chroma below 90 and 4:4:4 from 90, as libvips' jpegsave does.
     public static func encode(_ pixels: PixelBuffer, quality: Int) throws(VipsError) -> Data {
         guard pixels.bands == 3 || pixels.bands == 4 else { throw VipsError("TurboJPEG: \(pixels.bands) bands cannot be encoded") }
-        guard let handle = tjInitCompress() else { throw VipsError("TurboJPEG: cannot start an encoder") }
-        defer { tjDestroy(handle) }
-        var output: UnsafeMutablePointer<UInt8>?
-        var length: UInt = 0
-        defer { if let output { tjFree(output) } }
-        let format = pixels.bands == 4 ? TJPF_RGBA : TJPF_RGB
-        let subsampling = quality >= 90 ? TJSAMP_444 : TJSAMP_420
-        let status = tjCompress2(
-            handle, pixels.baseAddress.assumingMemoryBound(to: UInt8.self), Int32(pixels.width), 0, Int32(pixels.height),
-            Int32(format.rawValue), &output, &length, Int32(subsampling.rawValue), Int32(quality), 0
+        var jpeg: UnsafePointer<UInt8>?
+        var length = 0
+        let status = wi_tj_encode(
+            pixels.baseAddress.assumingMemoryBound(to: UInt8.self), Int32(pixels.width), Int32(pixels.height),
+            Int32(pixels.bands), Int32(quality), &jpeg, &length
         )
-        guard status == 0, let output else {
-            throw VipsError("TurboJPEG: " + (tjGetErrorStr2(handle).map { String(cString: $0) } ?? "encode failed"))
-        }
-        return Data(bytes: output, count: Int(length))
+        guard status == 0, let jpeg else { throw lastError() }
+        // The buffer is this thread's, reused by its next encode: copied out now.
+        return Data(bytes: jpeg, count: length)
+    }
+
+    private static func lastError() -> VipsError {
+        VipsError("TurboJPEG: " + String(cString: wi_tj_error()))
     }
 }

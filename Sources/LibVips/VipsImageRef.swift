@@ -159,13 +159,8 @@ public final class VipsImageRef: @unchecked Sendable {
         guard isEightBit, bands == 3 || bands == 4, ColourConversion.supports(profile, bands: bands) else { return nil }
         // Converted in place: it must be a bitmap nobody else holds.
         let pixels = try renderedCopy()
-        let converted = profile.withUnsafeBytes { bytes in
-            wi_icc_rgb8_to_srgb(
-                bytes.baseAddress, bytes.count, pixels.baseAddress.assumingMemoryBound(to: UInt8.self),
-                pixels.width * pixels.height, Int32(pixels.bands)
-            )
-        }
-        return converted == 0 ? pixels : nil
+        do { try pixels.convertToSRGB(from: profile) } catch { return nil }
+        return pixels
     }
 
     // MARK: Header fields (read without decoding pixels)

@@ -245,21 +245,25 @@ enum CoderBenchmarks {
             }),
         ]
         if let header = TurboJPEG.header(of: data) {
-            let size = (header.width, header.height)
             let profile = try VipsImageRef.load("jpegload_buffer", data: data).iccProfile
             bodies.append(("ours TurboJPEG decode to RGBA, full size, no colour conversion", {
-                _ = try TurboJPEG.decode(data, size: size, bands: 4, iccProfile: nil)
+                _ = try TurboJPEG.decode(data, header: header, colourProfile: nil, orientation: 1)
             }))
             bodies.append(("ours TurboJPEG decode to RGBA, full size, with the cached ICC transform", {
-                _ = try TurboJPEG.decode(data, size: size, bands: 4, iccProfile: profile)
+                _ = try TurboJPEG.decode(data, header: header, colourProfile: profile, orientation: 1)
             }))
             let half = TurboJPEG.scaledSize(header, shrink: 2)
-            let scale = "scale=\(Double(boxWidth) / Double(half.width))"
-            bodies.append(("ours TurboJPEG decode at 1/2 + libvips resize, rendered by libvips' threads", {
-                _ = try VipsImageRef.wrapping(TurboJPEG.decode(data, size: half, bands: 3, iccProfile: nil)).call("resize", scale).render()
+            let box = (width: boxWidth, height: boxWidth * half.height / half.width)
+            bodies.append(("ours TurboJPEG decode at 1/2 + our Lanczos-3 to \(box.width)x\(box.height)", {
+                _ = try TurboJPEG.thumbnail(data, header: header, shrink: 2, size: box, colourProfile: nil, orientation: 1)
             }))
+            bodies.append(("ours the same + the cached ICC transform", {
+                _ = try TurboJPEG.thumbnail(data, header: header, shrink: 2, size: box, colourProfile: profile, orientation: 1)
+            }))
+            let scale = "scale=\(Double(boxWidth) / Double(half.width))"
             bodies.append(("ours TurboJPEG decode at 1/2 + libvips resize, rendered inline", {
-                _ = try VipsImageRef.wrapping(TurboJPEG.decode(data, size: half, bands: 3, iccProfile: nil)).call("resize", scale).renderInline()
+                let decoded = try TurboJPEG.thumbnail(data, header: header, shrink: 2, size: half, colourProfile: nil, orientation: 1)
+                _ = try VipsImageRef.wrapping(decoded).call("resize", scale).renderInline()
             }))
         }
         if let stripped = removingICCProfile(from: data), stripped.count < data.count {

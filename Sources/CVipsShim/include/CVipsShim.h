@@ -93,4 +93,41 @@ int wi_png_stream_is_complete(const wi_png_stream *stream);
 const uint8_t *wi_png_stream_pixels(const wi_png_stream *stream);
 void wi_png_stream_free(wi_png_stream *stream);
 
+/// Resizes an opaque 8-bit RGBA bitmap (`src_stride` bytes a row) down to `width` x `height`
+/// (each at most the source's) into `dst` (`width * height * 4` bytes): a box shrink for
+/// reductions past 4x, then Lanczos-3 with libvips' sample centres and edge copying. The alpha
+/// band is filtered like a colour, so it must be opaque. Returns 0, or -1 on bad sizes or no memory.
+/// `dst` receives the result turned upright from EXIF `orientation` (1-8; 5-8 swap the sides).
+int wi_resample_rgba8(const uint8_t *src, int src_width, int src_height, size_t src_stride, uint8_t *dst, int width,
+                      int height, int orientation);
+
+/// Turns a `width` x `height` RGBA8 bitmap upright from EXIF `orientation` (1-8) into `dst`
+/// (the same byte count; 5-8 swap width and height).
+void wi_orient_rgba8(const uint8_t *src, int width, int height, int orientation, uint8_t *dst);
+
+/// TurboJPEG with per-thread handles and buffers. Each returns 0, or -1 with a message for
+/// `wi_tj_error` (this thread's last failure).
+const char *wi_tj_error(void);
+/// Stored size, and whether the file is CMYK or YCCK.
+int wi_tj_header(const void *jpeg, size_t length, int *width, int *height, int *is_cmyk);
+/// Decodes at the DCT scale giving `width` x `height` into `pixels` (RGBA8, alpha 255). Any
+/// libjpeg warning is a failure.
+int wi_tj_decode_rgba8(const void *jpeg, size_t length, int width, int height, uint8_t *pixels);
+/// Decodes at the DCT scale giving `scaled_width` x `scaled_height`, then resizes its top-left
+/// `used_width` x `used_height` to `width` x `height` (stored orientation) into `pixels`,
+/// upright from `orientation` (wi_resample_rgba8).
+int wi_tj_thumbnail_rgba8(const void *jpeg, size_t length, int scaled_width, int scaled_height, int used_width,
+                          int used_height, uint8_t *pixels, int width, int height, int orientation);
+/// Encodes 3- or 4-band (alpha ignored) pixels at `quality` 1-100, 4:2:0 below 90 and 4:4:4
+/// from 90 (as libvips' jpegsave). `*jpeg` stays valid until this thread's next encode.
+int wi_tj_encode(const uint8_t *pixels, int width, int height, int bands, int quality, const uint8_t **jpeg,
+                 size_t *length);
+
+/// Decodes a whole PNG without transparency, at most 8 bits a sample, into RGBA8 with alpha
+/// 255 (`*pixels` from g_malloc, for the caller to free), read as libvips reads it: palette
+/// and grey expanded, gamma left alone. Returns 0; -2 when the file has alpha, transparency or
+/// 16-bit samples; -3 over `max_pixels`; -1 on corrupt or truncated data.
+int wi_png_decode_opaque_rgba8(const void *data, size_t length, uint64_t max_pixels, uint8_t **pixels,
+                               uint32_t *width, uint32_t *height);
+
 #endif

@@ -5,14 +5,15 @@ import Synchronization
 /// The coder added last is asked first.
 public final class ImageCodersManager: ThrowingImageCoder {
     /// The coders every default decode and encode uses: libvips, then TurboJPEG for small
-    /// JPEGs and APNG on top.
+    /// JPEGs, libpng for small opaque PNGs and APNG on top.
     public static let shared = ImageCodersManager()
 
     private let storage: Mutex<[any ImageCoder]>
 
-    /// A manager with the built-in coders (`VipsImageCoder`, `TurboJPEGCoder`, `APNGCoder`).
+    /// A manager with the built-in coders (`VipsImageCoder`, `TurboJPEGCoder`, `LibPNGCoder`,
+    /// `APNGCoder`).
     public convenience init() {
-        self.init(coders: [VipsImageCoder.shared, TurboJPEGCoder.shared, APNGCoder()])
+        self.init(coders: [VipsImageCoder.shared, TurboJPEGCoder.shared, LibPNGCoder.shared, APNGCoder()])
     }
 
     /// A manager with exactly `coders` (the last is asked first).

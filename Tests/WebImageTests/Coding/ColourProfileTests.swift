@@ -63,12 +63,18 @@ import WebImage
         options.decodeThumbnailPixelSize = CGSize(width: 320, height: 320)
         let thumbnail = try ImageCodersManager.shared.decode(try TestImages.data(Self.file), options: options)
         // libvips' thumbnail, then its ICC transform: resized first, converted after, as ours.
-        let reference = try VipsImageRef.load(
-            "thumbnail_buffer", data: try TestImages.data(Self.file), options: "width=320,height=320,size=down"
-        ).call("icc_transform", "output_profile=srgb,embedded=true,depth=8").render()
-        let converted = try Self.difference(thumbnail, reference, tolerance: 2)
-        #expect(thumbnail.pixelWidth == 320 && thumbnail.pixelHeight == reference.height)
-        #expect(converted.max <= 3 && converted.over < 100)
+        // Engines may place a thumbnail's samples a fraction of a pixel apart, which shows on
+        // sharp edges: compared on average, converted and not.
+        let loaded = { () throws in
+            try VipsImageRef.load("thumbnail_buffer", data: try TestImages.data(Self.file), options: "width=320,height=320,size=down")
+        }
+        let converted = try PixelDifference(
+            thumbnail, try loaded().call("icc_transform", "output_profile=srgb,embedded=true,depth=8").render()
+        )
+        let raw = try PixelDifference(thumbnail, try loaded().render())
+        let height = try loaded().height
+        #expect(thumbnail.pixelWidth == 320 && thumbnail.pixelHeight == height)
+        #expect(converted.mean < 1 && raw.mean > 3 * converted.mean)
     }
 
     /// rocket.jpg with its ICC profile cut to its first 300 bytes (a broken profile).

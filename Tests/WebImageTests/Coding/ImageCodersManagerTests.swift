@@ -14,9 +14,9 @@ private struct MarkerPNGCoder: ThrowingImageCoder {
 }
 
 @Suite struct ImageCodersManagerTests {
-    @Test func theSharedManagerHasLibvipsThenTurboJPEGThenAPNG() {
+    @Test func theSharedManagerHasLibvipsThenTurboJPEGThenLibPNGThenAPNG() {
         let types = ImageCodersManager.shared.coders.map { String(describing: type(of: $0)) }
-        #expect(types == ["VipsImageCoder", "TurboJPEGCoder", "APNGCoder"])
+        #expect(types == ["VipsImageCoder", "TurboJPEGCoder", "LibPNGCoder", "APNGCoder"])
     }
 
     @Test func theCoderAddedLastIsAskedFirstAndCanBeRemoved() throws {

@@ -50,15 +50,85 @@ import WebImage
                 }
             }
         }
-        // The same DCT scale and resize as libvips' thumbnail: nearly the same pixels.
+        // libvips' thumbnail of the file loaded at the DCT scale ours decodes at: the same
+        // Lanczos-3 resize, colour conversion and orientation, so nearly the same pixels.
         var options = ImageCoderOptions()
         options.decodeThumbnailPixelSize = CGSize(width: 100, height: 100)
         let ours = try TurboJPEGCoder.shared.decode(data, options: options)
         #expect(try ours.withUnsafeRGBA8Bytes { $0.count } == ours.pixelWidth * ours.pixelHeight * 4)
-        #expect(try Self.largestDifference(ours, try VipsImageCoder.shared.decode(data, options: options)) <= 3)
+        let header = try #require(TurboJPEG.header(of: data))
+        let upright = try VipsImageRef.load("jpegload_buffer", data: data)
+        let stored = upright.orientation >= 5 ? (ours.pixelHeight, ours.pixelWidth) : (ours.pixelWidth, ours.pixelHeight)
+        let shrink = TurboJPEG.shrink(header, covering: (width: stored.0, height: stored.1))
+        let reference = try VipsImageRef.load("jpegload_buffer", data: data, options: "shrink=\(shrink)")
+            .call("thumbnail_image", "width=\(ours.pixelWidth),height=\(ours.pixelHeight),size=force")
+        let difference = try PixelDifference(ours, try Self.sRGB(reference).render())
+        #expect(difference.mean < 0.5 && difference.largest <= 5, "\(difference)")
     }
 
-    /// rocket.jpg with two stray bytes before its first scan (libjpeg warns: "extraneous bytes").
+    /// `image` in 8-bit sRGB, as libvips converts it: its profile through icc_transform, grey to sRGB.
+    static func sRGB(_ image: VipsImageRef) throws -> VipsImageRef {
+        if image.hasICCProfile, let profile = image.iccProfile, profile.range(of: Data("sRGB".utf8)) == nil {
+            return try image.call("icc_transform", "output_profile=srgb,embedded=true,depth=8")
+        }
+        return image.bands < 3 ? try image.call("colourspace", "space=srgb") : image
+    }
+
+    /// A thumbnail of every EXIF orientation sample: the same upright picture as orientation 1's.
+    @Test func everyOrientationGivesTheSameUprightThumbnail() throws {
+        var options = ImageCoderOptions()
+        options.decodeThumbnailPixelSize = CGSize(width: 150, height: 150)
+        let upright = try TurboJPEGCoder.shared.decode(try TestImages.data("exif-orientation/Landscape_1.jpg"), options: options)
+        for orientation in 2...8 {
+            let turned = try TurboJPEGCoder.shared.decode(try TestImages.data("exif-orientation/Landscape_\(orientation).jpg"), options: options)
+            #expect(turned.pixelWidth == upright.pixelWidth && turned.pixelHeight == upright.pixelHeight)
+            // The samples are separate JPEG encodes of the turned picture: close, not equal.
+            #expect(try PixelDifference(turned, upright).mean < 2, "orientation \(orientation)")
+        }
+    }
+
+    /// TurboJPEG keeps a decoder per thread: one that stopped at a broken file must not fail
+    /// (and hand to libvips) the next good file on that thread. TurboJPEG 2.1 leaves a decoder
+    /// that failed on a 12-bit header unable to read any header after it.
+    @Test func aBrokenFileDoesNotSpoilTheNextDecodeOnItsThread() throws {
+        let data = try TestImages.data("photos/rocket.jpg")
+        var options = ImageCoderOptions()
+        options.decodeThumbnailPixelSize = CGSize(width: 100, height: 100)
+        let before = try TurboJPEGCoder.shared.decode(data, options: options)
+        // libvips' thumbnail differs from ours: a decode handed to libvips would show.
+        #expect(try PixelDifference(before, try VipsImageCoder.shared.decode(data, options: options)).largest > 0)
+        for broken in [data.prefix(data.count / 2), try TestImages.data("libjpeg-turbo/monkey12.jpg")] {
+            #expect(throws: ImageCodingError.self) { try TurboJPEGCoder.shared.decode(broken, options: options) }
+            let after = try TurboJPEGCoder.shared.decode(data, options: options)
+            #expect(try PixelDifference(after, before).largest == 0)
+        }
+    }
+
+    @Test func concurrentDecodesGiveWhatSerialDecodesGive() async throws {
+        let files = Self.smallJPEGs
+        var thumbnail = ImageCoderOptions()
+        thumbnail.decodeThumbnailPixelSize = CGSize(width: 120, height: 90)
+        let options = thumbnail
+        let serial = try files.map { try TurboJPEGCoder.shared.decode(try TestImages.data($0), options: options) }
+        let parallel = try await withThrowingTaskGroup(of: (Int, WebImage.Image).self) { group in
+            for round in 0..<4 {
+                for (index, file) in files.enumerated() {
+                    let data = try TestImages.data(file)
+                    group.addTask {
+                        // Every other round truncated first, to interleave failures with decodes.
+                        if round % 2 == 1 { _ = try? await BlockingPool.run { try TurboJPEGCoder.shared.decode(data.prefix(data.count / 3), options: options) } }
+                        return (index, try await BlockingPool.run { try TurboJPEGCoder.shared.decode(data, options: options) })
+                    }
+                }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(parallel.count == files.count * 4)
+        for (index, image) in parallel {
+            #expect(try PixelDifference(image, serial[index]).largest == 0, "\(files[index])")
+        }
+    }
+
     static func rocketWithStrayBytes() throws -> Data {
         var bytes = [UInt8](try TestImages.data("photos/rocket.jpg"))
         bytes.insert(contentsOf: [0x00, 0x00], at: try JPEGSegments(bytes).scanStart)

@@ -1,0 +1,52 @@
+import CVipsShim
+import Foundation
+
+/// Work on small bitmaps held whole (a few megapixels at most), done without libvips: on such
+/// images libvips' fixed cost per pipeline and its scalar horizontal resize (8.14) take longer
+/// than the decode itself.
+extension PixelBuffer {
+    /// This opaque RGBA bitmap (stored orientation) resized with Lanczos-3, as libvips'
+    /// thumbnail resizes, and turned upright from EXIF `orientation`: `size` is the upright
+    /// result's, each side at most this bitmap's. Converted from `colourProfile` to sRGB when
+    /// given (check it with `ColourConversion.supports`).
+    public func resampled(
+        to size: (width: Int, height: Int), orientation: Int = 1, colourProfile: Data? = nil
+    ) throws(VipsError) -> PixelBuffer {
+        guard bands == 4 else { throw VipsError("resample: \(bands) bands, 4 expected") }
+        let stored = orientation >= 5 ? (width: size.height, height: size.width) : size
+        var failed = false
+        let result = PixelBuffer(width: size.width, height: size.height, bands: 4) { output in
+            failed = wi_resample_rgba8(
+                baseAddress.assumingMemoryBound(to: UInt8.self), Int32(width), Int32(height), rowBytes,
+                output.baseAddress?.assumingMemoryBound(to: UInt8.self), Int32(stored.width), Int32(stored.height),
+                Int32(orientation)
+            ) != 0
+        }
+        if failed { throw VipsError("resample: cannot resize \(width)x\(height) to \(stored.width)x\(stored.height)") }
+        if let colourProfile { try result.convertToSRGB(from: colourProfile) }
+        return result
+    }
+
+    /// This RGBA bitmap turned upright from EXIF `orientation` (1...8): itself for 1.
+    public func oriented(_ orientation: Int) -> PixelBuffer {
+        guard orientation > 1, orientation <= 8, bands == 4 else { return self }
+        let swapped = orientation >= 5
+        return PixelBuffer(width: swapped ? height : width, height: swapped ? width : height, bands: 4) { output in
+            wi_orient_rgba8(
+                baseAddress.assumingMemoryBound(to: UInt8.self), Int32(width), Int32(height), Int32(orientation),
+                output.baseAddress?.assumingMemoryBound(to: UInt8.self)
+            )
+        }
+    }
+
+    /// Converts the pixels in place from `profile` to sRGB with the cached conversion. Only for
+    /// the bitmap's maker, before anybody else can read it.
+    func convertToSRGB(from profile: Data) throws(VipsError) {
+        let status = profile.withUnsafeBytes { bytes in
+            wi_icc_rgb8_to_srgb(
+                bytes.baseAddress, bytes.count, baseAddress.assumingMemoryBound(to: UInt8.self), width * height, Int32(bands)
+            )
+        }
+        if status != 0 { throw VipsError("the colour profile cannot be converted") }
+    }
+}
