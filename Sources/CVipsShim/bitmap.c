@@ -194,6 +194,64 @@ static void wi_resample_columns(const uint8_t *src, int rows, const wi_axis *axi
 }
 
 #if defined(__x86_64__)
+// wi_resample_rows two taps per multiply-add: the samples of two input rows are interleaved
+// (a0 b0 a1 b1 ...) and multiplied by the weight pair with pmaddwd, 16 samples a step.
+__attribute__((target("sse4.1")))
+static void wi_resample_rows_sse41(const uint8_t *src, size_t src_stride, size_t row_bytes, const wi_axis *axis, int rows,
+                                   int32_t *restrict sums, uint8_t *restrict dst) {
+    const __m128i half = _mm_set1_epi32(1 << (WI_WEIGHT_BITS - 1));
+    size_t vector_bytes = row_bytes & ~(size_t)15;
+    for (int y = 0; y < rows; y++) {
+        const int16_t *weights = axis->weights + (size_t)y * (size_t)axis->stride;
+        const uint8_t *first = src + (size_t)axis->first[y] * src_stride;
+        int count = axis->count[y];
+        for (size_t j = 0; j < vector_bytes; j += 16) {
+            _mm_storeu_si128((__m128i *)(sums + j), half);
+            _mm_storeu_si128((__m128i *)(sums + j + 4), half);
+            _mm_storeu_si128((__m128i *)(sums + j + 8), half);
+            _mm_storeu_si128((__m128i *)(sums + j + 12), half);
+        }
+        for (int k = 0; k < count; k += 2) {
+            const uint8_t *a = first + (size_t)k * src_stride;
+            // An odd last tap pairs with itself at weight 0.
+            const uint8_t *b = k + 1 < count ? a + src_stride : a;
+            int16_t wb = k + 1 < count ? weights[k + 1] : 0;
+            __m128i pair = _mm_set1_epi32((int)((uint16_t)weights[k] | ((uint32_t)(uint16_t)wb << 16)));
+            for (size_t j = 0; j < vector_bytes; j += 16) {
+                __m128i va = _mm_loadu_si128((const __m128i *)(a + j));
+                __m128i vb = _mm_loadu_si128((const __m128i *)(b + j));
+                __m128i low = _mm_unpacklo_epi8(va, vb);
+                __m128i high = _mm_unpackhi_epi8(va, vb);
+                __m128i *out = (__m128i *)(sums + j);
+                _mm_storeu_si128(out, _mm_add_epi32(_mm_loadu_si128(out), _mm_madd_epi16(_mm_cvtepu8_epi16(low), pair)));
+                _mm_storeu_si128(out + 1, _mm_add_epi32(_mm_loadu_si128(out + 1),
+                                                        _mm_madd_epi16(_mm_cvtepu8_epi16(_mm_srli_si128(low, 8)), pair)));
+                _mm_storeu_si128(out + 2, _mm_add_epi32(_mm_loadu_si128(out + 2), _mm_madd_epi16(_mm_cvtepu8_epi16(high), pair)));
+                _mm_storeu_si128(out + 3, _mm_add_epi32(_mm_loadu_si128(out + 3),
+                                                        _mm_madd_epi16(_mm_cvtepu8_epi16(_mm_srli_si128(high, 8)), pair)));
+            }
+        }
+        uint8_t *out = dst + (size_t)y * row_bytes;
+        for (size_t j = 0; j < vector_bytes; j += 16) {
+            __m128i s0 = _mm_srai_epi32(_mm_loadu_si128((const __m128i *)(sums + j)), WI_WEIGHT_BITS);
+            __m128i s1 = _mm_srai_epi32(_mm_loadu_si128((const __m128i *)(sums + j + 4)), WI_WEIGHT_BITS);
+            __m128i s2 = _mm_srai_epi32(_mm_loadu_si128((const __m128i *)(sums + j + 8)), WI_WEIGHT_BITS);
+            __m128i s3 = _mm_srai_epi32(_mm_loadu_si128((const __m128i *)(sums + j + 12)), WI_WEIGHT_BITS);
+            _mm_storeu_si128((__m128i *)(out + j), _mm_packus_epi16(_mm_packs_epi32(s0, s1), _mm_packs_epi32(s2, s3)));
+        }
+        // The rest of the row (under 16 samples), one sample at a time.
+        for (size_t j = vector_bytes; j < row_bytes; j++) {
+            int32_t sum = 0;
+            for (int k = 0; k < count; k++) {
+                sum += weights[k] * first[(size_t)k * src_stride + j];
+            }
+            out[j] = wi_fixed_to_u8(sum);
+        }
+    }
+}
+#endif
+
+#if defined(__x86_64__)
 // wi_resample_columns two taps per multiply-add: the samples of a pixel pair are interleaved
 // (r0 r1 g0 g1 ...) and multiplied by the weight pair with pmaddwd. 4-5x the scalar loop.
 __attribute__((target("sse4.1")))
@@ -313,14 +371,15 @@ int wi_resample_rgba8(const uint8_t *src, int src_width, int src_height, size_t 
     int32_t *sums = malloc(sizeof(int32_t) * row_bytes);
     int failed = rows == NULL || sums == NULL;
     if (!failed) {
-        wi_resample_rows(src, src_stride, row_bytes, &vertical, height, sums, rows);
         wi_placement place = wi_placement_for(orientation, width, height);
 #if defined(__x86_64__)
         if (__builtin_cpu_supports("sse4.1")) {
+            wi_resample_rows_sse41(src, src_stride, row_bytes, &vertical, height, sums, rows);
             wi_resample_columns_sse41(rows, height, &horizontal, width, src_width, place, dst);
         } else
 #endif
         {
+            wi_resample_rows(src, src_stride, row_bytes, &vertical, height, sums, rows);
             wi_resample_columns(rows, height, &horizontal, width, src_width, place, dst);
         }
     }

@@ -252,7 +252,7 @@ enum CoderBenchmarks {
             bodies.append(("ours TurboJPEG decode to RGBA, full size, with the cached ICC transform", {
                 _ = try TurboJPEG.decode(data, header: header, colourProfile: profile, orientation: 1)
             }))
-            let half = TurboJPEG.scaledSize(header, shrink: 2)
+            let half = (width: header.width / 2, height: header.height / 2)
             let box = (width: boxWidth, height: boxWidth * half.height / half.width)
             bodies.append(("ours TurboJPEG decode at 1/2 + our Lanczos-3 to \(box.width)x\(box.height)", {
                 _ = try TurboJPEG.thumbnail(data, header: header, shrink: 2, size: box, colourProfile: nil, orientation: 1)
