@@ -1,10 +1,11 @@
 import Foundation
 import LibVips
 
-/// JPEG through libjpeg-turbo's TurboJPEG API, for images up to 4 megapixels: decode at the
-/// smallest DCT scale that covers the asked size, resize and colour-convert the bitmap
-/// (`BitmapThumbnail`), encode straight from pixels. On such images libvips' fixed cost per
-/// pipeline outweighs the work. Larger ones, CMYK files, files TurboJPEG cannot read, and
+/// JPEG through libjpeg-turbo's TurboJPEG API: decode at the smallest DCT scale that covers
+/// the asked size, resize, colour-convert and turn the bitmap upright without libvips (whose
+/// fixed cost per pipeline outweighs the work on small images), encode straight from pixels.
+/// Taken when the decoded bitmap is at most 4 megapixels (full decodes up to 4 MP, thumbnails
+/// of larger photos too). Larger bitmaps, CMYK files, files TurboJPEG cannot read, and
 /// encodes that need more than plain pixels (alpha to flatten, a size or byte budget) go to
 /// `VipsImageCoder`, which gives the same sizes and nearly the same pixels.
 public final class TurboJPEGCoder: ThrowingImageCoder {
@@ -28,72 +29,90 @@ public final class TurboJPEGCoder: ThrowingImageCoder {
 
     public func decode(_ data: Data, options: ImageCoderOptions) throws(ImageCodingError) -> Image {
         guard let loader = VipsLoader(format: ImageFormat(sniffing: data)), loader.format == .jpeg,
-              let stored = TurboJPEG.header(of: data), !stored.isCMYK,
-              stored.width * stored.height <= BitmapThumbnail.maxPixelCount
+              let stored = TurboJPEG.header(of: data), !stored.isCMYK
         else { return try fallback.decode(data, options: options) }
         // libvips reads the header too: orientation, colour profile, and the pixel limit.
         let header = try loader.header(of: data, options: options)
         let profile = VipsImageRef.isSRGBProfile(header.iccProfile) ? nil : header.iccProfile
         // A grey or broken profile: libvips knows what to do with it.
         if let profile, !ColourConversion.supports(profile, bands: 4) { return try fallback.decode(data, options: options) }
-        let orientation = header.orientation
-        let size: (width: Int, height: Int)
-        let bitmap: @Sendable () throws(VipsError) -> PixelBuffer
-        let libvipsSource: @Sendable () throws(VipsError) -> VipsImageRef
+        let work: Work?
         do {
-            switch DecodePlan(header: header, options: options).mode {
-            case .full:
-                size = (header.width, header.height)
-                bitmap = { () throws(VipsError) in
-                    try TurboJPEG.decode(data, header: stored, colourProfile: profile, orientation: orientation)
-                }
-                libvipsSource = { () throws(VipsError) in
-                    let image = try VipsImageRef.load("jpegload_buffer", data: data, options: "fail_on=truncated")
-                    return orientation > 1 ? try image.call("autorot") : image
-                }
-            case let .thumbnail(width, height, stretch):
-                // libvips' size, from the DCT scale its thumbnail would load at.
-                let libvipsShrink = Self.libvipsJPEGShrink(header: header, width: width, height: height, stretch: stretch)
-                let thumbnailSize = try BitmapThumbnail.libvipsSize(
-                    header: header, shrink: libvipsShrink, width: width, height: height, stretch: stretch
-                )
-                size = thumbnailSize
-                // Decoded at the smallest DCT scale that still covers the thumbnail (sharp's
-                // fast shrink-on-load; Pillow's draft): Lanczos-3 then has a factor below 2 left.
-                let storedSize = orientation >= 5 ? (thumbnailSize.height, thumbnailSize.width) : thumbnailSize
-                let shrink = TurboJPEG.shrink(stored, covering: storedSize)
-                bitmap = { () throws(VipsError) in
-                    try TurboJPEG.thumbnail(
-                        data, header: stored, shrink: shrink, size: thumbnailSize, colourProfile: profile, orientation: orientation
-                    )
-                }
-                let thumbnail = "width=\(width),height=\(height),size=\(stretch ? "force" : "down")"
-                libvipsSource = { () throws(VipsError) in
-                    try VipsImageRef.load("jpegload_buffer", data: data, options: "fail_on=truncated,shrink=\(libvipsShrink)")
-                        .call("thumbnail_image", thumbnail)
-                }
-            }
+            work = try Self.work(for: data, stored: stored, header: header, profile: profile, options: options)
         } catch {
             throw .corruptData(format: .jpeg, reason: error.message)
         }
+        guard let work else { return try fallback.decode(data, options: options) }
         // A file TurboJPEG stops at (any libjpeg warning) is read by libvips' jpegload, which
         // fails on truncation and tolerates stray bytes: the same size either way.
         let pipeline = ImagePipeline { () throws(VipsError) in
-            do { return try VipsImageRef.wrapping(bitmap()) } catch { return try libvipsSource() }
+            do { return try VipsImageRef.wrapping(work.bitmap()) } catch { return try work.libvips() }
         }
         var pixels: PixelBuffer?
         if !options.decodeUseLazyDecoding {
             do {
-                do { pixels = try bitmap() } catch { pixels = try libvipsSource().normalizedToSRGB().renderedRGBA() }
+                do { pixels = try work.bitmap() } catch { pixels = try work.libvips().normalizedToSRGB().renderedRGBA() }
             } catch {
                 throw .corruptData(format: .jpeg, reason: error.message)
             }
         }
         return Image(
             pipeline: pixels.map(ImagePipeline.bitmap) ?? pipeline, pixels: pixels,
-            pixelWidth: size.width, pixelHeight: size.height, scale: options.decodeScaleFactor,
+            pixelWidth: work.size.width, pixelHeight: work.size.height, scale: options.decodeScaleFactor,
             format: .jpeg, hasAlpha: false, sourceByteCount: data.count
         )
+    }
+
+    /// A decode this coder takes: the upright size, the bitmap TurboJPEG makes, and libvips'
+    /// reading for files TurboJPEG stops at.
+    private struct Work {
+        let size: (width: Int, height: Int)
+        let bitmap: @Sendable () throws(VipsError) -> PixelBuffer
+        let libvips: @Sendable () throws(VipsError) -> VipsImageRef
+    }
+
+    /// The work for `options`, or nil when the decoded bitmap would pass 4 megapixels: larger
+    /// images stream through libvips instead of being held whole.
+    private static func work(
+        for data: Data, stored: TurboJPEG.Header, header: VipsHeader, profile: Data?, options: ImageCoderOptions
+    ) throws(VipsError) -> Work? {
+        let orientation = header.orientation
+        switch DecodePlan(header: header, options: options).mode {
+        case .full:
+            guard stored.width * stored.height <= BitmapThumbnail.maxPixelCount else { return nil }
+            return Work(
+                size: (header.width, header.height),
+                bitmap: { () throws(VipsError) in
+                    try TurboJPEG.decode(data, header: stored, colourProfile: profile, orientation: orientation)
+                },
+                libvips: { () throws(VipsError) in
+                    let image = try VipsImageRef.load("jpegload_buffer", data: data, options: "fail_on=truncated")
+                    return orientation > 1 ? try image.call("autorot") : image
+                }
+            )
+        case let .thumbnail(width, height, stretch):
+            // libvips' size, from the DCT scale its thumbnail would load at.
+            let libvipsShrink = libvipsJPEGShrink(header: header, width: width, height: height, stretch: stretch)
+            let size = try BitmapThumbnail.libvipsSize(
+                header: header, shrink: libvipsShrink, width: width, height: height, stretch: stretch
+            )
+            // Decoded at the smallest DCT scale that still covers the thumbnail (sharp's fast
+            // shrink-on-load; Pillow's draft): Lanczos-3 then has a factor below 2 left. A large
+            // photo shrunk 8 times is small enough to hold whole.
+            let shrink = TurboJPEG.shrink(stored, covering: orientation >= 5 ? (size.height, size.width) : size)
+            guard (stored.width / shrink) * (stored.height / shrink) <= BitmapThumbnail.maxPixelCount else { return nil }
+            let thumbnail = "width=\(width),height=\(height),size=\(stretch ? "force" : "down")"
+            return Work(
+                size: size,
+                bitmap: { () throws(VipsError) in
+                    try TurboJPEG.thumbnail(data, header: stored, shrink: shrink, size: size, colourProfile: profile, orientation: orientation)
+                },
+                libvips: { () throws(VipsError) in
+                    try VipsImageRef.load("jpegload_buffer", data: data, options: "fail_on=truncated,shrink=\(libvipsShrink)")
+                        .call("thumbnail_image", thumbnail)
+                }
+            )
+        }
     }
 
     /// libvips 8.14's `vips_thumbnail_find_jpegshrink`: the box in stored orientation, the

@@ -33,7 +33,7 @@ import WebImage
     }
 
     @Test(arguments: ["photos/rocket.jpg", "sdwebimage/MonochromeTestImage.jpg", "libjpeg-turbo/testimgari.jpg",
-                      "exif-orientation/Landscape_5.jpg", "exif-orientation/Landscape_6.jpg"])
+                      "exif-orientation/Landscape_5.jpg", "exif-orientation/Landscape_6.jpg", "sdwebimage/TestImageLarge.jpg"])
     func thumbnailsMatchLibvips(file: String) throws {
         let data = try TestImages.data(file)
         // Boxes chosen to land on every DCT scale and on rounding ties (450x297 on the 1800x1200 photos).
@@ -195,6 +195,13 @@ import WebImage
             return options
         }())
         #expect(large.pixelWidth == 5250 && large.pixelHeight == 3450)
+        // A thumbnail whose DCT-scaled decode would pass 4 megapixels (2625x1725 here): libvips'
+        // own thumbnail, sample for sample.
+        var big = ImageCoderOptions()
+        big.decodeThumbnailPixelSize = CGSize(width: 2000, height: 2000)
+        let data = try TestImages.data("sdwebimage/TestImageLarge.jpg")
+        let handedOver = try TurboJPEGCoder.shared.decode(data, options: big)
+        #expect(try PixelDifference(handedOver, try VipsImageCoder.shared.decode(data, options: big)).largest == 0)
         // A file TurboJPEG cannot read (12-bit) gets libvips' typed error.
         #expect(throws: ImageCodingError.self) { try TurboJPEGCoder.shared.decode(try TestImages.data("libjpeg-turbo/monkey12.jpg"), options: ImageCoderOptions()) }
     }
