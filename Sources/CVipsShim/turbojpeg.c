@@ -11,6 +11,10 @@
 #include <string.h>
 #include <turbojpeg.h>
 
+// Buffers up to this size stay with their thread between calls (a 1 megapixel bitmap); larger
+// ones are freed after use, so that one big image does not pin memory in every thread.
+enum { WI_TJ_KEEP_BYTES = 4 << 20 };
+
 typedef struct {
     tjhandle decompressor;
     tjhandle compressor;
@@ -135,12 +139,15 @@ int wi_tj_thumbnail_rgba8(const void *jpeg, size_t length, int scaled_width, int
     if (wi_tj_decode_into(state, jpeg, length, scaled_width, scaled_height, state->scratch) != 0) {
         return -1;
     }
-    if (used_width > scaled_width || used_height > scaled_height ||
-        wi_resample_rgba8(state->scratch, used_width, used_height, (size_t)scaled_width * 4, pixels, width, height,
-                          orientation) != 0) {
-        return wi_tj_fail(state, NULL, "cannot resize");
+    int failed = used_width > scaled_width || used_height > scaled_height ||
+                 wi_resample_rgba8(state->scratch, used_width, used_height, (size_t)scaled_width * 4, pixels, width,
+                                   height, orientation) != 0;
+    if (state->scratch_size > WI_TJ_KEEP_BYTES) {
+        free(state->scratch);
+        state->scratch = NULL;
+        state->scratch_size = 0;
     }
-    return 0;
+    return failed ? wi_tj_fail(state, NULL, "cannot resize") : 0;
 }
 
 int wi_tj_encode(const uint8_t *pixels, int width, int height, int bands, int quality, const uint8_t **jpeg,
@@ -178,4 +185,13 @@ int wi_tj_encode(const uint8_t *pixels, int width, int height, int bands, int qu
     *jpeg = out;
     *length = size;
     return 0;
+}
+
+void wi_tj_encode_done(void) {
+    wi_tj_thread *state = wi_tj_state();
+    if (state != NULL && state->encoded_size > WI_TJ_KEEP_BYTES) {
+        tjFree(state->encoded);
+        state->encoded = NULL;
+        state->encoded_size = 0;
+    }
 }

@@ -102,6 +102,7 @@ public enum TurboJPEG {
         )
         guard status == 0, let jpeg else { throw lastError() }
         // The buffer is this thread's, reused by its next encode: copied out now.
+        defer { wi_tj_encode_done() }
         return Data(bytes: jpeg, count: length)
     }
 

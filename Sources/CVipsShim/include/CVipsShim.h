@@ -122,6 +122,8 @@ int wi_tj_thumbnail_rgba8(const void *jpeg, size_t length, int scaled_width, int
 /// from 90 (as libvips' jpegsave). `*jpeg` stays valid until this thread's next encode.
 int wi_tj_encode(const uint8_t *pixels, int width, int height, int bands, int quality, const uint8_t **jpeg,
                  size_t *length);
+/// Call once `wi_tj_encode`'s output is copied: releases a large output buffer.
+void wi_tj_encode_done(void);
 
 /// Decodes a whole PNG without transparency, at most 8 bits a sample, into RGBA8 with alpha
 /// 255 (`*pixels` from g_malloc, for the caller to free), read as libvips reads it: palette
