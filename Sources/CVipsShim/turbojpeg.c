@@ -9,6 +9,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <jpeglib.h>
+#include <setjmp.h>
 #include <turbojpeg.h>
 
 // Buffers up to this size stay with their thread between calls (a 1 megapixel bitmap); larger
@@ -22,6 +24,8 @@ typedef struct {
     unsigned long encoded_size;
     uint8_t *scratch;           // a decoded bitmap on its way to the resampler
     size_t scratch_size;
+    uint8_t *dc_only;           // a progressive file without its AC scans
+    size_t dc_only_size;
     char error[200];
 } wi_tj_thread;
 
@@ -38,6 +42,7 @@ static void wi_tj_thread_free(void *value) {
     }
     tjFree(state->encoded);
     free(state->scratch);
+    free(state->dc_only);
     free(state);
 }
 
@@ -121,8 +126,178 @@ int wi_tj_decode_rgba8(const void *jpeg, size_t length, int width, int height, u
     return wi_tj_decode_into(wi_tj_state(), jpeg, length, width, height, pixels);
 }
 
-int wi_tj_thumbnail_rgba8(const void *jpeg, size_t length, int scaled_width, int scaled_height, int used_width,
-                          int used_height, uint8_t *pixels, int width, int height, int orientation) {
+// MARK: Progressive files at 1/8
+
+// Grows `*buffer` to `size` bytes; 0, or -1 when out of memory.
+static int wi_tj_reserve(uint8_t **buffer, size_t *capacity, size_t size) {
+    if (*capacity >= size) {
+        return 0;
+    }
+    free(*buffer);
+    *buffer = malloc(size);
+    *capacity = *buffer == NULL ? 0 : size;
+    return *buffer == NULL ? -1 : 0;
+}
+
+// The last zigzag index an IDCT of k x k reads: libjpeg-turbo decodes a chroma component
+// subsampled by k at 1/8 with a k x k IDCT instead of upsampling it.
+static int wi_jpeg_last_needed_coefficient(int k) {
+    return k <= 1 ? 0 : k == 2 ? 4 : k <= 4 ? 24 : 63;
+}
+
+size_t wi_jpeg_dc_scans(const uint8_t *jpeg, size_t length, uint8_t *out) {
+    if (length < 4 || jpeg[0] != 0xFF || jpeg[1] != 0xD8) {
+        return 0;
+    }
+    memcpy(out, jpeg, 2);
+    size_t written = 2;
+    size_t at = 2;
+    int progressive = 0;
+    int dropped = 0;
+    // Per frame component: its id and the last coefficient a 1/8 decode reads from it.
+    int component_ids[4];
+    int last_needed[4];
+    int component_count = 0;
+    while (at + 1 < length) {
+        if (jpeg[at] != 0xFF) {
+            return 0;
+        }
+        uint8_t marker = jpeg[at + 1];
+        if (marker == 0xFF) {  // fill byte
+            at++;
+            continue;
+        }
+        if (marker == 0xD9) {  // EOI: done
+            out[written++] = 0xFF;
+            out[written++] = 0xD9;
+            return progressive && dropped ? written : 0;
+        }
+        if (at + 4 > length) {
+            return 0;
+        }
+        size_t segment = 2 + ((size_t)jpeg[at + 2] << 8 | jpeg[at + 3]);
+        if (segment < 4 || at + segment > length) {
+            return 0;
+        }
+        if ((marker >= 0xC0 && marker <= 0xCF) && marker != 0xC4 && marker != 0xC8 && marker != 0xCC) {
+            // A frame header: progressive (Huffman or arithmetic), or nothing to gain. Then
+            // P, Y, X, Nf and per component: id, sampling factors (H << 4 | V), table.
+            progressive = marker == 0xC2 || marker == 0xCA;
+            component_count = segment >= 10 ? jpeg[at + 9] : 0;
+            if (!progressive || component_count < 1 || component_count > 4 || segment != 10 + 3 * (size_t)component_count) {
+                return 0;
+            }
+            int max_h = 1;
+            int max_v = 1;
+            for (int c = 0; c < component_count; c++) {
+                uint8_t factors = jpeg[at + 11 + 3 * c];
+                max_h = (factors >> 4) > max_h ? (factors >> 4) : max_h;
+                max_v = (factors & 15) > max_v ? (factors & 15) : max_v;
+            }
+            for (int c = 0; c < component_count; c++) {
+                uint8_t factors = jpeg[at + 11 + 3 * c];
+                int h = factors >> 4;
+                int v = factors & 15;
+                if (h == 0 || v == 0) {
+                    return 0;
+                }
+                int k = max_h / h > max_v / v ? max_h / h : max_v / v;
+                component_ids[c] = jpeg[at + 10 + 3 * c];
+                last_needed[c] = wi_jpeg_last_needed_coefficient(k);
+            }
+        }
+        if (marker != 0xDA) {
+            memcpy(out + written, jpeg + at, segment);
+            written += segment;
+            at += segment;
+            continue;
+        }
+        // A scan: its header (marker, length, Ns, Ns component selectors, Ss, Se, Ah/Al) says
+        // which coefficients of which components it carries.
+        size_t components = segment > 4 ? jpeg[at + 4] : 0;
+        if (components == 0 || segment != 8 + 2 * components || component_count == 0) {
+            return 0;
+        }
+        int spectral_start = jpeg[at + 5 + 2 * components];
+        int needed = spectral_start == 0;
+        for (size_t c = 0; c < components && !needed; c++) {
+            for (int f = 0; f < component_count; f++) {
+                if (component_ids[f] == jpeg[at + 5 + 2 * c] && spectral_start <= last_needed[f]) {
+                    needed = 1;
+                }
+            }
+        }
+        size_t end = at + segment;
+        // Entropy-coded data runs to the next marker: 0xFF not followed by a stuffed 0 or a restart.
+        while (end + 1 < length && !(jpeg[end] == 0xFF && jpeg[end + 1] != 0 && (jpeg[end + 1] < 0xD0 || jpeg[end + 1] > 0xD7))) {
+            end++;
+        }
+        if (end + 1 >= length) {
+            return 0;
+        }
+        if (needed) {
+            memcpy(out + written, jpeg + at, end - at);
+            written += end - at;
+        } else {
+            dropped = 1;
+        }
+        at = end;
+    }
+    return 0;
+}
+
+typedef struct {
+    struct jpeg_error_mgr manager;
+    jmp_buf jump;
+} wi_jpeg_error;
+
+static void wi_jpeg_fail(j_common_ptr info) {
+    longjmp(((wi_jpeg_error *)(void *)info->err)->jump, 1);
+}
+
+// Like TurboJPEG, a warning (corrupt data) counts as a failure.
+static void wi_jpeg_message(j_common_ptr info, int level) {
+    if (level < 0) {
+        longjmp(((wi_jpeg_error *)(void *)info->err)->jump, 1);
+    }
+}
+
+// Decodes `jpeg` at 1/8 into `pixels` (RGBA, `width` x `height`) with libjpeg's own API, for
+// the one setting TurboJPEG does not offer: no interblock smoothing, which would invent AC
+// coefficients for a file without its AC scans. 0, or -1.
+static int wi_jpeg_decode_eighth(const uint8_t *jpeg, size_t length, int width, int height, uint8_t *pixels) {
+    struct jpeg_decompress_struct info;
+    wi_jpeg_error error;
+    info.err = jpeg_std_error(&error.manager);
+    error.manager.error_exit = wi_jpeg_fail;
+    error.manager.emit_message = wi_jpeg_message;
+    if (setjmp(error.jump)) {
+        jpeg_destroy_decompress(&info);
+        return -1;
+    }
+    jpeg_create_decompress(&info);
+    jpeg_mem_src(&info, jpeg, (unsigned long)length);
+    jpeg_read_header(&info, TRUE);
+    info.scale_num = 1;
+    info.scale_denom = 8;
+    info.do_block_smoothing = FALSE;
+    info.out_color_space = JCS_EXT_RGBA;
+    jpeg_start_decompress(&info);
+    if ((int)info.output_width != width || (int)info.output_height != height || info.output_components != 4) {
+        jpeg_destroy_decompress(&info);
+        return -1;
+    }
+    while (info.output_scanline < info.output_height) {
+        JSAMPROW row = pixels + (size_t)info.output_scanline * (size_t)width * 4;
+        jpeg_read_scanlines(&info, &row, 1);
+    }
+    jpeg_finish_decompress(&info);
+    jpeg_destroy_decompress(&info);
+    return 0;
+}
+
+int wi_tj_thumbnail_rgba8(const void *jpeg, size_t length, int shrink, int scaled_width, int scaled_height,
+                          int used_width, int used_height, uint8_t *pixels, int width, int height, int orientation) {
     wi_tj_thread *state = wi_tj_state();
     if (state == NULL) {
         return -1;
@@ -136,7 +311,21 @@ int wi_tj_thumbnail_rgba8(const void *jpeg, size_t length, int scaled_width, int
             return wi_tj_fail(state, NULL, "out of memory");
         }
     }
-    if (wi_tj_decode_into(state, jpeg, length, scaled_width, scaled_height, state->scratch) != 0) {
+    // At 1/8 libjpeg-turbo reads only each block's DC coefficient: a progressive file decodes
+    // to the same pixels from its DC scans alone, which skips most of the entropy decoding.
+    size_t dc_length = 0;
+    if (shrink == 8 && wi_tj_reserve(&state->dc_only, &state->dc_only_size, length + 2) == 0) {
+        dc_length = wi_jpeg_dc_scans(jpeg, length, state->dc_only);
+    }
+    int decoded = dc_length > 0 &&
+                  wi_jpeg_decode_eighth(state->dc_only, dc_length, scaled_width, scaled_height, state->scratch) == 0;
+    if (state->dc_only_size > WI_TJ_KEEP_BYTES) {
+        free(state->dc_only);
+        state->dc_only = NULL;
+        state->dc_only_size = 0;
+    }
+    // Anything the shortened file does not decode cleanly, the whole file decides.
+    if (!decoded && wi_tj_decode_into(state, jpeg, length, scaled_width, scaled_height, state->scratch) != 0) {
         return -1;
     }
     int failed = used_width > scaled_width || used_height > scaled_height ||

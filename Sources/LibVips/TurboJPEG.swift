@@ -61,8 +61,9 @@ public enum TurboJPEG {
         return pixels.oriented(orientation)
     }
 
-    /// Decodes at DCT scale 1/`shrink`, crops like libvips' shrunk `jpegload` (to the stored
-    /// size over `shrink`, rounded down), resizes to `size` (upright) with Lanczos-3
+    /// Decodes at DCT scale 1/`shrink` (a progressive file at 1/8 from its DC scans alone, which
+    /// give the same pixels), crops like libvips' shrunk `jpegload` (to the stored size over
+    /// `shrink`, rounded down), resizes to `size` (upright) with Lanczos-3
     /// (`PixelBuffer.resampled`), converts from `colourProfile` when given, and turns the
     /// result upright from EXIF `orientation`: RGBA8, alpha 255.
     public static func thumbnail(
@@ -79,7 +80,7 @@ public enum TurboJPEG {
         let pixels = PixelBuffer(width: size.width, height: size.height, bands: 4) { output in
             status = data.withUnsafeBytes { bytes in
                 wi_tj_thumbnail_rgba8(
-                    bytes.baseAddress, bytes.count, Int32(scaled.width), Int32(scaled.height),
+                    bytes.baseAddress, bytes.count, Int32(shrink), Int32(scaled.width), Int32(scaled.height),
                     Int32(used.width), Int32(used.height), output.baseAddress?.assumingMemoryBound(to: UInt8.self), Int32(stored.width), Int32(stored.height),
                     Int32(orientation)
                 )
@@ -88,6 +89,22 @@ public enum TurboJPEG {
         if status != 0 { throw lastError() }
         if let colourProfile { try pixels.convertToSRGB(from: colourProfile) }
         return pixels
+    }
+
+    /// The scans of a progressive JPEG that a decode at DCT scale 1/8 reads (the DC scans, and
+    /// the low AC scans of subsampled chroma), as a JPEG of its own; nil for a baseline file, a
+    /// progressive one with nothing to leave out, or one that cannot be walked to its end.
+    public static func scansReadAtOneEighth(of data: Data) -> Data? {
+        var out = Data(count: data.count + 2)
+        let length = out.withUnsafeMutableBytes { output in
+            data.withUnsafeBytes { input in
+                wi_jpeg_dc_scans(
+                    input.baseAddress?.assumingMemoryBound(to: UInt8.self), input.count,
+                    output.baseAddress?.assumingMemoryBound(to: UInt8.self)
+                )
+            }
+        }
+        return length > 0 ? out.prefix(length) : nil
     }
 
     /// Encodes 8-bit RGB or RGBA pixels (alpha ignored) as a baseline JPEG of `quality` 1...100,

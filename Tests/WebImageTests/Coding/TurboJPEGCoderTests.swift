@@ -129,6 +129,83 @@ import WebImage
         }
     }
 
+    /// Progressive photos: TestImageLarge.jpg and MonochromeTestImage.jpg as they are, and
+    /// rocket.jpg and hubble_deep_field.jpg saved progressive (4:2:0 and 4:4:4) by libvips.
+    static func progressiveJPEGs() throws -> [(String, Data)] {
+        var files = try ["sdwebimage/TestImageLarge.jpg", "sdwebimage/MonochromeTestImage.jpg"].map { ($0, try TestImages.data($0)) }
+        for (file, options) in [("photos/rocket.jpg", "interlace=true,Q=85"), ("photos/hubble_deep_field.jpg", "interlace=true,Q=95")] {
+            let saved = try VipsImageRef.load("jpegload_buffer", data: try TestImages.data(file)).save("jpegsave_buffer", options: options)
+            files.append(("\(file) progressive", saved))
+        }
+        return files
+    }
+
+    /// At 1/8 a progressive file is read from its DC scans alone: the same pixels as libvips'
+    /// reading of the whole file at 1/8, sample for sample.
+    @Test func progressiveFilesAtOneEighthReadOnlyTheirDCScansToTheSamePixels() throws {
+        for (name, data) in try Self.progressiveJPEGs() {
+            let header = try #require(TurboJPEG.header(of: data))
+            let used = (width: header.width / 8, height: header.height / 8)
+            // Resampled to its own size: a copy, so the decode itself is compared.
+            let ours = try TurboJPEG.thumbnail(data, header: header, shrink: 8, size: used, colourProfile: nil, orientation: 1)
+            let made: WebImage.Image? = WebImage.Image(rgba8Pixels: ours.withUnsafeBytes { Array($0) }, width: used.width, height: used.height)
+            let image = try #require(made)
+            var reference = try VipsImageRef.load("jpegload_buffer", data: data, options: "shrink=8")
+            if reference.bands < 3 { reference = try reference.call("colourspace", "space=srgb") }
+            #expect(try PixelDifference(image, try reference.render()).largest == 0, "\(name)")
+            // Less to read: the scans a 1/8 decode skips are left out.
+            let read = try #require(TurboJPEG.scansReadAtOneEighth(of: data), "\(name)")
+            #expect(read.count < data.count * 3 / 4, "\(name)")
+        }
+    }
+
+    /// Scans a 1/8 decode does not need are not read at all: one filled with invalid Huffman
+    /// codes stops a reading of the whole file, not ours. Baseline files have nothing to skip.
+    @Test func theSkippedScansAreNotRead() throws {
+        let original = try TestImages.data("sdwebimage/TestImageLarge.jpg")
+        var bytes = [UInt8](original)
+        // The last scan: AC coefficients only (its spectral selection starts above 0).
+        let scan = try #require(Self.scanStarts(bytes).last)
+        let components = Int(bytes[scan + 4])
+        #expect(bytes[scan + 5 + 2 * components] > 0)
+        let entropy = scan + 8 + 2 * components
+        var end = entropy
+        while !(bytes[end] == 0xFF && bytes[end + 1] != 0 && !(0xD0...0xD7).contains(bytes[end + 1])) { end += 1 }
+        // All one bits (0xFF, stuffed with 0x00): never a valid Huffman code.
+        for index in stride(from: entropy, to: end - 1, by: 2) { (bytes[index], bytes[index + 1]) = (0xFF, 0x00) }
+        let broken = Data(bytes)
+        #expect(throws: VipsError.self) { try VipsImageRef.load("jpegload_buffer", data: broken, options: "shrink=8,fail_on=warning").render() }
+        let header = try #require(TurboJPEG.header(of: broken))
+        let used = (width: header.width / 8, height: header.height / 8)
+        let ours = try TurboJPEG.thumbnail(broken, header: header, shrink: 8, size: used, colourProfile: nil, orientation: 1)
+        let intact = try VipsImageRef.load("jpegload_buffer", data: original, options: "shrink=8").render()
+        let made: WebImage.Image? = WebImage.Image(rgba8Pixels: ours.withUnsafeBytes { Array($0) }, width: used.width, height: used.height)
+        #expect(try PixelDifference(try #require(made), intact).largest == 0)
+        #expect(TurboJPEG.scansReadAtOneEighth(of: try TestImages.data("photos/rocket.jpg")) == nil)
+    }
+
+    /// Where each scan (0xFF 0xDA) of a JPEG starts.
+    static func scanStarts(_ bytes: [UInt8]) throws -> [Int] {
+        var starts: [Int] = []
+        var index = try JPEGSegments(bytes).scanStart
+        while index + 1 < bytes.count {
+            if bytes[index] == 0xFF && bytes[index + 1] == 0xDA { starts.append(index) }
+            if bytes[index] == 0xFF && bytes[index + 1] == 0xD9 { break }
+            index += 1
+        }
+        return starts
+    }
+
+    @Test func aProgressiveFileCutShortIsStillAnErrorAtOneEighth() throws {
+        let data = try TestImages.data("sdwebimage/TestImageLarge.jpg")
+        var options = ImageCoderOptions()
+        options.decodeThumbnailPixelSize = CGSize(width: 100, height: 100)
+        for fraction in [0.1, 0.5, 0.99] {
+            let cut = data.prefix(Int(Double(data.count) * fraction))
+            #expect(throws: ImageCodingError.self, "\(fraction)") { try TurboJPEGCoder.shared.decode(cut, options: options) }
+        }
+    }
+
     static func rocketWithStrayBytes() throws -> Data {
         var bytes = [UInt8](try TestImages.data("photos/rocket.jpg"))
         bytes.insert(contentsOf: [0x00, 0x00], at: try JPEGSegments(bytes).scanStart)
