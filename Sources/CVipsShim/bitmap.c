@@ -297,17 +297,17 @@ static void wi_resample_columns_sse41(const uint8_t *src, int rows, const wi_axi
 // large reductions: blocks at the right and bottom edges that stick out of the image count
 // the edge pixels again for the missing ones (libvips rounds the size up and copies edges).
 static void wi_box_shrink(const uint8_t *src, int width, int height, size_t src_stride, int factor_x, int factor_y,
-                          uint32_t *restrict sums, uint8_t *restrict dst) {
+                          uint64_t *restrict sums, uint8_t *restrict dst) {
     int out_width = (width + factor_x - 1) / factor_x;
     int out_height = (height + factor_y - 1) / factor_y;
-    uint32_t area = (uint32_t)(factor_x * factor_y);
+    uint64_t area = (uint64_t)factor_x * (uint64_t)factor_y;
     for (int y = 0; y < out_height; y++) {
-        memset(sums, 0, sizeof(uint32_t) * (size_t)out_width * 4);
+        memset(sums, 0, sizeof(uint64_t) * (size_t)out_width * 4);
         for (int dy = 0; dy < factor_y; dy++) {
             int row = y * factor_y + dy < height ? y * factor_y + dy : height - 1;
             const uint8_t *line = src + (size_t)row * src_stride;
             for (int x = 0; x < out_width * factor_x; x++) {
-                uint32_t *sum = sums + (size_t)(x / factor_x) * 4;
+                uint64_t *sum = sums + (size_t)(x / factor_x) * 4;
                 int cx = x < width ? x : width - 1;
                 for (int band = 0; band < 4; band++) {
                     sum[band] += line[(size_t)cx * 4 + (size_t)band];
@@ -341,7 +341,7 @@ int wi_resample_rgba8(const uint8_t *src, int src_width, int src_height, size_t 
         int shrunk_width = (src_width + factor_x - 1) / factor_x;
         int shrunk_height = (src_height + factor_y - 1) / factor_y;
         shrunk = malloc((size_t)shrunk_width * (size_t)shrunk_height * 4);
-        uint32_t *sums = malloc(sizeof(uint32_t) * (size_t)shrunk_width * 4);
+        uint64_t *sums = malloc(sizeof(uint64_t) * (size_t)shrunk_width * 4);
         if (shrunk == NULL || sums == NULL) {
             free(shrunk);
             free(sums);

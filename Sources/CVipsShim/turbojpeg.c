@@ -5,6 +5,7 @@
 
 #include "CVipsShim.h"
 
+#include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -139,10 +140,12 @@ static int wi_tj_reserve(uint8_t **buffer, size_t *capacity, size_t size) {
     return *buffer == NULL ? -1 : 0;
 }
 
-// The last zigzag index an IDCT of k x k reads: libjpeg-turbo decodes a chroma component
-// subsampled by k at 1/8 with a k x k IDCT instead of upsampling it.
+// The last zigzag index a 1/8 decode reads from a component subsampled by k: only the DC for
+// a full-resolution one (1x1 IDCT); everything for a subsampled one, which libjpeg-turbo
+// decodes with a k x k IDCT instead of upsampling it, and whose reduced IDCTs read
+// coefficients across the whole block (rows and columns 1, 3, 5, 7 for 2x2).
 static int wi_jpeg_last_needed_coefficient(int k) {
-    return k <= 1 ? 0 : k == 2 ? 4 : k <= 4 ? 24 : 63;
+    return k <= 1 ? 0 : 63;
 }
 
 size_t wi_jpeg_dc_scans(const uint8_t *jpeg, size_t length, uint8_t *out) {
@@ -303,13 +306,8 @@ int wi_tj_thumbnail_rgba8(const void *jpeg, size_t length, int shrink, int scale
         return -1;
     }
     size_t size = (size_t)scaled_width * (size_t)scaled_height * 4;
-    if (state->scratch_size < size) {
-        free(state->scratch);
-        state->scratch = malloc(size);
-        state->scratch_size = state->scratch == NULL ? 0 : size;
-        if (state->scratch == NULL) {
-            return wi_tj_fail(state, NULL, "out of memory");
-        }
+    if (wi_tj_reserve(&state->scratch, &state->scratch_size, size) != 0) {
+        return wi_tj_fail(state, NULL, "out of memory");
     }
     // At 1/8 libjpeg-turbo reads only each block's DC coefficient: a progressive file decodes
     // to the same pixels from its DC scans alone, which skips most of the entropy decoding.
@@ -325,18 +323,20 @@ int wi_tj_thumbnail_rgba8(const void *jpeg, size_t length, int shrink, int scale
         state->dc_only_size = 0;
     }
     // Anything the shortened file does not decode cleanly, the whole file decides.
+    int status = 0;
     if (!decoded && wi_tj_decode_into(state, jpeg, length, scaled_width, scaled_height, state->scratch) != 0) {
-        return -1;
+        status = -1;
+    } else if (used_width > scaled_width || used_height > scaled_height ||
+               wi_resample_rgba8(state->scratch, used_width, used_height, (size_t)scaled_width * 4, pixels, width,
+                                 height, orientation) != 0) {
+        status = wi_tj_fail(state, NULL, "cannot resize");
     }
-    int failed = used_width > scaled_width || used_height > scaled_height ||
-                 wi_resample_rgba8(state->scratch, used_width, used_height, (size_t)scaled_width * 4, pixels, width,
-                                   height, orientation) != 0;
     if (state->scratch_size > WI_TJ_KEEP_BYTES) {
         free(state->scratch);
         state->scratch = NULL;
         state->scratch_size = 0;
     }
-    return failed ? wi_tj_fail(state, NULL, "cannot resize") : 0;
+    return status;
 }
 
 int wi_tj_encode(const uint8_t *pixels, int width, int height, int bands, int quality, const uint8_t **jpeg,
@@ -353,7 +353,8 @@ int wi_tj_encode(const uint8_t *pixels, int width, int height, int bands, int qu
     }
     int subsampling = quality >= 90 ? TJSAMP_444 : TJSAMP_420;
     unsigned long bound = tjBufSize(width, height, subsampling);
-    if (bound == (unsigned long)-1) {
+    // tjAlloc takes an int: larger outputs (over a gigapixel) are refused, not truncated.
+    if (bound == (unsigned long)-1 || bound > INT_MAX) {
         return wi_tj_fail(state, state->compressor, "image too large");
     }
     if (state->encoded_size < bound) {

@@ -22,6 +22,13 @@ enum TestImages {
         try Data(contentsOf: url(name))
     }
 
+    /// A file of Tests/WebImageTests/Fixtures: derived from the shared images for cases they do
+    /// not cover (how each was made is in the folder's README).
+    static func fixture(_ name: String) throws -> Data {
+        let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures")
+        return try Data(contentsOf: folder.appendingPathComponent(name))
+    }
+
     /// Decodes with the shared coders, failing the test with the reason when it cannot.
     static func decoded(_ data: Data) throws -> WebImage.Image {
         try ImageCodersManager.shared.decode(data, options: ImageCoderOptions())

@@ -116,13 +116,13 @@ int wi_tj_decode_rgba8(const void *jpeg, size_t length, int width, int height, u
 /// Decodes at DCT scale 1/`shrink`, giving `scaled_width` x `scaled_height`, then resizes its
 /// top-left `used_width` x `used_height` to `width` x `height` (stored orientation) into
 /// `pixels`, upright from `orientation` (wi_resample_rgba8). At 1/8 a progressive file is read
-/// from its DC scans only (wi_jpeg_dc_scans): the same pixels.
+/// from the scans such a decode uses only (wi_jpeg_dc_scans): the same pixels.
 int wi_tj_thumbnail_rgba8(const void *jpeg, size_t length, int shrink, int scaled_width, int scaled_height,
                           int used_width, int used_height, uint8_t *pixels, int width, int height, int orientation);
 /// A progressive JPEG without the scans a 1/8 decode does not read, written to `out` (at least
-/// `length` + 2 bytes): every segment but the AC scans of full-resolution components (which a
-/// 1/8 decode reads DC only from) and the higher AC scans of subsampled ones (read through a
-/// small IDCT), then EOI. Returns its length, or 0 when the file is not progressive, has no
+/// `length` + 2 bytes): every segment but the AC scans of full-resolution components (a 1/8
+/// decode reads only their DC; subsampled chroma goes through a small IDCT that reads all its
+/// coefficients), then EOI. Returns its length, or 0 when the file is not progressive, has no
 /// such scan, or cannot be walked to EOI.
 size_t wi_jpeg_dc_scans(const uint8_t *jpeg, size_t length, uint8_t *out);
 /// Encodes 3- or 4-band (alpha ignored) pixels at `quality` 1-100, 4:2:0 below 90 and 4:4:4

@@ -129,10 +129,12 @@ import WebImage
         }
     }
 
-    /// Progressive photos: TestImageLarge.jpg and MonochromeTestImage.jpg as they are, and
-    /// rocket.jpg and hubble_deep_field.jpg saved progressive (4:2:0 and 4:4:4) by libvips.
+    /// Progressive photos: TestImageLarge.jpg and MonochromeTestImage.jpg as they are,
+    /// rocket.jpg and hubble_deep_field.jpg saved progressive (4:2:0 and 4:4:4) by libvips, and
+    /// rocket.jpg with its chroma AC scans split at coefficient 4 (a fixture).
     static func progressiveJPEGs() throws -> [(String, Data)] {
         var files = try ["sdwebimage/TestImageLarge.jpg", "sdwebimage/MonochromeTestImage.jpg"].map { ($0, try TestImages.data($0)) }
+        files.append(("rocket-progressive-split-chroma.jpg", try TestImages.fixture("rocket-progressive-split-chroma.jpg")))
         for (file, options) in [("photos/rocket.jpg", "interlace=true,Q=85"), ("photos/hubble_deep_field.jpg", "interlace=true,Q=95")] {
             let saved = try VipsImageRef.load("jpegload_buffer", data: try TestImages.data(file)).save("jpegsave_buffer", options: options)
             files.append(("\(file) progressive", saved))

@@ -3,8 +3,7 @@ import LibVips
 import Testing
 import WebImage
 
-/// How two images of the same width differ over their RGB samples (alpha ignored), on the rows
-/// both have.
+/// How two images of the same size differ over their RGB samples (alpha ignored).
 struct PixelDifference: CustomStringConvertible {
     /// The largest difference of one sample.
     var largest = 0
@@ -14,8 +13,8 @@ struct PixelDifference: CustomStringConvertible {
     var over = 0
 
     init(_ image: WebImage.Image, _ reference: PixelBuffer, tolerance: Int = 3) throws {
-        try #require(reference.width == image.pixelWidth && reference.bands >= 3)
-        let rows = min(reference.height, image.pixelHeight)
+        try #require(reference.width == image.pixelWidth && reference.height == image.pixelHeight && reference.bands >= 3)
+        let rows = reference.height
         try image.withUnsafeRGBA8Bytes { ours in
             reference.withUnsafeBytes { theirs in
                 accumulate(ours, bands: 4, theirs, bands: reference.bands, pixels: reference.width * rows, tolerance: tolerance)
