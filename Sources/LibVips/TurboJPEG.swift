@@ -92,7 +92,7 @@ public enum TurboJPEG {
     }
 
     /// The scans of a progressive JPEG that a decode at DCT scale 1/8 reads (the DC scans, and
-    /// the low AC scans of subsampled chroma), as a JPEG of its own; nil for a baseline file, a
+    /// every scan of subsampled chroma), as a JPEG of its own; nil for a baseline file, a
     /// progressive one with nothing to leave out, or one that cannot be walked to its end.
     public static func scansReadAtOneEighth(of data: Data) -> Data? {
         var out = Data(count: data.count + 2)
