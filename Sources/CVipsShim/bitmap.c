@@ -9,6 +9,7 @@
 #include "CVipsShim.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #if defined(__x86_64__)
@@ -321,6 +322,63 @@ static void wi_box_shrink(const uint8_t *src, int width, int height, size_t src_
     }
 }
 
+// Per-thread room for the intermediate bitmaps: a fresh allocation of a few hundred kilobytes
+// per call costs its page faults every time, and two threads take those in turn (one memory
+// map per process). Buffers over WI_SCRATCH_KEEP_BYTES are freed after use.
+enum { WI_SCRATCH_KEEP_BYTES = 4 << 20 };
+
+typedef struct {
+    uint8_t *rows;
+    size_t rows_size;
+    uint8_t *shrunk;
+    size_t shrunk_size;
+} wi_resample_scratch;
+
+static pthread_key_t wi_scratch_key;
+static pthread_once_t wi_scratch_key_once = PTHREAD_ONCE_INIT;
+
+static void wi_scratch_free(void *value) {
+    wi_resample_scratch *scratch = value;
+    free(scratch->rows);
+    free(scratch->shrunk);
+    free(scratch);
+}
+
+static void wi_scratch_make_key(void) {
+    pthread_key_create(&wi_scratch_key, wi_scratch_free);
+}
+
+static wi_resample_scratch *wi_scratch(void) {
+    pthread_once(&wi_scratch_key_once, wi_scratch_make_key);
+    wi_resample_scratch *scratch = pthread_getspecific(wi_scratch_key);
+    if (scratch == NULL) {
+        scratch = calloc(1, sizeof(wi_resample_scratch));
+        if (scratch == NULL || pthread_setspecific(wi_scratch_key, scratch) != 0) {
+            free(scratch);
+            return NULL;
+        }
+    }
+    return scratch;
+}
+
+// `*buffer` with room for `size` bytes, or NULL when out of memory.
+static uint8_t *wi_scratch_reserve(uint8_t **buffer, size_t *capacity, size_t size) {
+    if (*capacity < size) {
+        free(*buffer);
+        *buffer = malloc(size);
+        *capacity = *buffer == NULL ? 0 : size;
+    }
+    return *buffer;
+}
+
+static void wi_scratch_trim(uint8_t **buffer, size_t *capacity) {
+    if (*capacity > WI_SCRATCH_KEEP_BYTES) {
+        free(*buffer);
+        *buffer = NULL;
+        *capacity = 0;
+    }
+}
+
 int wi_resample_rgba8(const uint8_t *src, int src_width, int src_height, size_t src_stride, uint8_t *dst, int width,
                       int height, int orientation) {
     if (src_width < 1 || src_height < 1 || width < 1 || height < 1 || width > src_width || height > src_height) {
@@ -336,14 +394,18 @@ int wi_resample_rgba8(const uint8_t *src, int src_width, int src_height, size_t 
     // the box size, not the shrunk size over the output's, which differ by the rounding.
     double scale_x = (double)src_width / factor_x / width;
     double scale_y = (double)src_height / factor_y / height;
-    uint8_t *shrunk = NULL;
+    wi_resample_scratch *scratch = wi_scratch();
+    if (scratch == NULL) {
+        return -1;
+    }
+    int failed = 0;
     if (factor_x > 1 || factor_y > 1) {
         int shrunk_width = (src_width + factor_x - 1) / factor_x;
         int shrunk_height = (src_height + factor_y - 1) / factor_y;
-        shrunk = malloc((size_t)shrunk_width * (size_t)shrunk_height * 4);
+        uint8_t *shrunk = wi_scratch_reserve(&scratch->shrunk, &scratch->shrunk_size,
+                                             (size_t)shrunk_width * (size_t)shrunk_height * 4);
         uint64_t *sums = malloc(sizeof(uint64_t) * (size_t)shrunk_width * 4);
         if (shrunk == NULL || sums == NULL) {
-            free(shrunk);
             free(sums);
             return -1;
         }
@@ -357,19 +419,17 @@ int wi_resample_rgba8(const uint8_t *src, int src_width, int src_height, size_t 
     wi_axis vertical;
     wi_axis horizontal;
     if (wi_axis_make(&vertical, src_height, height, scale_y) != 0) {
-        free(shrunk);
         return -1;
     }
     if (wi_axis_make(&horizontal, src_width, width, scale_x) != 0) {
         wi_axis_free(&vertical);
-        free(shrunk);
         return -1;
     }
     // Rows first: the column pass, the costlier one per sample, then runs on fewer rows.
     size_t row_bytes = (size_t)src_width * 4;
-    uint8_t *rows = malloc(row_bytes * (size_t)height);
+    uint8_t *rows = wi_scratch_reserve(&scratch->rows, &scratch->rows_size, row_bytes * (size_t)height);
     int32_t *sums = malloc(sizeof(int32_t) * row_bytes);
-    int failed = rows == NULL || sums == NULL;
+    failed = rows == NULL || sums == NULL;
     if (!failed) {
         wi_placement place = wi_placement_for(orientation, width, height);
 #if defined(__x86_64__)
@@ -383,9 +443,9 @@ int wi_resample_rgba8(const uint8_t *src, int src_width, int src_height, size_t 
             wi_resample_columns(rows, height, &horizontal, width, src_width, place, dst);
         }
     }
-    free(rows);
     free(sums);
-    free(shrunk);
+    wi_scratch_trim(&scratch->rows, &scratch->rows_size);
+    wi_scratch_trim(&scratch->shrunk, &scratch->shrunk_size);
     wi_axis_free(&vertical);
     wi_axis_free(&horizontal);
     return failed ? -1 : 0;
