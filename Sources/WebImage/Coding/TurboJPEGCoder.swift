@@ -31,8 +31,18 @@ public final class TurboJPEGCoder: ThrowingImageCoder {
         guard let loader = VipsLoader(format: ImageFormat(sniffing: data)), loader.format == .jpeg,
               let stored = TurboJPEG.header(of: data), !stored.isCMYK
         else { return try fallback.decode(data, options: options) }
-        // libvips reads the header too: orientation, colour profile, and the pixel limit.
-        let header = try loader.header(of: data, options: options)
+        // Orientation and colour profile from the header segments (libvips reads them when
+        // they cannot be walked); the pixel limit either way.
+        let header: VipsHeader
+        if let metadata = JPEGMetadata(data) {
+            header = VipsHeader(
+                storedWidth: stored.width, storedHeight: stored.height, orientation: metadata.orientation, pageCount: 1,
+                hasAlpha: false, loop: 0, delays: [], iccProfile: metadata.iccProfile
+            )
+            try header.checkPixelLimit(options)
+        } else {
+            header = try loader.header(of: data, options: options)
+        }
         let profile = VipsImageRef.isSRGBProfile(header.iccProfile) ? nil : header.iccProfile
         // A grey or broken profile: libvips knows what to do with it.
         if let profile, !ColourConversion.supports(profile, bands: 4) { return try fallback.decode(data, options: options) }

@@ -19,6 +19,14 @@ struct VipsHeader: Sendable {
     /// Size as shown upright: orientations 5 to 8 swap width and height.
     var width: Int { orientation >= 5 ? storedHeight : storedWidth }
     var height: Int { orientation >= 5 ? storedWidth : storedHeight }
+
+    /// Refuses a frame over `decodeMaxPixelCount` pixels (or without pixels), before any is decoded.
+    func checkPixelLimit(_ options: ImageCoderOptions) throws(ImageCodingError) {
+        let pixels = storedWidth.multipliedReportingOverflow(by: storedHeight)
+        if pixels.overflow || pixels.partialValue > options.decodeMaxPixelCount || storedWidth <= 0 || storedHeight <= 0 {
+            throw .tooManyPixels(width: width, height: height, limit: options.decodeMaxPixelCount)
+        }
+    }
 }
 
 /// The libvips loader for one format, and the pipelines it starts.
@@ -61,10 +69,7 @@ struct VipsLoader: Sendable {
             pageCount: max(1, image.pageCount), hasAlpha: image.hasAlpha, loop: image.loop ?? 0,
             delays: image.delays, iccProfile: image.iccProfile
         )
-        let pixels = header.storedWidth.multipliedReportingOverflow(by: header.storedHeight)
-        if pixels.overflow || pixels.partialValue > options.decodeMaxPixelCount || header.storedWidth <= 0 || header.storedHeight <= 0 {
-            throw .tooManyPixels(width: header.width, height: header.height, limit: options.decodeMaxPixelCount)
-        }
+        try header.checkPixelLimit(options)
         return header
     }
 
