@@ -373,7 +373,9 @@ enum CoderBenchmarks {
         let height = Int32(boxHeight)
         let q = Int32(quality)
         for subject in subjects {
-            let jobs = subject.isLarge ? 2 : 30
+            // Rounds of about half a second or more, so that a thread's one-off set-up and the
+            // machine's other work weigh little.
+            let jobs = subject.isLarge ? 4 : 120
             let data = subject.data
             let ours: @Sendable () -> Bool = { (try? oursThumbnailJob(data)) != nil }
             let direct: @Sendable () -> Bool = {
