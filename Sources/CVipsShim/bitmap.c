@@ -7,9 +7,9 @@
 // streams them.
 
 #include "CVipsShim.h"
+#include "thread_state.h"
 
 #include <math.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #if defined(__x86_64__)
@@ -195,6 +195,14 @@ static void wi_resample_columns(const uint8_t *src, int rows, const wi_axis *axi
 }
 
 #if defined(__x86_64__)
+// Two weights side by side in each 32-bit lane: the second operand of pmaddwd.
+__attribute__((target("sse4.1")))
+static inline __m128i wi_weight_pair(int16_t first, int16_t second) {
+    return _mm_set1_epi32((int)((uint16_t)first | ((uint32_t)(uint16_t)second << 16)));
+}
+#endif
+
+#if defined(__x86_64__)
 // wi_resample_rows two taps per multiply-add: the samples of two input rows are interleaved
 // (a0 b0 a1 b1 ...) and multiplied by the weight pair with pmaddwd, 16 samples a step.
 __attribute__((target("sse4.1")))
@@ -217,7 +225,7 @@ static void wi_resample_rows_sse41(const uint8_t *src, size_t src_stride, size_t
             // An odd last tap pairs with itself at weight 0.
             const uint8_t *b = k + 1 < count ? a + src_stride : a;
             int16_t wb = k + 1 < count ? weights[k + 1] : 0;
-            __m128i pair = _mm_set1_epi32((int)((uint16_t)weights[k] | ((uint32_t)(uint16_t)wb << 16)));
+            __m128i pair = wi_weight_pair(weights[k], wb);
             for (size_t j = 0; j < vector_bytes; j += 16) {
                 __m128i va = _mm_loadu_si128((const __m128i *)(a + j));
                 __m128i vb = _mm_loadu_si128((const __m128i *)(b + j));
@@ -270,20 +278,19 @@ static void wi_resample_columns_sse41(const uint8_t *src, int rows, const wi_axi
             int k = 0;
             for (; k + 4 <= count; k += 4) {
                 __m128i four = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(pixel + 4 * k)), pairs);
-                __m128i w01 = _mm_set1_epi32((int)((uint16_t)w[k] | ((uint32_t)(uint16_t)w[k + 1] << 16)));
-                __m128i w23 = _mm_set1_epi32((int)((uint16_t)w[k + 2] | ((uint32_t)(uint16_t)w[k + 3] << 16)));
+                __m128i w01 = wi_weight_pair(w[k], w[k + 1]);
+                __m128i w23 = wi_weight_pair(w[k + 2], w[k + 3]);
                 sums = _mm_add_epi32(sums, _mm_madd_epi16(_mm_cvtepu8_epi16(four), w01));
                 sums = _mm_add_epi32(sums, _mm_madd_epi16(_mm_cvtepu8_epi16(_mm_srli_si128(four, 8)), w23));
             }
             for (; k + 2 <= count; k += 2) {
                 __m128i two = _mm_shuffle_epi8(_mm_loadl_epi64((const __m128i *)(pixel + 4 * k)), pairs);
-                __m128i w01 = _mm_set1_epi32((int)((uint16_t)w[k] | ((uint32_t)(uint16_t)w[k + 1] << 16)));
-                sums = _mm_add_epi32(sums, _mm_madd_epi16(_mm_cvtepu8_epi16(two), w01));
+                sums = _mm_add_epi32(sums, _mm_madd_epi16(_mm_cvtepu8_epi16(two), wi_weight_pair(w[k], w[k + 1])));
             }
             if (k < count) {
                 int32_t one;
                 memcpy(&one, pixel + 4 * k, 4);
-                sums = _mm_add_epi32(sums, _mm_madd_epi16(_mm_cvtepu8_epi32(_mm_cvtsi32_si128(one)), _mm_set1_epi32((uint16_t)w[k])));
+                sums = _mm_add_epi32(sums, _mm_madd_epi16(_mm_cvtepu8_epi32(_mm_cvtsi32_si128(one)), wi_weight_pair(w[k], 0)));
             }
             sums = _mm_srai_epi32(sums, WI_WEIGHT_BITS);
             __m128i packed = _mm_packus_epi16(_mm_packs_epi32(sums, sums), sums);
@@ -322,63 +329,6 @@ static void wi_box_shrink(const uint8_t *src, int width, int height, size_t src_
     }
 }
 
-// Per-thread room for the intermediate bitmaps: a fresh allocation of a few hundred kilobytes
-// per call costs its page faults every time, and two threads take those in turn (one memory
-// map per process). Buffers over WI_SCRATCH_KEEP_BYTES are freed after use.
-enum { WI_SCRATCH_KEEP_BYTES = 4 << 20 };
-
-typedef struct {
-    uint8_t *rows;
-    size_t rows_size;
-    uint8_t *shrunk;
-    size_t shrunk_size;
-} wi_resample_scratch;
-
-static pthread_key_t wi_scratch_key;
-static pthread_once_t wi_scratch_key_once = PTHREAD_ONCE_INIT;
-
-static void wi_scratch_free(void *value) {
-    wi_resample_scratch *scratch = value;
-    free(scratch->rows);
-    free(scratch->shrunk);
-    free(scratch);
-}
-
-static void wi_scratch_make_key(void) {
-    pthread_key_create(&wi_scratch_key, wi_scratch_free);
-}
-
-static wi_resample_scratch *wi_scratch(void) {
-    pthread_once(&wi_scratch_key_once, wi_scratch_make_key);
-    wi_resample_scratch *scratch = pthread_getspecific(wi_scratch_key);
-    if (scratch == NULL) {
-        scratch = calloc(1, sizeof(wi_resample_scratch));
-        if (scratch == NULL || pthread_setspecific(wi_scratch_key, scratch) != 0) {
-            free(scratch);
-            return NULL;
-        }
-    }
-    return scratch;
-}
-
-// `*buffer` with room for `size` bytes, or NULL when out of memory.
-static uint8_t *wi_scratch_reserve(uint8_t **buffer, size_t *capacity, size_t size) {
-    if (*capacity < size) {
-        free(*buffer);
-        *buffer = malloc(size);
-        *capacity = *buffer == NULL ? 0 : size;
-    }
-    return *buffer;
-}
-
-static void wi_scratch_trim(uint8_t **buffer, size_t *capacity) {
-    if (*capacity > WI_SCRATCH_KEEP_BYTES) {
-        free(*buffer);
-        *buffer = NULL;
-        *capacity = 0;
-    }
-}
-
 int wi_resample_rgba8(const uint8_t *src, int src_width, int src_height, size_t src_stride, uint8_t *dst, int width,
                       int height, int orientation) {
     if (src_width < 1 || src_height < 1 || width < 1 || height < 1 || width > src_width || height > src_height) {
@@ -394,16 +344,16 @@ int wi_resample_rgba8(const uint8_t *src, int src_width, int src_height, size_t 
     // the box size, not the shrunk size over the output's, which differ by the rounding.
     double scale_x = (double)src_width / factor_x / width;
     double scale_y = (double)src_height / factor_y / height;
-    wi_resample_scratch *scratch = wi_scratch();
-    if (scratch == NULL) {
+    // Intermediate bitmaps in this thread's buffers (thread_state.h).
+    wi_thread_state *state = wi_thread_state_get();
+    if (state == NULL) {
         return -1;
     }
     int failed = 0;
     if (factor_x > 1 || factor_y > 1) {
         int shrunk_width = (src_width + factor_x - 1) / factor_x;
         int shrunk_height = (src_height + factor_y - 1) / factor_y;
-        uint8_t *shrunk = wi_scratch_reserve(&scratch->shrunk, &scratch->shrunk_size,
-                                             (size_t)shrunk_width * (size_t)shrunk_height * 4);
+        uint8_t *shrunk = wi_buffer_reserve(&state->resample_shrunk, (size_t)shrunk_width * (size_t)shrunk_height * 4);
         uint64_t *sums = malloc(sizeof(uint64_t) * (size_t)shrunk_width * 4);
         if (shrunk == NULL || sums == NULL) {
             free(sums);
@@ -427,7 +377,7 @@ int wi_resample_rgba8(const uint8_t *src, int src_width, int src_height, size_t 
     }
     // Rows first: the column pass, the costlier one per sample, then runs on fewer rows.
     size_t row_bytes = (size_t)src_width * 4;
-    uint8_t *rows = wi_scratch_reserve(&scratch->rows, &scratch->rows_size, row_bytes * (size_t)height);
+    uint8_t *rows = wi_buffer_reserve(&state->resample_rows, row_bytes * (size_t)height);
     int32_t *sums = malloc(sizeof(int32_t) * row_bytes);
     failed = rows == NULL || sums == NULL;
     if (!failed) {
@@ -444,8 +394,8 @@ int wi_resample_rgba8(const uint8_t *src, int src_width, int src_height, size_t 
         }
     }
     free(sums);
-    wi_scratch_trim(&scratch->rows, &scratch->rows_size);
-    wi_scratch_trim(&scratch->shrunk, &scratch->shrunk_size);
+    wi_buffer_trim(&state->resample_rows);
+    wi_buffer_trim(&state->resample_shrunk);
     wi_axis_free(&vertical);
     wi_axis_free(&horizontal);
     return failed ? -1 : 0;

@@ -1,12 +1,11 @@
-// TurboJPEG calls with one decompressor, one compressor and their buffers kept per thread:
-// on a 640x427 photo, making a handle per call and letting TurboJPEG size a fresh output
-// buffer each time cost as much as the page faults they caused. Handles are not thread-safe,
-// so each thread has its own, freed when the thread ends.
+// TurboJPEG calls with one decompressor, one compressor and their buffers kept per thread
+// (thread_state.h): on a 640x427 photo, making a handle per call and letting TurboJPEG size a
+// fresh output buffer each time cost as much as the page faults they caused.
 
 #include "CVipsShim.h"
+#include "thread_state.h"
 
 #include <limits.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,57 +13,7 @@
 #include <setjmp.h>
 #include <turbojpeg.h>
 
-// Buffers up to this size stay with their thread between calls (a 1 megapixel bitmap); larger
-// ones are freed after use, so that one big image does not pin memory in every thread.
-enum { WI_TJ_KEEP_BYTES = 4 << 20 };
-
-typedef struct {
-    tjhandle decompressor;
-    tjhandle compressor;
-    unsigned char *encoded;     // TurboJPEG's output buffer, reused while big enough
-    unsigned long encoded_size;
-    uint8_t *scratch;           // a decoded bitmap on its way to the resampler
-    size_t scratch_size;
-    uint8_t *dc_only;           // a progressive file without its AC scans
-    size_t dc_only_size;
-    char error[200];
-} wi_tj_thread;
-
-static pthread_key_t wi_tj_key;
-static pthread_once_t wi_tj_key_once = PTHREAD_ONCE_INIT;
-
-static void wi_tj_thread_free(void *value) {
-    wi_tj_thread *state = value;
-    if (state->decompressor != NULL) {
-        tjDestroy(state->decompressor);
-    }
-    if (state->compressor != NULL) {
-        tjDestroy(state->compressor);
-    }
-    tjFree(state->encoded);
-    free(state->scratch);
-    free(state->dc_only);
-    free(state);
-}
-
-static void wi_tj_make_key(void) {
-    pthread_key_create(&wi_tj_key, wi_tj_thread_free);
-}
-
-static wi_tj_thread *wi_tj_state(void) {
-    pthread_once(&wi_tj_key_once, wi_tj_make_key);
-    wi_tj_thread *state = pthread_getspecific(wi_tj_key);
-    if (state == NULL) {
-        state = calloc(1, sizeof(wi_tj_thread));
-        if (state == NULL || pthread_setspecific(wi_tj_key, state) != 0) {
-            free(state);
-            return NULL;
-        }
-    }
-    return state;
-}
-
-static tjhandle wi_tj_decompressor(wi_tj_thread *state) {
+static tjhandle wi_tj_decompressor(wi_thread_state *state) {
     if (state != NULL && state->decompressor == NULL) {
         state->decompressor = tjInitDecompress();
     }
@@ -74,7 +23,7 @@ static tjhandle wi_tj_decompressor(wi_tj_thread *state) {
 // Keeps TurboJPEG's message (or `fallback`) for wi_tj_error and drops `handle`, so that the
 // next call gets a fresh one: TurboJPEG 2.1 leaves a decompressor that failed on a header
 // (a 12-bit file) unable to read any other ("two SOI markers"). Returns -1.
-static int wi_tj_fail(wi_tj_thread *state, tjhandle handle, const char *fallback) {
+static int wi_tj_fail(wi_thread_state *state, tjhandle handle, const char *fallback) {
     if (state == NULL) {
         return -1;
     }
@@ -93,12 +42,12 @@ static int wi_tj_fail(wi_tj_thread *state, tjhandle handle, const char *fallback
 }
 
 const char *wi_tj_error(void) {
-    wi_tj_thread *state = wi_tj_state();
+    wi_thread_state *state = wi_thread_state_get();
     return state == NULL ? "out of memory" : state->error;
 }
 
 int wi_tj_header(const void *jpeg, size_t length, int *width, int *height, int *is_cmyk) {
-    wi_tj_thread *state = wi_tj_state();
+    wi_thread_state *state = wi_thread_state_get();
     tjhandle handle = wi_tj_decompressor(state);
     int subsampling = 0;
     int colorspace = 0;
@@ -112,7 +61,7 @@ int wi_tj_header(const void *jpeg, size_t length, int *width, int *height, int *
 
 // Decodes into `pixels` as RGBA. Any libjpeg warning counts as a failure: TurboJPEG cannot tell a
 // harmless one from a broken stream.
-static int wi_tj_decode_into(wi_tj_thread *state, const void *jpeg, size_t length, int width, int height, uint8_t *pixels) {
+static int wi_tj_decode_into(wi_thread_state *state, const void *jpeg, size_t length, int width, int height, uint8_t *pixels) {
     tjhandle handle = wi_tj_decompressor(state);
     if (handle == NULL) {
         return wi_tj_fail(state, NULL, "cannot start a decoder");
@@ -124,21 +73,10 @@ static int wi_tj_decode_into(wi_tj_thread *state, const void *jpeg, size_t lengt
 }
 
 int wi_tj_decode_rgba8(const void *jpeg, size_t length, int width, int height, uint8_t *pixels) {
-    return wi_tj_decode_into(wi_tj_state(), jpeg, length, width, height, pixels);
+    return wi_tj_decode_into(wi_thread_state_get(), jpeg, length, width, height, pixels);
 }
 
 // MARK: Progressive files at 1/8
-
-// Grows `*buffer` to `size` bytes; 0, or -1 when out of memory.
-static int wi_tj_reserve(uint8_t **buffer, size_t *capacity, size_t size) {
-    if (*capacity >= size) {
-        return 0;
-    }
-    free(*buffer);
-    *buffer = malloc(size);
-    *capacity = *buffer == NULL ? 0 : size;
-    return *buffer == NULL ? -1 : 0;
-}
 
 // The last zigzag index a 1/8 decode reads from a component subsampled by k: only the DC for
 // a full-resolution one (1x1 IDCT); everything for a subsampled one, which libjpeg-turbo
@@ -301,47 +239,40 @@ static int wi_jpeg_decode_eighth(const uint8_t *jpeg, size_t length, int width, 
 
 int wi_tj_thumbnail_rgba8(const void *jpeg, size_t length, int shrink, int scaled_width, int scaled_height,
                           int used_width, int used_height, uint8_t *pixels, int width, int height, int orientation) {
-    wi_tj_thread *state = wi_tj_state();
+    wi_thread_state *state = wi_thread_state_get();
     if (state == NULL) {
         return -1;
     }
     size_t size = (size_t)scaled_width * (size_t)scaled_height * 4;
-    if (wi_tj_reserve(&state->scratch, &state->scratch_size, size) != 0) {
+    uint8_t *decoded = wi_buffer_reserve(&state->decoded, size);
+    if (decoded == NULL) {
         return wi_tj_fail(state, NULL, "out of memory");
     }
     // At 1/8 libjpeg-turbo reads only each block's DC coefficient: a progressive file decodes
     // to the same pixels from its DC scans alone, which skips most of the entropy decoding.
     size_t dc_length = 0;
-    if (shrink == 8 && wi_tj_reserve(&state->dc_only, &state->dc_only_size, length + 2) == 0) {
-        dc_length = wi_jpeg_dc_scans(jpeg, length, state->dc_only);
+    uint8_t *dc_only = shrink == 8 ? wi_buffer_reserve(&state->dc_only, length + 2) : NULL;
+    if (dc_only != NULL) {
+        dc_length = wi_jpeg_dc_scans(jpeg, length, dc_only);
     }
-    int decoded = dc_length > 0 &&
-                  wi_jpeg_decode_eighth(state->dc_only, dc_length, scaled_width, scaled_height, state->scratch) == 0;
-    if (state->dc_only_size > WI_TJ_KEEP_BYTES) {
-        free(state->dc_only);
-        state->dc_only = NULL;
-        state->dc_only_size = 0;
-    }
+    int read_dc_only = dc_length > 0 && wi_jpeg_decode_eighth(dc_only, dc_length, scaled_width, scaled_height, decoded) == 0;
+    wi_buffer_trim(&state->dc_only);
     // Anything the shortened file does not decode cleanly, the whole file decides.
     int status = 0;
-    if (!decoded && wi_tj_decode_into(state, jpeg, length, scaled_width, scaled_height, state->scratch) != 0) {
+    if (!read_dc_only && wi_tj_decode_into(state, jpeg, length, scaled_width, scaled_height, decoded) != 0) {
         status = -1;
     } else if (used_width > scaled_width || used_height > scaled_height ||
-               wi_resample_rgba8(state->scratch, used_width, used_height, (size_t)scaled_width * 4, pixels, width,
-                                 height, orientation) != 0) {
+               wi_resample_rgba8(decoded, used_width, used_height, (size_t)scaled_width * 4, pixels, width, height,
+                                 orientation) != 0) {
         status = wi_tj_fail(state, NULL, "cannot resize");
     }
-    if (state->scratch_size > WI_TJ_KEEP_BYTES) {
-        free(state->scratch);
-        state->scratch = NULL;
-        state->scratch_size = 0;
-    }
+    wi_buffer_trim(&state->decoded);
     return status;
 }
 
 int wi_tj_encode(const uint8_t *pixels, int width, int height, int bands, int quality, const uint8_t **jpeg,
                  size_t *length) {
-    wi_tj_thread *state = wi_tj_state();
+    wi_thread_state *state = wi_thread_state_get();
     if (state == NULL) {
         return -1;
     }
@@ -378,8 +309,8 @@ int wi_tj_encode(const uint8_t *pixels, int width, int height, int bands, int qu
 }
 
 void wi_tj_encode_done(void) {
-    wi_tj_thread *state = wi_tj_state();
-    if (state != NULL && state->encoded_size > WI_TJ_KEEP_BYTES) {
+    wi_thread_state *state = wi_thread_state_get();
+    if (state != NULL && state->encoded_size > WI_KEEP_BYTES) {
         tjFree(state->encoded);
         state->encoded = NULL;
         state->encoded_size = 0;

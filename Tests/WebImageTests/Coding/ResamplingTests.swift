@@ -25,9 +25,7 @@ import WebImage
         let source = try Self.rocket()
         let ours = try source.resampled(to: (width, height))
         #expect(ours.width == width && ours.height == height && ours.bands == 4)
-        let bytes = ours.withUnsafeBytes { Array($0) }
-        let made: WebImage.Image? = WebImage.Image(rgba8Pixels: bytes, width: width, height: height)
-        let image = try #require(made)
+        let image = try ours.image()
         let reference = try Self.libvipsResize(source, width: width, height: height)
         try #require(reference.width == width && reference.height == height)
         // Reductions past 4x go through a box shrink first in both.

@@ -49,3 +49,11 @@ struct PixelDifference: CustomStringConvertible {
 
     var description: String { "largest \(largest), mean \(String(format: "%.3f", mean)), \(over) over tolerance" }
 }
+
+extension PixelBuffer {
+    /// This RGBA bitmap as an `Image`, to compare or inspect it like decoded ones.
+    func image() throws -> WebImage.Image {
+        let made: WebImage.Image? = WebImage.Image(rgba8Pixels: withUnsafeBytes { Array($0) }, width: width, height: height)
+        return try #require(made)
+    }
+}

@@ -1,0 +1,57 @@
+#include "thread_state.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+
+uint8_t *wi_buffer_reserve(wi_buffer *buffer, size_t size) {
+    if (buffer->size < size) {
+        free(buffer->bytes);
+        buffer->bytes = malloc(size);
+        buffer->size = buffer->bytes == NULL ? 0 : size;
+    }
+    return buffer->bytes;
+}
+
+void wi_buffer_trim(wi_buffer *buffer) {
+    if (buffer->size > WI_KEEP_BYTES) {
+        free(buffer->bytes);
+        buffer->bytes = NULL;
+        buffer->size = 0;
+    }
+}
+
+static pthread_key_t wi_thread_key;
+static pthread_once_t wi_thread_key_once = PTHREAD_ONCE_INIT;
+
+static void wi_thread_state_free(void *value) {
+    wi_thread_state *state = value;
+    if (state->decompressor != NULL) {
+        tjDestroy(state->decompressor);
+    }
+    if (state->compressor != NULL) {
+        tjDestroy(state->compressor);
+    }
+    tjFree(state->encoded);
+    free(state->decoded.bytes);
+    free(state->dc_only.bytes);
+    free(state->resample_rows.bytes);
+    free(state->resample_shrunk.bytes);
+    free(state);
+}
+
+static void wi_thread_make_key(void) {
+    pthread_key_create(&wi_thread_key, wi_thread_state_free);
+}
+
+wi_thread_state *wi_thread_state_get(void) {
+    pthread_once(&wi_thread_key_once, wi_thread_make_key);
+    wi_thread_state *state = pthread_getspecific(wi_thread_key);
+    if (state == NULL) {
+        state = calloc(1, sizeof(wi_thread_state));
+        if (state == NULL || pthread_setspecific(wi_thread_key, state) != 0) {
+            free(state);
+            return NULL;
+        }
+    }
+    return state;
+}
