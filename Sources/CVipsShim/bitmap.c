@@ -21,6 +21,7 @@
 enum {
     WI_WEIGHT_BITS = 14,       // fixed-point weights: sum 1 << 14, 8-bit samples, int32 sums
     WI_KERNEL_STEPS = 1024,    // kernel table resolution per unit
+    WI_ROW_SLACK = 16,         // readable bytes after the vertical pass' rows (SSE reads past)
 };
 
 // lanczos3(x) for x in [0, 3] at 1/WI_KERNEL_STEPS steps: built once, read by every thread.
@@ -47,7 +48,9 @@ static double wi_lanczos3(double x) {
 }
 
 // The taps of every output sample along one axis: output i reads `count[i]` inputs from
-// `first[i]` with `weights[i * stride ...]`, which sum to 1 << WI_WEIGHT_BITS.
+// `first[i]` with `weights[i * stride ...]`, which sum to 1 << WI_WEIGHT_BITS. The stride is a
+// multiple of 4 above every count, and the weights past a count are 0: SIMD passes read taps
+// in groups.
 typedef struct {
     int *first;
     int *count;
@@ -70,7 +73,8 @@ static int wi_axis_make(wi_axis *axis, int in, int out, double scale) {
     g_once(&once, wi_fill_lanczos3_table, NULL);
     double widen = scale > 1 ? scale : 1;
     double support = 3 * widen;
-    int stride = (int)ceil(support) * 2 + 1;
+    int taps = (int)ceil(support) * 2 + 1;
+    int stride = (taps + 4) & ~3;
     axis->stride = stride;
     axis->first = malloc(sizeof(int) * (size_t)out);
     axis->count = malloc(sizeof(int) * (size_t)out);
@@ -85,8 +89,8 @@ static int wi_axis_make(wi_axis *axis, int in, int out, double scale) {
         double centre = (o + 0.5) * scale - 0.5;
         int low = (int)floor(centre - support) + 1;
         int high = (int)ceil(centre + support) - 1;
-        if (high - low + 1 > stride) {
-            high = low + stride - 1;
+        if (high - low + 1 > taps) {
+            high = low + taps - 1;
         }
         int first = low < 0 ? 0 : low;
         int last = high > in - 1 ? in - 1 : high;
@@ -204,51 +208,48 @@ static inline __m128i wi_weight_pair(int16_t first, int16_t second) {
 
 #if defined(__x86_64__)
 // wi_resample_rows two taps per multiply-add: the samples of two input rows are interleaved
-// (a0 b0 a1 b1 ...) and multiplied by the weight pair with pmaddwd, 16 samples a step.
+// (a0 b0 a1 b1 ...) and multiplied by the weight pair with pmaddwd. 16 samples at a time go
+// through every tap with their sums held in registers.
 __attribute__((target("sse4.1")))
 static void wi_resample_rows_sse41(const uint8_t *src, size_t src_stride, size_t row_bytes, const wi_axis *axis, int rows,
-                                   int32_t *restrict sums, uint8_t *restrict dst) {
+                                   __m128i *restrict pairs, uint8_t *restrict dst) {
     const __m128i half = _mm_set1_epi32(1 << (WI_WEIGHT_BITS - 1));
     size_t vector_bytes = row_bytes & ~(size_t)15;
     for (int y = 0; y < rows; y++) {
         const int16_t *weights = axis->weights + (size_t)y * (size_t)axis->stride;
         const uint8_t *first = src + (size_t)axis->first[y] * src_stride;
         int count = axis->count[y];
-        for (size_t j = 0; j < vector_bytes; j += 16) {
-            _mm_storeu_si128((__m128i *)(sums + j), half);
-            _mm_storeu_si128((__m128i *)(sums + j + 4), half);
-            _mm_storeu_si128((__m128i *)(sums + j + 8), half);
-            _mm_storeu_si128((__m128i *)(sums + j + 12), half);
+        // An odd last tap pairs with a zero weight (the padding after the row's taps) and reads
+        // its own row again.
+        int pair_count = (count + 1) / 2;
+        for (int p = 0; p < pair_count; p++) {
+            pairs[p] = wi_weight_pair(weights[2 * p], weights[2 * p + 1]);
         }
-        for (int k = 0; k < count; k += 2) {
-            const uint8_t *a = first + (size_t)k * src_stride;
-            // An odd last tap pairs with itself at weight 0.
-            const uint8_t *b = k + 1 < count ? a + src_stride : a;
-            int16_t wb = k + 1 < count ? weights[k + 1] : 0;
-            __m128i pair = wi_weight_pair(weights[k], wb);
-            for (size_t j = 0; j < vector_bytes; j += 16) {
-                __m128i va = _mm_loadu_si128((const __m128i *)(a + j));
-                __m128i vb = _mm_loadu_si128((const __m128i *)(b + j));
+        size_t last_offset = (size_t)(count - 1) * src_stride;
+        for (size_t j = 0; j < vector_bytes; j += 16) {
+            __m128i s0 = half, s1 = half, s2 = half, s3 = half;
+            for (int p = 0; p < pair_count; p++) {
+                size_t offset = (size_t)(2 * p) * src_stride;
+                const uint8_t *a = first + offset + j;
+                const uint8_t *b = first + (offset + src_stride <= last_offset ? offset + src_stride : offset) + j;
+                __m128i va = _mm_loadu_si128((const __m128i *)a);
+                __m128i vb = _mm_loadu_si128((const __m128i *)b);
                 __m128i low = _mm_unpacklo_epi8(va, vb);
                 __m128i high = _mm_unpackhi_epi8(va, vb);
-                __m128i *out = (__m128i *)(sums + j);
-                _mm_storeu_si128(out, _mm_add_epi32(_mm_loadu_si128(out), _mm_madd_epi16(_mm_cvtepu8_epi16(low), pair)));
-                _mm_storeu_si128(out + 1, _mm_add_epi32(_mm_loadu_si128(out + 1),
-                                                        _mm_madd_epi16(_mm_cvtepu8_epi16(_mm_srli_si128(low, 8)), pair)));
-                _mm_storeu_si128(out + 2, _mm_add_epi32(_mm_loadu_si128(out + 2), _mm_madd_epi16(_mm_cvtepu8_epi16(high), pair)));
-                _mm_storeu_si128(out + 3, _mm_add_epi32(_mm_loadu_si128(out + 3),
-                                                        _mm_madd_epi16(_mm_cvtepu8_epi16(_mm_srli_si128(high, 8)), pair)));
+                s0 = _mm_add_epi32(s0, _mm_madd_epi16(_mm_cvtepu8_epi16(low), pairs[p]));
+                s1 = _mm_add_epi32(s1, _mm_madd_epi16(_mm_cvtepu8_epi16(_mm_srli_si128(low, 8)), pairs[p]));
+                s2 = _mm_add_epi32(s2, _mm_madd_epi16(_mm_cvtepu8_epi16(high), pairs[p]));
+                s3 = _mm_add_epi32(s3, _mm_madd_epi16(_mm_cvtepu8_epi16(_mm_srli_si128(high, 8)), pairs[p]));
             }
-        }
-        uint8_t *out = dst + (size_t)y * row_bytes;
-        for (size_t j = 0; j < vector_bytes; j += 16) {
-            __m128i s0 = _mm_srai_epi32(_mm_loadu_si128((const __m128i *)(sums + j)), WI_WEIGHT_BITS);
-            __m128i s1 = _mm_srai_epi32(_mm_loadu_si128((const __m128i *)(sums + j + 4)), WI_WEIGHT_BITS);
-            __m128i s2 = _mm_srai_epi32(_mm_loadu_si128((const __m128i *)(sums + j + 8)), WI_WEIGHT_BITS);
-            __m128i s3 = _mm_srai_epi32(_mm_loadu_si128((const __m128i *)(sums + j + 12)), WI_WEIGHT_BITS);
-            _mm_storeu_si128((__m128i *)(out + j), _mm_packus_epi16(_mm_packs_epi32(s0, s1), _mm_packs_epi32(s2, s3)));
+            s0 = _mm_srai_epi32(s0, WI_WEIGHT_BITS);
+            s1 = _mm_srai_epi32(s1, WI_WEIGHT_BITS);
+            s2 = _mm_srai_epi32(s2, WI_WEIGHT_BITS);
+            s3 = _mm_srai_epi32(s3, WI_WEIGHT_BITS);
+            _mm_storeu_si128((__m128i *)(dst + (size_t)y * row_bytes + j),
+                             _mm_packus_epi16(_mm_packs_epi32(s0, s1), _mm_packs_epi32(s2, s3)));
         }
         // The rest of the row (under 16 samples), one sample at a time.
+        uint8_t *out = dst + (size_t)y * row_bytes;
         for (size_t j = vector_bytes; j < row_bytes; j++) {
             int32_t sum = 0;
             for (int k = 0; k < count; k++) {
@@ -262,40 +263,52 @@ static void wi_resample_rows_sse41(const uint8_t *src, size_t src_stride, size_t
 
 #if defined(__x86_64__)
 // wi_resample_columns two taps per multiply-add: the samples of a pixel pair are interleaved
-// (r0 r1 g0 g1 ...) and multiplied by the weight pair with pmaddwd. 4-5x the scalar loop.
+// (r0 r1 g0 g1 ...) and multiplied by the weight pair with pmaddwd, four taps a step, on two
+// rows at once (which share the weights). The taps run to a multiple of four (the axis'
+// padding weights are 0, and the rows end in WI_ROW_SLACK readable bytes).
+__attribute__((target("sse4.1")))
+static inline __m128i wi_four_taps(const uint8_t *pixels, __m128i w01, __m128i w23) {
+    const __m128i pairs = _mm_setr_epi8(0, 4, 1, 5, 2, 6, 3, 7, 8, 12, 9, 13, 10, 14, 11, 15);
+    __m128i four = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)pixels), pairs);
+    return _mm_add_epi32(_mm_madd_epi16(_mm_cvtepu8_epi16(four), w01),
+                         _mm_madd_epi16(_mm_cvtepu8_epi16(_mm_srli_si128(four, 8)), w23));
+}
+
+__attribute__((target("sse4.1")))
+static inline int32_t wi_pack_pixel(__m128i sums) {
+    sums = _mm_srai_epi32(sums, WI_WEIGHT_BITS);
+    return _mm_cvtsi128_si32(_mm_packus_epi16(_mm_packs_epi32(sums, sums), sums));
+}
+
 __attribute__((target("sse4.1")))
 static void wi_resample_columns_sse41(const uint8_t *src, int rows, const wi_axis *axis, int width, int src_width,
                                       wi_placement place, uint8_t *restrict dst) {
-    const __m128i pairs = _mm_setr_epi8(0, 4, 1, 5, 2, 6, 3, 7, 8, 12, 9, 13, 10, 14, 11, 15);
     const __m128i half = _mm_set1_epi32(1 << (WI_WEIGHT_BITS - 1));
-    for (int y = 0; y < rows; y++) {
-        const uint8_t *line = src + (size_t)y * (size_t)src_width * 4;
+    size_t line_bytes = (size_t)src_width * 4;
+    for (int y = 0; y < rows; y += 2) {
+        // An odd last row is computed twice and stored once.
+        int pair = y + 1 < rows;
+        const uint8_t *line0 = src + (size_t)y * line_bytes;
+        const uint8_t *line1 = pair ? line0 + line_bytes : line0;
         for (int x = 0; x < width; x++) {
             const int16_t *w = axis->weights + (size_t)x * (size_t)axis->stride;
-            const uint8_t *pixel = line + (size_t)axis->first[x] * 4;
+            size_t first = (size_t)axis->first[x] * 4;
             int count = axis->count[x];
-            __m128i sums = half;
-            int k = 0;
-            for (; k + 4 <= count; k += 4) {
-                __m128i four = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(pixel + 4 * k)), pairs);
-                __m128i w01 = wi_weight_pair(w[k], w[k + 1]);
-                __m128i w23 = wi_weight_pair(w[k + 2], w[k + 3]);
-                sums = _mm_add_epi32(sums, _mm_madd_epi16(_mm_cvtepu8_epi16(four), w01));
-                sums = _mm_add_epi32(sums, _mm_madd_epi16(_mm_cvtepu8_epi16(_mm_srli_si128(four, 8)), w23));
+            __m128i sums0 = half;
+            __m128i sums1 = half;
+            for (int k = 0; k < count; k += 4) {
+                __m128i weights = _mm_loadl_epi64((const __m128i *)(w + k));
+                __m128i w01 = _mm_shuffle_epi32(weights, 0x00);
+                __m128i w23 = _mm_shuffle_epi32(weights, 0x55);
+                sums0 = _mm_add_epi32(sums0, wi_four_taps(line0 + first + 4 * (size_t)k, w01, w23));
+                sums1 = _mm_add_epi32(sums1, wi_four_taps(line1 + first + 4 * (size_t)k, w01, w23));
             }
-            for (; k + 2 <= count; k += 2) {
-                __m128i two = _mm_shuffle_epi8(_mm_loadl_epi64((const __m128i *)(pixel + 4 * k)), pairs);
-                sums = _mm_add_epi32(sums, _mm_madd_epi16(_mm_cvtepu8_epi16(two), wi_weight_pair(w[k], w[k + 1])));
+            int32_t value0 = wi_pack_pixel(sums0);
+            memcpy(dst + (place.origin + x * place.step_x + y * place.step_y) * 4, &value0, 4);
+            if (pair) {
+                int32_t value1 = wi_pack_pixel(sums1);
+                memcpy(dst + (place.origin + x * place.step_x + (y + 1) * place.step_y) * 4, &value1, 4);
             }
-            if (k < count) {
-                int32_t one;
-                memcpy(&one, pixel + 4 * k, 4);
-                sums = _mm_add_epi32(sums, _mm_madd_epi16(_mm_cvtepu8_epi32(_mm_cvtsi32_si128(one)), wi_weight_pair(w[k], 0)));
-            }
-            sums = _mm_srai_epi32(sums, WI_WEIGHT_BITS);
-            __m128i packed = _mm_packus_epi16(_mm_packs_epi32(sums, sums), sums);
-            int32_t value = _mm_cvtsi128_si32(packed);
-            memcpy(dst + (place.origin + x * place.step_x + y * place.step_y) * 4, &value, 4);
         }
     }
 }
@@ -377,23 +390,34 @@ int wi_resample_rgba8(const uint8_t *src, int src_width, int src_height, size_t 
     }
     // Rows first: the column pass, the costlier one per sample, then runs on fewer rows.
     size_t row_bytes = (size_t)src_width * 4;
-    uint8_t *rows = wi_buffer_reserve(&state->resample_rows, row_bytes * (size_t)height);
-    int32_t *sums = malloc(sizeof(int32_t) * row_bytes);
-    failed = rows == NULL || sums == NULL;
+    size_t rows_size = row_bytes * (size_t)height;
+    uint8_t *rows = wi_buffer_reserve(&state->resample_rows, rows_size + WI_ROW_SLACK);
+    failed = rows == NULL;
     if (!failed) {
+        // Read (at weight 0) by the SIMD column pass: defined, for memory checkers' sake.
+        memset(rows + rows_size, 0, WI_ROW_SLACK);
         wi_placement place = wi_placement_for(orientation, width, height);
 #if defined(__x86_64__)
         if (__builtin_cpu_supports("sse4.1")) {
-            wi_resample_rows_sse41(src, src_stride, row_bytes, &vertical, height, sums, rows);
-            wi_resample_columns_sse41(rows, height, &horizontal, width, src_width, place, dst);
+            __m128i *pairs = aligned_alloc(16, sizeof(__m128i) * (size_t)vertical.stride / 2);
+            failed = pairs == NULL;
+            if (!failed) {
+                wi_resample_rows_sse41(src, src_stride, row_bytes, &vertical, height, pairs, rows);
+                wi_resample_columns_sse41(rows, height, &horizontal, width, src_width, place, dst);
+            }
+            free(pairs);
         } else
 #endif
         {
-            wi_resample_rows(src, src_stride, row_bytes, &vertical, height, sums, rows);
-            wi_resample_columns(rows, height, &horizontal, width, src_width, place, dst);
+            int32_t *sums = malloc(sizeof(int32_t) * row_bytes);
+            failed = sums == NULL;
+            if (!failed) {
+                wi_resample_rows(src, src_stride, row_bytes, &vertical, height, sums, rows);
+                wi_resample_columns(rows, height, &horizontal, width, src_width, place, dst);
+            }
+            free(sums);
         }
     }
-    free(sums);
     wi_buffer_trim(&state->resample_rows);
     wi_buffer_trim(&state->resample_shrunk);
     wi_axis_free(&vertical);

@@ -34,6 +34,7 @@ static void wi_thread_state_free(void *value) {
     tjFree(state->encoded);
     free(state->decoded.bytes);
     free(state->dc_only.bytes);
+    free(state->dc_coefficients.bytes);
     free(state->resample_rows.bytes);
     free(state->resample_shrunk.bytes);
     free(state);

@@ -31,6 +31,7 @@ typedef struct {
     unsigned long encoded_size;
     wi_buffer decoded;           // a decoded JPEG on its way to the resampler
     wi_buffer dc_only;           // a progressive JPEG cut to the scans a 1/8 decode reads
+    wi_buffer dc_coefficients;   // its DC coefficients (jpeg_dc.c)
     wi_buffer resample_rows;     // the resampler's vertical pass
     wi_buffer resample_shrunk;   // the resampler's box shrink
     char error[200];             // the last TurboJPEG failure's message

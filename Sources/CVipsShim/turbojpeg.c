@@ -3,6 +3,7 @@
 // fresh output buffer each time cost as much as the page faults they caused.
 
 #include "CVipsShim.h"
+#include "jpeg_dc.h"
 #include "thread_state.h"
 
 #include <limits.h>
@@ -203,10 +204,16 @@ static void wi_jpeg_message(j_common_ptr info, int level) {
     }
 }
 
-// Decodes `jpeg` at 1/8 into `pixels` (RGBA, `width` x `height`) with libjpeg's own API, for
-// the one setting TurboJPEG does not offer: no interblock smoothing, which would invent AC
-// coefficients for a file without its AC scans. 0, or -1.
-static int wi_jpeg_decode_eighth(const uint8_t *jpeg, size_t length, int width, int height, uint8_t *pixels) {
+// Decodes `jpeg` at 1/8 into `pixels` (RGBA, `width` x `height`): from the DC coefficients
+// alone when no component is subsampled (jpeg_dc.c); else, unless `dc_only`, with libjpeg's
+// own API, for the one setting TurboJPEG does not offer: no interblock smoothing, which would
+// invent AC coefficients for a file without its AC scans. A WI_DC_* result.
+static int wi_jpeg_decode_eighth(const uint8_t *jpeg, size_t length, int width, int height, uint8_t *pixels,
+                                 int dc_only) {
+    wi_thread_state *state = wi_thread_state_get();
+    if (state == NULL) {
+        return WI_DC_FAILED;
+    }
     struct jpeg_decompress_struct info;
     wi_jpeg_error error;
     info.err = jpeg_std_error(&error.manager);
@@ -214,11 +221,31 @@ static int wi_jpeg_decode_eighth(const uint8_t *jpeg, size_t length, int width, 
     error.manager.emit_message = wi_jpeg_message;
     if (setjmp(error.jump)) {
         jpeg_destroy_decompress(&info);
-        return -1;
+        return WI_DC_FAILED;
     }
     jpeg_create_decompress(&info);
     jpeg_mem_src(&info, jpeg, (unsigned long)length);
     jpeg_read_header(&info, TRUE);
+    // The colour space the components are in, as libjpeg guesses it.
+    int colours = -1;
+    if (info.progressive_mode && !info.arith_code && info.data_precision == 8) {
+        colours = info.jpeg_color_space == JCS_GRAYSCALE && info.num_components == 1 ? WI_DC_GREY
+                  : info.jpeg_color_space == JCS_YCbCr && info.num_components == 3 ? WI_DC_YCBCR
+                  : info.jpeg_color_space == JCS_RGB && info.num_components == 3   ? WI_DC_RGB
+                                                                                     : -1;
+    }
+    if (colours >= 0) {
+        int status = wi_jpeg_dc_decode(jpeg, length, (wi_dc_colours)colours, width, height, pixels, &state->dc_coefficients);
+        wi_buffer_trim(&state->dc_coefficients);
+        if (status != WI_DC_NOT_TAKEN) {
+            jpeg_destroy_decompress(&info);
+            return status;
+        }
+    }
+    if (dc_only) {
+        jpeg_destroy_decompress(&info);
+        return WI_DC_NOT_TAKEN;
+    }
     info.scale_num = 1;
     info.scale_denom = 8;
     info.do_block_smoothing = FALSE;
@@ -226,7 +253,7 @@ static int wi_jpeg_decode_eighth(const uint8_t *jpeg, size_t length, int width, 
     jpeg_start_decompress(&info);
     if ((int)info.output_width != width || (int)info.output_height != height || info.output_components != 4) {
         jpeg_destroy_decompress(&info);
-        return -1;
+        return WI_DC_FAILED;
     }
     while (info.output_scanline < info.output_height) {
         JSAMPROW row = pixels + (size_t)info.output_scanline * (size_t)width * 4;
@@ -234,7 +261,11 @@ static int wi_jpeg_decode_eighth(const uint8_t *jpeg, size_t length, int width, 
     }
     jpeg_finish_decompress(&info);
     jpeg_destroy_decompress(&info);
-    return 0;
+    return WI_DC_DONE;
+}
+
+int wi_jpeg_dc_rgba8(const uint8_t *jpeg, size_t length, int width, int height, uint8_t *pixels) {
+    return wi_jpeg_decode_eighth(jpeg, length, width, height, pixels, 1);
 }
 
 int wi_tj_thumbnail_rgba8(const void *jpeg, size_t length, int shrink, int scaled_width, int scaled_height,
@@ -255,7 +286,7 @@ int wi_tj_thumbnail_rgba8(const void *jpeg, size_t length, int shrink, int scale
     if (dc_only != NULL) {
         dc_length = wi_jpeg_dc_scans(jpeg, length, dc_only);
     }
-    int read_dc_only = dc_length > 0 && wi_jpeg_decode_eighth(dc_only, dc_length, scaled_width, scaled_height, decoded) == 0;
+    int read_dc_only = dc_length > 0 && wi_jpeg_decode_eighth(dc_only, dc_length, scaled_width, scaled_height, decoded, 0) == WI_DC_DONE;
     wi_buffer_trim(&state->dc_only);
     // Anything the shortened file does not decode cleanly, the whole file decides.
     int status = 0;

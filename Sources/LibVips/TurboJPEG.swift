@@ -41,17 +41,20 @@ public enum TurboJPEG {
         return 1
     }
 
-    /// Decodes to RGBA8 (alpha 255) at full size, converting the colours from `colourProfile`
-    /// to sRGB when given (check it with `ColourConversion.supports`), turned upright from
-    /// EXIF `orientation`. Any libjpeg warning is an error: TurboJPEG cannot tell a harmless
-    /// one (stray bytes between markers) from a broken stream, so such files are left to a
-    /// stricter reader.
-    public static func decode(_ data: Data, header: Header, colourProfile: Data?, orientation: Int) throws(VipsError) -> PixelBuffer {
+    /// Decodes the whole file to RGBA8 (alpha 255) at DCT scale 1/`shrink` (`scaledSize`),
+    /// converting the colours from `colourProfile` to sRGB when given (check it with
+    /// `ColourConversion.supports`), turned upright from EXIF `orientation`. Any libjpeg
+    /// warning is an error: TurboJPEG cannot tell a harmless one (stray bytes between markers)
+    /// from a broken stream, so such files are left to a stricter reader.
+    public static func decode(
+        _ data: Data, header: Header, shrink: Int = 1, colourProfile: Data?, orientation: Int
+    ) throws(VipsError) -> PixelBuffer {
+        let size = scaledSize(header, shrink: shrink)
         var status: Int32 = 0
-        let pixels = PixelBuffer(width: header.width, height: header.height, bands: 4) { output in
+        let pixels = PixelBuffer(width: size.width, height: size.height, bands: 4) { output in
             status = data.withUnsafeBytes { bytes in
                 wi_tj_decode_rgba8(
-                    bytes.baseAddress, bytes.count, Int32(header.width), Int32(header.height),
+                    bytes.baseAddress, bytes.count, Int32(size.width), Int32(size.height),
                     output.baseAddress?.assumingMemoryBound(to: UInt8.self)
                 )
             }
@@ -89,6 +92,29 @@ public enum TurboJPEG {
         if status != 0 { throw lastError() }
         if let colourProfile { try pixels.convertToSRGB(from: colourProfile) }
         return pixels
+    }
+
+    /// A progressive JPEG at DCT scale 1/8 (the stored size over 8, rounded up) decoded from its
+    /// DC coefficients alone, as thumbnails of such files are: the samples libjpeg-turbo gives
+    /// with block smoothing off, without its coefficient buffer for the whole image. RGBA8,
+    /// alpha 255, stored orientation. Nil for a file it does not read (baseline, chroma
+    /// subsampled, ...); an error for one libjpeg would find corrupt.
+    public static func oneEighthFromDC(_ data: Data, header: Header) throws(VipsError) -> PixelBuffer? {
+        let size = scaledSize(header, shrink: 8)
+        var status: Int32 = 0
+        let pixels = PixelBuffer(width: size.width, height: size.height, bands: 4) { output in
+            status = data.withUnsafeBytes { bytes in
+                wi_jpeg_dc_rgba8(
+                    bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), bytes.count, Int32(size.width), Int32(size.height),
+                    output.baseAddress?.assumingMemoryBound(to: UInt8.self)
+                )
+            }
+        }
+        switch status {
+        case 0: return pixels
+        case 1: return nil
+        default: throw VipsError("JPEG: corrupt data in the DC scans")
+        }
     }
 
     /// The scans of a progressive JPEG that a decode at DCT scale 1/8 reads (the DC scans, and

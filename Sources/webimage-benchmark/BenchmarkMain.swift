@@ -1,10 +1,21 @@
 import Foundation
 
-/// `swift run -c release webimage-benchmark [coders|cache|all]`
+/// `swift run -c release webimage-benchmark [coders|cache|all]`, or
+/// `webimage-benchmark repeat IMAGE COUNT [THREADS]` to run our thumbnail job on one test image
+/// COUNT times on each of THREADS threads (under a profiler such as `perf record`).
 @main
 enum BenchmarkMain {
     static func main() throws {
-        let which = CommandLine.arguments.dropFirst().first ?? "all"
+        let arguments = Array(CommandLine.arguments.dropFirst())
+        let which = arguments.first ?? "all"
+        if which == "repeat" {
+            try CoderBenchmarks.repeatThumbnailJob(
+                path: arguments.dropFirst().first ?? "photos/rocket.jpg",
+                count: arguments.dropFirst(2).first.flatMap { Int($0) } ?? 1000,
+                threads: arguments.dropFirst(3).first.flatMap { Int($0) } ?? 1
+            )
+            return
+        }
         print("swift-webimage benchmark: ratios are ours / baseline, measured in this process")
         if which == "coders" || which == "all" { try CoderBenchmarks.run() }
         if which == "cache" || which == "all" { try CacheBenchmarks.run() }

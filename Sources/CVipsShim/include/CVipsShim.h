@@ -125,6 +125,13 @@ int wi_tj_thumbnail_rgba8(const void *jpeg, size_t length, int shrink, int scale
 /// coefficients), then EOI. Returns its length, or 0 when the file is not progressive, has no
 /// such scan, or cannot be walked to EOI.
 size_t wi_jpeg_dc_scans(const uint8_t *jpeg, size_t length, uint8_t *out);
+/// Decodes a progressive JPEG at DCT scale 1/8 from its DC coefficients alone, without
+/// libjpeg's coefficient buffer for the whole image, into `pixels` (RGBA8, alpha 255, `width` x
+/// `height`: the stored size over 8, rounded up): the samples libjpeg-turbo gives with block
+/// smoothing off. Returns 0; 1 when the file is not one it reads (baseline, arithmetic-coded,
+/// chroma subsampled, not 8-bit grey, YCbCr or RGB); -1 on anything libjpeg would call
+/// corrupt, even a warning.
+int wi_jpeg_dc_rgba8(const uint8_t *jpeg, size_t length, int width, int height, uint8_t *pixels);
 /// Encodes 3- or 4-band (alpha ignored) pixels at `quality` 1-100, 4:2:0 below 90 and 4:4:4
 /// from 90 (as libvips' jpegsave). `*jpeg` stays valid until this thread's next encode.
 int wi_tj_encode(const uint8_t *pixels, int width, int height, int bands, int quality, const uint8_t **jpeg,

@@ -1,0 +1,32 @@
+// Progressive JPEGs at 1/8 from their DC coefficients alone (jpeg_dc.c).
+
+#ifndef WI_JPEG_DC_H
+#define WI_JPEG_DC_H
+
+#include "thread_state.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+// How the decoded components become RGB: as libjpeg's jpeg_color_space says.
+typedef enum {
+    WI_DC_GREY,   // one component
+    WI_DC_YCBCR,  // three, converted with libjpeg's tables
+    WI_DC_RGB,    // three, as they are
+} wi_dc_colours;
+
+// The results of wi_jpeg_dc_rgba8 (CVipsShim.h).
+enum {
+    WI_DC_DONE = 0,
+    WI_DC_FAILED = -1,     // corrupt or unusual data: libjpeg decides
+    WI_DC_NOT_TAKEN = 1,   // not a file this decoder reads (baseline, subsampled, 12-bit...)
+};
+
+// Decodes the progressive JPEG `jpeg` at DCT scale 1/8 into `pixels` (RGBA, alpha 255,
+// `width` x `height`, which must be the image's size over 8, rounded up): the samples
+// libjpeg-turbo gives with block smoothing off. `coefficients` holds the DC coefficients
+// meanwhile.
+int wi_jpeg_dc_decode(const uint8_t *jpeg, size_t length, wi_dc_colours colours, int width, int height,
+                      uint8_t *pixels, wi_buffer *coefficients);
+
+#endif
