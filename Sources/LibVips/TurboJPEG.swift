@@ -98,7 +98,8 @@ public enum TurboJPEG {
     /// DC coefficients alone, as thumbnails of such files are: the samples libjpeg-turbo gives
     /// with block smoothing off, without its coefficient buffer for the whole image. RGBA8,
     /// alpha 255, stored orientation. Nil for a file it does not read (baseline, chroma
-    /// subsampled, ...); an error for one libjpeg would find corrupt.
+    /// subsampled, ...); an error for markers or DC scans libjpeg would find corrupt (AC scans
+    /// are passed over unread).
     public static func oneEighthFromDC(_ data: Data, header: Header) throws(VipsError) -> PixelBuffer? {
         let size = scaledSize(header, shrink: 8)
         var status: Int32 = 0

@@ -384,15 +384,13 @@ enum CoderBenchmarks {
         let height = Int32(boxHeight)
         let q = Int32(quality)
         for subject in subjects {
-            // Rounds of about half a second or more, so that a thread's one-off set-up weighs little.
-            let jobs = subject.isLarge ? 4 : 120
             let data = subject.data
             let ours: @Sendable () -> Bool = { (try? oursThumbnailJob(data)) != nil }
             let direct: @Sendable () -> Bool = {
                 data.withUnsafeBytes { bb_vips_thumbnail_job($0.baseAddress, $0.count, width, height, q) } > 0
             }
             for (label, job) in [("ours", ours), ("C vips thumb", direct)] {
-                let scaling = try ThreadScaling(jobsPerThread: jobs, job: job)
+                let scaling = try ThreadScaling(job: job)
                 print(String(
                     format: "%@ %@ thumbnail job: 1 thread %.1f jobs/s, 2 threads %.1f jobs/s, ratio %.2fx (median round %.2fx; CPU busy %.2f / %.2f cores, steal %.0f%% / %.0f%%)",
                     subject.name.padding(toLength: 20, withPad: " ", startingAt: 0),
@@ -425,13 +423,17 @@ enum CoderBenchmarks {
         var ratio: Double { two.best / one.best }
         var medianRatio: Double { two.median / one.median }
 
-        init(jobsPerThread: Int, rounds: Int = 5, job: @Sendable () -> Bool) throws {
+        /// `rounds` rounds of each, about `seconds` long (so that a thread's one-off set-up and
+        /// a moment's disturbance weigh little).
+        init(rounds: Int = 5, seconds: Double = 0.6, job: @Sendable () -> Bool) throws {
+            // Untimed: a round of one job a thread of each (set-up), then three jobs to size the rounds.
+            _ = try Round(threads: 1, jobsPerThread: 1, job: job)
+            _ = try Round(threads: 2, jobsPerThread: 1, job: job)
+            let jobsPerThread = max(4, Int(seconds * (try Round(threads: 1, jobsPerThread: 3, job: job)).rate))
             var samples: [[Round]] = [[], []]
-            for round in 0...rounds {
+            for _ in 0..<rounds {
                 for threads in 1...2 {
-                    // The first round of each, one job a thread, is untimed: set-up.
-                    let measured = try Round(threads: threads, jobsPerThread: round == 0 ? 1 : jobsPerThread, job: job)
-                    if round > 0 { samples[threads - 1].append(measured) }
+                    samples[threads - 1].append(try Round(threads: threads, jobsPerThread: jobsPerThread, job: job))
                 }
             }
             func summary(_ rounds: [Round]) -> Rounds {
@@ -508,19 +510,22 @@ enum CoderBenchmarks {
     // MARK: Targets
 
     static func printTargets(rows: [Row], thumbnailSpeedup: Double?, twoThreads: Double?) {
-        print("\n== Targets (issue 2: ours <= 1.1x the fastest direct C path and <= Pillow, on every image) ==")
-        for row in rows {
+        // The issue sets its targets on the whole thumbnail job; the other jobs' ratios are shown
+        // for what they are, without a verdict.
+        func line(_ row: Row, verdict: Bool) -> String {
             var line = "\(row.subject) \(row.job)".padding(toLength: 44, withPad: " ", startingAt: 0)
             if let (label, time) = row.fastestDirect {
                 let ratio = row.ours / time
-                line += String(format: " vs fastest C (%@) %.2fx %@", label, ratio, ratio <= 1.1 ? "MET" : "NOT MET")
+                line += String(format: " vs fastest C (%@) %.2fx", label, ratio) + (verdict ? (ratio <= 1.1 ? " MET" : " NOT MET") : "")
             }
             if let pillow = row.pillow {
                 let ratio = row.ours / pillow
-                line += String(format: " | vs Pillow %.2fx %@", ratio, ratio <= 1 ? "MET" : "NOT MET")
+                line += String(format: " | vs Pillow %.2fx", ratio) + (verdict ? (ratio <= 1 ? " MET" : " NOT MET") : "")
             }
-            print(line)
+            return line
         }
+        print("\n== Targets (issue 2, on the whole thumbnail job: ours <= 1.1x the fastest direct C path and <= Pillow, on every image) ==")
+        for row in rows where row.job == "thumbnail job" { print(line(row, verdict: true)) }
         if let thumbnailSpeedup {
             print(String(format: "thumbnail decode vs full decode + resize (TestImageLarge.jpg): %.1fx %@ (target >= 3x)",
                          thumbnailSpeedup, thumbnailSpeedup >= 3 ? "MET" : "NOT MET"))
@@ -529,6 +534,8 @@ enum CoderBenchmarks {
             print(String(format: "2 threads vs 1 thread, our thumbnail job (worst image, best rounds): %.2fx %@ (target >= 1.8x)",
                          twoThreads, twoThreads >= 1.8 ? "MET" : "NOT MET"))
         }
+        print("\n== The other jobs (no target) ==")
+        for row in rows where row.job != "thumbnail job" { print(line(row, verdict: false)) }
     }
 
     // MARK: C calls

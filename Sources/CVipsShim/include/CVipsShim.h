@@ -129,8 +129,10 @@ size_t wi_jpeg_dc_scans(const uint8_t *jpeg, size_t length, uint8_t *out);
 /// libjpeg's coefficient buffer for the whole image, into `pixels` (RGBA8, alpha 255, `width` x
 /// `height`: the stored size over 8, rounded up): the samples libjpeg-turbo gives with block
 /// smoothing off. Returns 0; 1 when the file is not one it reads (baseline, arithmetic-coded,
-/// chroma subsampled, not 8-bit grey, YCbCr or RGB); -1 on anything libjpeg would call
-/// corrupt, even a warning.
+/// chroma subsampled, not 8-bit grey, YCbCr or RGB); -1 when its markers or DC scans hold
+/// anything libjpeg would call corrupt, even in a warning. AC scans are passed over unread (a
+/// 1/8 decode does not need them): damage there goes unnoticed, as when a thumbnail reads the
+/// file cut to its DC scans (wi_jpeg_dc_scans).
 int wi_jpeg_dc_rgba8(const uint8_t *jpeg, size_t length, int width, int height, uint8_t *pixels);
 /// Encodes 3- or 4-band (alpha ignored) pixels at `quality` 1-100, 4:2:0 below 90 and 4:4:4
 /// from 90 (as libvips' jpegsave). `*jpeg` stays valid until this thread's next encode.

@@ -95,6 +95,25 @@ import Testing
         table[huffman.payload.lowerBound + 17] = 16
         #expect(Self.decodeFails(table, header: header))
 
+        // More codes of one length than it holds (three of 1 bit): libjpeg refuses the table,
+        // and written to the lookup they would run past it (found by AddressSanitizer).
+        var overfull = original
+        let counts = huffman.payload.lowerBound + 1
+        let donor = try #require((counts + 1..<counts + 16).first { overfull[$0] >= 3 })
+        overfull[donor] -= 3
+        overfull[counts] += 3
+        #expect(Self.decodeFails(overfull, header: header))
+
+        // Bytes left over after the first scan's last block (libjpeg: extraneous bytes).
+        var extraneous = original
+        extraneous.insert(contentsOf: [UInt8](repeating: 0x12, count: 8), at: scan.data.upperBound)
+        #expect(Self.decodeFails(extraneous, header: header))
+
+        // A reserved marker between two scans (libjpeg: unsupported marker).
+        var reserved = original
+        reserved.insert(contentsOf: [0xFF, 0x02, 0x00, 0x04, 0x00, 0x00], at: scan.data.upperBound)
+        #expect(Self.decodeFails(reserved, header: header))
+
         // No end of image.
         #expect(Self.decodeFails(Array(original.dropLast(2)), header: header))
     }
