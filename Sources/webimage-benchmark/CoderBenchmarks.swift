@@ -195,7 +195,7 @@ enum CoderBenchmarks {
         // Sanity: every path yields what it should.
         let thumbnail = try oursThumbnailJob(data)
         let check = try manager.decode(thumbnail, options: ImageCoderOptions())
-        print("check: our thumbnail job gives \(check.pixelWidth)x\(check.pixelHeight) JPEG, \(thumbnail.count) bytes; "
+        print("check, \(subject.name): our thumbnail job gives \(check.pixelWidth)x\(check.pixelHeight) JPEG, \(thumbnail.count) bytes; "
             + "vips \(try c("vips thumbnail job", data) { bb_vips_thumbnail_job($0, $1, width, height, q) }) bytes"
             + (isJPEG ? ", tj+vips \(try c("tj thumbnail job", data) { bb_tj_thumbnail_job($0, $1, width, height, q) }) bytes" : ""))
 
@@ -425,7 +425,7 @@ enum CoderBenchmarks {
 
         /// `rounds` rounds of each, about `seconds` long (so that a thread's one-off set-up and
         /// a moment's disturbance weigh little).
-        init(rounds: Int = 5, seconds: Double = 0.6, job: @Sendable () -> Bool) throws {
+        init(rounds: Int = 7, seconds: Double = 0.6, job: @Sendable () -> Bool) throws {
             // Untimed: a round of one job a thread of each (set-up), then three jobs to size the rounds.
             _ = try Round(threads: 1, jobsPerThread: 1, job: job)
             _ = try Round(threads: 2, jobsPerThread: 1, job: job)
