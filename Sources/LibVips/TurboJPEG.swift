@@ -114,7 +114,7 @@ public enum TurboJPEG {
         switch status {
         case 0: return pixels
         case 1: return nil
-        default: throw VipsError("JPEG: corrupt data in the DC scans")
+        default: throw VipsError("JPEG: corrupt markers or DC scans")
         }
     }
 
