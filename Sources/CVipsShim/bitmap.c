@@ -342,8 +342,37 @@ static void wi_box_shrink(const uint8_t *src, int width, int height, size_t src_
     }
 }
 
+// Colours times alpha, rounded (8-bit premultiplied, as Pillow's RGBa): `width` x `height`
+// pixels from `src` (`src_stride` bytes a row) into `dst`, packed.
+static void wi_premultiply(const uint8_t *src, int width, int height, size_t src_stride, uint8_t *restrict dst) {
+    for (int y = 0; y < height; y++) {
+        const uint8_t *in = src + (size_t)y * src_stride;
+        uint8_t *out = dst + (size_t)y * (size_t)width * 4;
+        for (int x = 0; x < width; x++, in += 4, out += 4) {
+            uint32_t alpha = in[3];
+            for (int band = 0; band < 3; band++) {
+                uint32_t product = in[band] * alpha + 128;
+                out[band] = (uint8_t)((product + (product >> 8)) >> 8);  // product / 255, rounded
+            }
+            out[3] = (uint8_t)alpha;
+        }
+    }
+}
+
+// Back from premultiplied: colours over alpha, rounded and limited (Lanczos can overshoot);
+// black where nothing is left.
+static void wi_unpremultiply(uint8_t *pixels, size_t count) {
+    for (size_t i = 0; i < count; i++, pixels += 4) {
+        uint32_t alpha = pixels[3];
+        for (int band = 0; band < 3; band++) {
+            uint32_t value = alpha == 0 ? 0 : (pixels[band] * 255u + alpha / 2) / alpha;
+            pixels[band] = (uint8_t)(value > 255 ? 255 : value);
+        }
+    }
+}
+
 int wi_resample_rgba8(const uint8_t *src, int src_width, int src_height, size_t src_stride, uint8_t *dst, int width,
-                      int height, int orientation) {
+                      int height, int orientation, int premultiply) {
     if (src_width < 1 || src_height < 1 || width < 1 || height < 1 || width > src_width || height > src_height) {
         return -1;
     }
@@ -363,6 +392,15 @@ int wi_resample_rgba8(const uint8_t *src, int src_width, int src_height, size_t 
         return -1;
     }
     int failed = 0;
+    if (premultiply) {
+        uint8_t *weighted = wi_buffer_reserve(&state->resample_weighted, (size_t)src_width * (size_t)src_height * 4);
+        if (weighted == NULL) {
+            return -1;
+        }
+        wi_premultiply(src, src_width, src_height, src_stride, weighted);
+        src = weighted;
+        src_stride = (size_t)src_width * 4;
+    }
     if (factor_x > 1 || factor_y > 1) {
         int shrunk_width = (src_width + factor_x - 1) / factor_x;
         int shrunk_height = (src_height + factor_y - 1) / factor_y;
@@ -370,6 +408,7 @@ int wi_resample_rgba8(const uint8_t *src, int src_width, int src_height, size_t 
         uint64_t *sums = malloc(sizeof(uint64_t) * (size_t)shrunk_width * 4);
         if (shrunk == NULL || sums == NULL) {
             free(sums);
+            wi_buffer_trim(&state->resample_weighted);
             return -1;
         }
         wi_box_shrink(src, src_width, src_height, src_stride, factor_x, factor_y, sums, shrunk);
@@ -382,10 +421,12 @@ int wi_resample_rgba8(const uint8_t *src, int src_width, int src_height, size_t 
     wi_axis vertical;
     wi_axis horizontal;
     if (wi_axis_make(&vertical, src_height, height, scale_y) != 0) {
+        wi_buffer_trim(&state->resample_weighted);
         return -1;
     }
     if (wi_axis_make(&horizontal, src_width, width, scale_x) != 0) {
         wi_axis_free(&vertical);
+        wi_buffer_trim(&state->resample_weighted);
         return -1;
     }
     // Rows first: the column pass, the costlier one per sample, then runs on fewer rows.
@@ -418,8 +459,12 @@ int wi_resample_rgba8(const uint8_t *src, int src_width, int src_height, size_t 
             free(sums);
         }
     }
+    if (premultiply && !failed) {
+        wi_unpremultiply(dst, (size_t)width * (size_t)height);
+    }
     wi_buffer_trim(&state->resample_rows);
     wi_buffer_trim(&state->resample_shrunk);
+    wi_buffer_trim(&state->resample_weighted);
     wi_axis_free(&vertical);
     wi_axis_free(&horizontal);
     return failed ? -1 : 0;

@@ -353,8 +353,8 @@ static void wi_png_read_memory(png_structp png, png_bytep out, size_t count) {
     source->offset += count;
 }
 
-int wi_png_decode_opaque_rgba8(const void *data, size_t length, uint64_t max_pixels, uint8_t **pixels,
-                               uint32_t *width, uint32_t *height) {
+int wi_png_decode_rgba8(const void *data, size_t length, uint64_t max_pixels, int allow_alpha, uint8_t **pixels,
+                        uint32_t *width, uint32_t *height) {
     *pixels = NULL;
     png_structp png = png_create_read_struct(PNG_LIBPNG_VER_STRING, NULL, wi_png_error, wi_png_warning);
     png_infop info = png == NULL ? NULL : png_create_info_struct(png);
@@ -378,13 +378,14 @@ int wi_png_decode_opaque_rgba8(const void *data, size_t length, uint64_t max_pix
         uint32_t w = png_get_image_width(png, info);
         uint32_t h = png_get_image_height(png, info);
         int type = png_get_color_type(png, info);
-        if ((type & PNG_COLOR_MASK_ALPHA) || png_get_valid(png, info, PNG_INFO_tRNS) ||
+        if ((!allow_alpha && ((type & PNG_COLOR_MASK_ALPHA) || png_get_valid(png, info, PNG_INFO_tRNS))) ||
             png_get_bit_depth(png, info) > 8) {
             status = -2;
         } else if (w == 0 || h == 0 || (uint64_t)w * h > max_pixels) {
             status = -3;
         } else {
-            // 8-bit RGB with an opaque alpha added, as libvips' loader reads such files.
+            // 8-bit RGBA, as libvips' loader reads such files: transparency (tRNS) expanded to
+            // alpha, an opaque alpha added to files without.
             png_set_expand(png);
             png_set_gray_to_rgb(png);
             png_set_add_alpha(png, 0xFF, PNG_FILLER_AFTER);

@@ -37,6 +37,7 @@ static void wi_thread_state_free(void *value) {
     free(state->dc_coefficients.bytes);
     free(state->resample_rows.bytes);
     free(state->resample_shrunk.bytes);
+    free(state->resample_weighted.bytes);
     free(state);
 }
 

@@ -34,6 +34,7 @@ typedef struct {
     wi_buffer dc_coefficients;   // its DC coefficients (jpeg_dc.c)
     wi_buffer resample_rows;     // the resampler's vertical pass
     wi_buffer resample_shrunk;   // the resampler's box shrink
+    wi_buffer resample_weighted; // its premultiplied copy of a bitmap with alpha
     char error[200];             // the last TurboJPEG failure's message
 } wi_thread_state;
 

@@ -294,7 +294,7 @@ int wi_tj_thumbnail_rgba8(const void *jpeg, size_t length, int shrink, int scale
         status = -1;
     } else if (used_width > scaled_width || used_height > scaled_height ||
                wi_resample_rgba8(decoded, used_width, used_height, (size_t)scaled_width * 4, pixels, width, height,
-                                 orientation) != 0) {
+                                 orientation, 0) != 0) {
         status = wi_tj_fail(state, NULL, "cannot resize");
     }
     wi_buffer_trim(&state->decoded);

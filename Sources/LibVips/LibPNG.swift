@@ -1,31 +1,37 @@
 import CVipsShim
 import Foundation
 
-/// libpng's reader for whole PNG files without transparency: about twice as fast as libvips'
-/// loader (libspng) on such files, which are most PNG photos and screenshots.
+/// libpng's reader for whole 8-bit PNG files: about twice as fast as libvips' loader (libspng)
+/// on such files, which are most PNG photos, screenshots and icons.
 public enum LibPNG {
     /// Why a file was not decoded.
     public enum Refusal: Error {
-        /// Alpha, transparency or 16-bit samples: left to libvips.
-        case notOpaqueEightBit
+        /// 16-bit samples, or alpha or transparency when not allowed: left to libvips.
+        case sixteenBitOrAlpha
         /// More pixels than allowed.
         case tooManyPixels
         /// libpng stopped: corrupt or truncated data.
         case corrupt
     }
 
-    /// The pixels as RGBA8 with alpha 255, in stored orientation, converted from `colourProfile`
-    /// to sRGB when given (check it with `ColourConversion.supports`).
-    public static func decodeOpaque(_ data: Data, maxPixels: Int, colourProfile: Data?) throws(Refusal) -> PixelBuffer {
+    /// The pixels as RGBA8 in stored orientation, as libvips reads them (transparency made
+    /// alpha, alpha 255 for files without), converted from `colourProfile` to sRGB when given
+    /// (check it with `ColourConversion.supports`). Files with alpha or transparency are
+    /// refused unless `allowsAlpha`.
+    public static func decode(
+        _ data: Data, maxPixels: Int, allowsAlpha: Bool, colourProfile: Data?
+    ) throws(Refusal) -> PixelBuffer {
         var memory: UnsafeMutablePointer<UInt8>?
         var width: UInt32 = 0
         var height: UInt32 = 0
         let status = data.withUnsafeBytes { bytes in
-            wi_png_decode_opaque_rgba8(bytes.baseAddress, bytes.count, UInt64(max(0, maxPixels)), &memory, &width, &height)
+            wi_png_decode_rgba8(
+                bytes.baseAddress, bytes.count, UInt64(max(0, maxPixels)), allowsAlpha ? 1 : 0, &memory, &width, &height
+            )
         }
         switch status {
         case 0: break
-        case -2: throw .notOpaqueEightBit
+        case -2: throw .sixteenBitOrAlpha
         case -3: throw .tooManyPixels
         default: throw .corrupt
         }

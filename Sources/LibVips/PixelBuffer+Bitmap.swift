@@ -5,12 +5,14 @@ import Foundation
 /// images libvips' fixed cost per pipeline and its scalar horizontal resize (8.14) take longer
 /// than the decode itself.
 extension PixelBuffer {
-    /// This opaque RGBA bitmap (stored orientation) resized with Lanczos-3, as libvips'
-    /// thumbnail resizes, and turned upright from EXIF `orientation`: `size` is the upright
-    /// result's, each side at most this bitmap's. Converted from `colourProfile` to sRGB when
-    /// given (check it with `ColourConversion.supports`).
+    /// This RGBA bitmap (stored orientation) resized with Lanczos-3, as libvips' thumbnail
+    /// resizes, and turned upright from EXIF `orientation`: `size` is the upright result's, each
+    /// side at most this bitmap's. With `hasAlpha`, colours are weighted by alpha while
+    /// resizing (8-bit premultiplied, as Pillow does), so transparent pixels do not bleed into
+    /// their neighbours; without, the bitmap must be opaque. Converted from `colourProfile` to
+    /// sRGB when given (check it with `ColourConversion.supports`).
     public func resampled(
-        to size: (width: Int, height: Int), orientation: Int = 1, colourProfile: Data? = nil
+        to size: (width: Int, height: Int), orientation: Int = 1, hasAlpha: Bool = false, colourProfile: Data? = nil
     ) throws(VipsError) -> PixelBuffer {
         guard bands == 4 else { throw VipsError("resample: \(bands) bands, 4 expected") }
         let stored = orientation >= 5 ? (width: size.height, height: size.width) : size
@@ -19,7 +21,7 @@ extension PixelBuffer {
             failed = wi_resample_rgba8(
                 baseAddress.assumingMemoryBound(to: UInt8.self), Int32(width), Int32(height), rowBytes,
                 output.baseAddress?.assumingMemoryBound(to: UInt8.self), Int32(stored.width), Int32(stored.height),
-                Int32(orientation)
+                Int32(orientation), hasAlpha ? 1 : 0
             ) != 0
         }
         if failed { throw VipsError("resample: cannot resize \(width)x\(height) to \(stored.width)x\(stored.height)") }

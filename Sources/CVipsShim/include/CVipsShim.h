@@ -93,13 +93,15 @@ int wi_png_stream_is_complete(const wi_png_stream *stream);
 const uint8_t *wi_png_stream_pixels(const wi_png_stream *stream);
 void wi_png_stream_free(wi_png_stream *stream);
 
-/// Resizes an opaque 8-bit RGBA bitmap (`src_stride` bytes a row) down to `width` x `height`
-/// (each at most the source's) into `dst` (`width * height * 4` bytes): a box shrink for
-/// reductions past 4x, then Lanczos-3 with libvips' sample centres and edge copying. The alpha
-/// band is filtered like a colour, so it must be opaque. Returns 0, or -1 on bad sizes or no memory.
-/// `dst` receives the result turned upright from EXIF `orientation` (1-8; 5-8 swap the sides).
+/// Resizes an 8-bit RGBA bitmap (`src_stride` bytes a row) down to `width` x `height` (each at
+/// most the source's) into `dst` (`width * height * 4` bytes): a box shrink for reductions past
+/// 4x, then Lanczos-3 with libvips' sample centres and edge copying. With `premultiply`, the
+/// colours are weighted by alpha meanwhile (8-bit premultiplied, as Pillow resizes RGBA), so
+/// that transparent pixels do not bleed into their neighbours; without it, every band is
+/// filtered alike (for opaque bitmaps). Returns 0, or -1 on bad sizes or no memory. `dst`
+/// receives the result turned upright from EXIF `orientation` (1-8; 5-8 swap the sides).
 int wi_resample_rgba8(const uint8_t *src, int src_width, int src_height, size_t src_stride, uint8_t *dst, int width,
-                      int height, int orientation);
+                      int height, int orientation, int premultiply);
 
 /// Turns a `width` x `height` RGBA8 bitmap upright from EXIF `orientation` (1-8) into `dst`
 /// (the same byte count; 5-8 swap width and height).
@@ -141,11 +143,12 @@ int wi_tj_encode(const uint8_t *pixels, int width, int height, int bands, int qu
 /// Call once `wi_tj_encode`'s output is copied: releases a large output buffer.
 void wi_tj_encode_done(void);
 
-/// Decodes a whole PNG without transparency, at most 8 bits a sample, into RGBA8 with alpha
-/// 255 (`*pixels` from g_malloc, for the caller to free), read as libvips reads it: palette
-/// and grey expanded, gamma left alone. Returns 0; -2 when the file has alpha, transparency or
-/// 16-bit samples; -3 over `max_pixels`; -1 on corrupt or truncated data.
-int wi_png_decode_opaque_rgba8(const void *data, size_t length, uint64_t max_pixels, uint8_t **pixels,
-                               uint32_t *width, uint32_t *height);
+/// Decodes a whole PNG of at most 8 bits a sample into RGBA8 (`*pixels` from g_malloc, for
+/// the caller to free), read as libvips reads it: palette and grey expanded, transparency
+/// (tRNS) made alpha, alpha 255 when the file has none, gamma left alone. Returns 0; -2 for
+/// 16-bit samples, or alpha or transparency unless `allow_alpha`; -3 over `max_pixels`; -1 on
+/// corrupt or truncated data.
+int wi_png_decode_rgba8(const void *data, size_t length, uint64_t max_pixels, int allow_alpha, uint8_t **pixels,
+                        uint32_t *width, uint32_t *height);
 
 #endif

@@ -1,11 +1,11 @@
 import Foundation
 import LibVips
 
-/// PNG without transparency, up to 4 megapixels, through libpng: decoded whole (about twice as
-/// fast as libvips' loader on such files), thumbnails resized by `PixelBuffer.resampled` to the
-/// size libvips' thumbnail gives. Files with alpha or 16-bit samples, larger ones, animated
-/// ones, and files libpng stops at go to `VipsImageCoder`. Encoding is left to the coders
-/// below it in `ImageCodersManager`.
+/// 8-bit PNG up to 4 megapixels, through libpng: decoded whole (about twice as fast as libvips'
+/// loader on such files), thumbnails resized by `PixelBuffer.resampled` to the size libvips'
+/// thumbnail gives (colours weighted by alpha when the file has transparency). Files with
+/// 16-bit samples, larger ones, animated ones, and files libpng stops at go to
+/// `VipsImageCoder`. Encoding is left to the coders below it in `ImageCodersManager`.
 public final class LibPNGCoder: ThrowingImageCoder {
     /// The coder the shared `ImageCodersManager` uses.
     public static let shared = LibPNGCoder()
@@ -30,10 +30,11 @@ public final class LibPNGCoder: ThrowingImageCoder {
         // libvips reads the header: orientation (eXIf), colour profile, alpha, the pixel limit.
         let header = try loader.header(of: data, options: options)
         let profile = VipsImageRef.isSRGBProfile(header.iccProfile) ? nil : header.iccProfile
-        guard !header.hasAlpha, header.pageCount == 1, header.storedWidth * header.storedHeight <= BitmapThumbnail.maxPixelCount,
+        guard header.pageCount == 1, header.storedWidth * header.storedHeight <= BitmapThumbnail.maxPixelCount,
               profile.map({ ColourConversion.supports($0, bands: 4) }) ?? true
         else { return try fallback.decode(data, options: options) }
         let orientation = header.orientation
+        let hasAlpha = header.hasAlpha
         let plan = DecodePlan(header: header, options: options)
         let size: (width: Int, height: Int)
         let bitmap: @Sendable () throws -> PixelBuffer
@@ -41,7 +42,8 @@ public final class LibPNGCoder: ThrowingImageCoder {
         case .full:
             size = (header.width, header.height)
             bitmap = {
-                try LibPNG.decodeOpaque(data, maxPixels: BitmapThumbnail.maxPixelCount, colourProfile: profile).oriented(orientation)
+                try LibPNG.decode(data, maxPixels: BitmapThumbnail.maxPixelCount, allowsAlpha: hasAlpha, colourProfile: profile)
+                    .oriented(orientation)
             }
         case let .thumbnail(width, height, stretch):
             do {
@@ -50,15 +52,15 @@ public final class LibPNGCoder: ThrowingImageCoder {
                 throw .corruptData(format: .png, reason: error.message)
             }
             bitmap = {
-                try LibPNG.decodeOpaque(data, maxPixels: BitmapThumbnail.maxPixelCount, colourProfile: nil)
-                    .resampled(to: size, orientation: orientation, colourProfile: profile)
+                try LibPNG.decode(data, maxPixels: BitmapThumbnail.maxPixelCount, allowsAlpha: hasAlpha, colourProfile: nil)
+                    .resampled(to: size, orientation: orientation, hasAlpha: hasAlpha, colourProfile: profile)
             }
         }
         if !options.decodeUseLazyDecoding {
             guard let pixels = try? bitmap() else { return try fallback.decode(data, options: options) }
             return Image(
                 pipeline: .bitmap(pixels), pixels: pixels, pixelWidth: size.width, pixelHeight: size.height,
-                scale: options.decodeScaleFactor, format: .png, hasAlpha: false, sourceByteCount: data.count
+                scale: options.decodeScaleFactor, format: .png, hasAlpha: hasAlpha, sourceByteCount: data.count
             )
         }
         // A file libpng refuses (16-bit samples) or stops at is read by libvips' loader, which
@@ -69,7 +71,7 @@ public final class LibPNGCoder: ThrowingImageCoder {
         }
         return Image(
             pipeline: pipeline, pixels: nil, pixelWidth: size.width, pixelHeight: size.height,
-            scale: options.decodeScaleFactor, format: .png, hasAlpha: false, sourceByteCount: data.count
+            scale: options.decodeScaleFactor, format: .png, hasAlpha: hasAlpha, sourceByteCount: data.count
         )
     }
 }
