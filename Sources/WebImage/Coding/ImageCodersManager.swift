@@ -5,7 +5,7 @@ import Synchronization
 /// The coder added last is asked first.
 public final class ImageCodersManager: ThrowingImageCoder {
     /// The coders every default decode and encode uses: libvips, then TurboJPEG for small
-    /// JPEGs, libpng for small opaque PNGs and APNG on top.
+    /// JPEGs, libpng for small 8-bit PNGs and APNG on top.
     public static let shared = ImageCodersManager()
 
     private let storage: Mutex<[any ImageCoder]>
