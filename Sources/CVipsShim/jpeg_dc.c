@@ -499,6 +499,14 @@ static int wi_dc_quant_tables(wi_dc_frame *frame, const uint8_t *segment, size_t
     return 0;
 }
 
+size_t wi_jpeg_scan_end(const uint8_t *jpeg, size_t length, size_t from) {
+    size_t end = from;
+    while (end + 1 < length && !(jpeg[end] == 0xFF && jpeg[end + 1] != 0 && (jpeg[end + 1] < 0xD0 || jpeg[end + 1] > 0xD7))) {
+        end++;
+    }
+    return end + 1 < length ? end : 0;
+}
+
 int wi_jpeg_dc_decode(const uint8_t *jpeg, size_t length, wi_dc_colours colours, int width, int height,
                       uint8_t *pixels, wi_buffer *coefficients) {
     if (length < 4 || jpeg[0] != 0xFF || jpeg[1] != 0xD8) {
@@ -581,13 +589,8 @@ int wi_jpeg_dc_decode(const uint8_t *jpeg, size_t length, wi_dc_colours colours,
             if (!have_frame || body < 1) {
                 return WI_DC_FAILED;
             }
-            // The scan's data runs to the next marker that is not a restart.
-            size_t end = next;
-            while (end + 1 < length &&
-                   !(jpeg[end] == 0xFF && jpeg[end + 1] != 0 && jpeg[end + 1] != 0xFF && (jpeg[end + 1] < 0xD0 || jpeg[end + 1] > 0xD7))) {
-                end++;
-            }
-            if (end + 1 >= length) {
+            size_t end = wi_jpeg_scan_end(jpeg, length, next);
+            if (end == 0) {
                 return WI_DC_FAILED;
             }
             status = wi_dc_scan(&frame, jpeg, at + 4, body, end);

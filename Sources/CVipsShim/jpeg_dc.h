@@ -22,6 +22,10 @@ enum {
     WI_DC_NOT_TAKEN = 1,   // not a file this decoder reads (baseline, subsampled, 12-bit...)
 };
 
+// Where the entropy-coded data starting at `from` ends: at the next marker that is not a
+// restart (0xFF followed by neither a stuffed 0 nor RST0-7); 0 when no such marker follows.
+size_t wi_jpeg_scan_end(const uint8_t *jpeg, size_t length, size_t from);
+
 // Decodes the progressive JPEG `jpeg` at DCT scale 1/8 into `pixels` (RGBA, alpha 255,
 // `width` x `height`, which must be the image's size over 8, rounded up): the samples
 // libjpeg-turbo gives with block smoothing off. `coefficients` holds the DC coefficients

@@ -169,12 +169,8 @@ size_t wi_jpeg_dc_scans(const uint8_t *jpeg, size_t length, uint8_t *out) {
                 }
             }
         }
-        size_t end = at + segment;
-        // Entropy-coded data runs to the next marker: 0xFF not followed by a stuffed 0 or a restart.
-        while (end + 1 < length && !(jpeg[end] == 0xFF && jpeg[end + 1] != 0 && (jpeg[end + 1] < 0xD0 || jpeg[end + 1] > 0xD7))) {
-            end++;
-        }
-        if (end + 1 >= length) {
+        size_t end = wi_jpeg_scan_end(jpeg, length, at + segment);
+        if (end == 0) {
             return 0;
         }
         if (needed) {
