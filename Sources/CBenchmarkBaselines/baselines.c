@@ -1,6 +1,7 @@
 #include "CBenchmarkBaselines.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <turbojpeg.h>
 #include <vips/vips.h>
@@ -314,4 +315,20 @@ long bb_tj_thumbnail_job(const void *jpeg, size_t length, int width, int height,
     g_free(rgb);
     tjFree(out);
     return failed ? -1 : (long)size;
+}
+
+long bb_compute_loop(long iterations) {
+    uint64_t x = 88172645463325252ULL;
+    uint64_t sum = 0;
+    for (long i = 0; i < iterations; i++) {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        if (x & 1) {
+            sum += x;
+        } else {
+            sum ^= x >> 3;
+        }
+    }
+    return (long)(sum >> 2);
 }

@@ -1,6 +1,7 @@
 import Foundation
 
-/// `swift run -c release webimage-benchmark [coders|cache|all]`, or
+/// `swift run -c release webimage-benchmark [coders|threads|cache|all]` (`threads`: only the
+/// 2-threads-against-1 part of `coders`), or
 /// `webimage-benchmark repeat IMAGE COUNT [THREADS]` to run our thumbnail job on one test image
 /// COUNT times on each of THREADS threads (under a profiler such as `perf record`).
 @main
@@ -18,6 +19,7 @@ enum BenchmarkMain {
         }
         print("swift-webimage benchmark: ratios are ours / baseline, measured in this process")
         if which == "coders" || which == "all" { try CoderBenchmarks.run() }
+        if which == "threads" { try CoderBenchmarks.runThreads() }
         if which == "cache" || which == "all" { try CacheBenchmarks.run() }
     }
 }

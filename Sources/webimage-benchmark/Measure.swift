@@ -16,7 +16,7 @@ struct Measure {
         let clock = ContinuousClock()
         for _ in 0..<iterations {
             let elapsed = try clock.measure(body)
-            samples.append(Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18)
+            samples.append(elapsed.seconds)
         }
         samples.sort()
         return samples[samples.count / 2]
@@ -42,4 +42,9 @@ struct Comparison {
         if seconds < 1e-3 { return String(format: "%.1f us", seconds * 1e6) }
         return String(format: "%.2f ms", seconds * 1e3)
     }
+}
+
+extension Duration {
+    /// This duration in seconds.
+    var seconds: Double { Double(components.seconds) + Double(components.attoseconds) * 1e-18 }
 }

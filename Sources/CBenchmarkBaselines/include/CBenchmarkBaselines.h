@@ -69,4 +69,8 @@ long bb_tj_encode_jpeg(const void *rgba, int width, int height, int quality);
 /// Whole thumbnail job: DCT-scaled tjDecompress2 + vips_resize + tjCompress2.
 long bb_tj_thumbnail_job(const void *jpeg, size_t length, int width, int height, int quality);
 
+/// A compute loop touching no memory (xorshift with a branch on each value), `iterations`
+/// steps: the ceiling of this machine's 2-thread scaling, for reference. Returns a value >= 0.
+long bb_compute_loop(long iterations);
+
 #endif
