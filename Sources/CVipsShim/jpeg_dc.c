@@ -178,6 +178,83 @@ typedef struct {
     int restart_interval;
 } wi_dc_frame;
 
+// One block of an MCU: where it sits from the MCU's origin, and how it is coded.
+typedef struct {
+    int16_t *dc;
+    const wi_dc_table *table;
+    int component;  // index into the scan's predictions
+} wi_dc_slot;
+
+// A scan's MCUs: each `h` x `v` blocks of every member, `across` x `down` of them.
+typedef struct {
+    const wi_dc_slot *slots;
+    int slot_count;
+    int h, v, across, down;
+} wi_dc_layout;
+
+// Reads a scan's blocks: first DC scans (`refine` 0) decode each block's difference; DC
+// refinements (`refine` 1) add one bit, `low`, to each. Inlined twice, once for each.
+static inline __attribute__((always_inline)) int wi_dc_blocks(wi_dc_bits *reader_in, const wi_dc_frame *frame,
+                                                               const wi_dc_layout *layout, int low, int refine) {
+    wi_dc_bits reader = *reader_in;
+    int32_t predictions[WI_DC_MAX_COMPONENTS] = {0};
+    int left = frame->restart_interval;
+    int next_restart = 0;
+    const wi_dc_slot *slots = layout->slots;
+    int slot_count = layout->slot_count;
+    for (int my = 0; my < layout->down; my++) {
+        size_t row = (size_t)my * (size_t)layout->v * frame->stride;
+        for (int mx = 0; mx < layout->across; mx++) {
+            if (frame->restart_interval > 0) {
+                if (left == 0) {
+                    if (wi_dc_restart(&reader, next_restart) != 0) {
+                        return -1;
+                    }
+                    next_restart = (next_restart + 1) & 7;
+                    memset(predictions, 0, sizeof(predictions));
+                    left = frame->restart_interval;
+                }
+                left--;
+            }
+            size_t origin = row + (size_t)mx * (size_t)layout->h;
+            for (int s = 0; s < slot_count; s++) {
+                // Room for one code (16 bits) and its extra bits (15) at most.
+                if (reader.count < 32) {
+                    wi_dc_fill(&reader);
+                }
+                int16_t *coefficient = slots[s].dc + origin;
+                if (!refine) {
+                    int category = wi_dc_decode(&reader, slots[s].table);
+                    if (category < 0) {
+                        return -1;
+                    }
+                    int32_t difference = 0;
+                    if (category > 0) {
+                        uint32_t extra = wi_dc_take(&reader, category);
+                        // HUFF_EXTEND: the lower half of the range is negative.
+                        difference = extra < (1u << (category - 1)) ? (int32_t)extra - (int32_t)((1u << category) - 1)
+                                                                    : (int32_t)extra;
+                    }
+                    int32_t prediction = predictions[slots[s].component];
+                    if (difference > 0 ? prediction > INT32_MAX - difference : prediction < INT32_MIN - difference) {
+                        return -1;  // libjpeg's JERR_BAD_DCT_COEF
+                    }
+                    prediction += difference;
+                    predictions[slots[s].component] = prediction;
+                    *coefficient = (int16_t)(uint16_t)((uint32_t)prediction << low);
+                } else {
+                    *coefficient = (int16_t)(uint16_t)((uint32_t)(uint16_t)*coefficient | wi_dc_take(&reader, 1) << low);
+                }
+                if (reader.count < reader.zeros) {
+                    return -1;  // the data ran out before the blocks did
+                }
+            }
+        }
+    }
+    *reader_in = reader;
+    return 0;
+}
+
 // One scan's blocks (its header at `header`, `header_length` bytes, its data to `end`).
 static int wi_dc_scan(wi_dc_frame *frame, const uint8_t *data, size_t header, size_t header_length, size_t end) {
     int count = data[header];
@@ -253,11 +330,7 @@ static int wi_dc_scan(wi_dc_frame *frame, const uint8_t *data, size_t header, si
     int v = count == 1 ? 1 : frame->max_v;
     int across = count == 1 ? (frame->width + 7) / 8 : frame->mcus_across;
     int down = count == 1 ? (frame->height + 7) / 8 : frame->mcus_down;
-    struct {
-        int16_t *dc;
-        const wi_dc_table *table;
-        int component;  // index into the scan's predictions
-    } slots[WI_DC_MAX_BLOCKS_IN_MCU];
+    wi_dc_slot slots[WI_DC_MAX_BLOCKS_IN_MCU];
     int slot_count = 0;
     for (int i = 0; i < count; i++) {
         for (int by = 0; by < v; by++) {
@@ -270,58 +343,11 @@ static int wi_dc_scan(wi_dc_frame *frame, const uint8_t *data, size_t header, si
         }
     }
     wi_dc_bits reader = {.data = data, .at = header + header_length, .end = end};
-    int32_t predictions[WI_DC_MAX_COMPONENTS] = {0};
-    int left = frame->restart_interval;
-    int next_restart = 0;
-    int16_t bit = (int16_t)(1 << low);
-    for (int my = 0; my < down; my++) {
-        size_t row = (size_t)my * (size_t)v * frame->stride;
-        for (int mx = 0; mx < across; mx++) {
-            if (frame->restart_interval > 0) {
-                if (left == 0) {
-                    if (wi_dc_restart(&reader, next_restart) != 0) {
-                        return -1;
-                    }
-                    next_restart = (next_restart + 1) & 7;
-                    memset(predictions, 0, sizeof(predictions));
-                    left = frame->restart_interval;
-                }
-                left--;
-            }
-            size_t origin = row + (size_t)mx * (size_t)h;
-            for (int s = 0; s < slot_count; s++) {
-                // Room for one code (16 bits) and its extra bits (15) at most.
-                if (reader.count < 32) {
-                    wi_dc_fill(&reader);
-                }
-                int16_t *coefficient = slots[s].dc + origin;
-                if (high == 0) {
-                    int category = wi_dc_decode(&reader, slots[s].table);
-                    if (category < 0) {
-                        return -1;
-                    }
-                    int32_t difference = 0;
-                    if (category > 0) {
-                        uint32_t extra = wi_dc_take(&reader, category);
-                        // HUFF_EXTEND: the lower half of the range is negative.
-                        difference = extra < (1u << (category - 1)) ? (int32_t)extra - (int32_t)((1u << category) - 1)
-                                                                    : (int32_t)extra;
-                    }
-                    int32_t prediction = predictions[slots[s].component];
-                    if (difference > 0 ? prediction > INT32_MAX - difference : prediction < INT32_MIN - difference) {
-                        return -1;  // libjpeg's JERR_BAD_DCT_COEF
-                    }
-                    prediction += difference;
-                    predictions[slots[s].component] = prediction;
-                    *coefficient = (int16_t)(uint16_t)((uint32_t)prediction << low);
-                } else if (wi_dc_take(&reader, 1)) {
-                    *coefficient = (int16_t)(*coefficient | bit);
-                }
-                if (reader.count < reader.zeros) {
-                    return -1;  // the data ran out before the blocks did
-                }
-            }
-        }
+    wi_dc_layout layout = {.slots = slots, .slot_count = slot_count, .h = h, .v = v, .across = across, .down = down};
+    // Two copies of the block loop, one per kind of scan, each with its own registers.
+    int status = high == 0 ? wi_dc_blocks(&reader, frame, &layout, low, 0) : wi_dc_blocks(&reader, frame, &layout, low, 1);
+    if (status != 0) {
+        return -1;
     }
     // After the last block, only fill bytes and restart markers may come before the next
     // marker: libjpeg warns of anything else as extraneous bytes.
