@@ -400,7 +400,7 @@ enum CoderBenchmarks {
     static func threadScaling(_ subjects: [Subject]) throws -> ThreadVerdict? {
         let loop = try ThreadScaling { bb_compute_loop(1_000_000) >= 0 }
         print(String(
-            format: "machine: a compute loop touching no memory: ratio %.2fx (round pairs %.2f / %.2f / %.2f; CPU busy %.2f / %.2f cores, steal %.0f%% / %.0f%%)",
+            format: "machine: a compute loop touching no memory: ratio %.2fx (quartiles of round pairs %.2f / %.2f / %.2f; CPU busy %.2f / %.2f cores, steal %.0f%% / %.0f%%)",
             loop.ratio, loop.pairedRatioQuartiles.lower, loop.pairedRatioQuartiles.median, loop.pairedRatioQuartiles.upper,
             loop.one.cores, loop.two.cores, loop.one.steal * 100, loop.two.steal * 100
         ))
@@ -418,7 +418,7 @@ enum CoderBenchmarks {
                 let scaling = try ThreadScaling(job: job)
                 let quartiles = scaling.pairedRatioQuartiles
                 print(String(
-                    format: "%@ %@ thumbnail job: 1 thread %.1f jobs/s, 2 threads %.1f jobs/s, ratio %.2fx (round pairs %.2f / %.2f / %.2f; CPU busy %.2f / %.2f cores, steal %.0f%% / %.0f%%)",
+                    format: "%@ %@ thumbnail job: 1 thread %.1f jobs/s, 2 threads %.1f jobs/s, ratio %.2fx (quartiles of round pairs %.2f / %.2f / %.2f; CPU busy %.2f / %.2f cores, steal %.0f%% / %.0f%%)",
                     subject.name.padding(toLength: 20, withPad: " ", startingAt: 0),
                     label.padding(toLength: 12, withPad: " ", startingAt: 0), scaling.one.rate, scaling.two.rate,
                     scaling.ratio, quartiles.lower, quartiles.median, quartiles.upper,
