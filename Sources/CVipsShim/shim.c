@@ -198,10 +198,12 @@ void *wi_render_inline(VipsImage *image, size_t *length) {
     return out;
 }
 
+// The getters below check the field's type first, so that a missing or other-typed field never
+// reaches libvips' error buffer: that buffer is shared by all threads, and clearing it here
+// would wipe another thread's message before its caller read it.
 int wi_get_int(VipsImage *image, const char *name, int fallback) {
     int value = 0;
-    if (vips_image_get_typeof(image, name) == 0 || vips_image_get_int(image, name, &value) != 0) {
-        vips_error_clear();
+    if (vips_image_get_typeof(image, name) != G_TYPE_INT || vips_image_get_int(image, name, &value) != 0) {
         return fallback;
     }
     return value;
@@ -210,8 +212,8 @@ int wi_get_int(VipsImage *image, const char *name, int fallback) {
 int wi_get_int_array(VipsImage *image, const char *name, int *out, int capacity) {
     int *values = NULL;
     int count = 0;
-    if (vips_image_get_typeof(image, name) == 0 || vips_image_get_array_int(image, name, &values, &count) != 0) {
-        vips_error_clear();
+    if (vips_image_get_typeof(image, name) != VIPS_TYPE_ARRAY_INT ||
+        vips_image_get_array_int(image, name, &values, &count) != 0) {
         return 0;
     }
     int copied = count < capacity ? count : capacity;

@@ -39,11 +39,14 @@ public typealias ImageCacheQueryResult = (image: Image?, data: Data?, cacheType:
 
 extension ImageCacheProtocol {
     /// Looks `key` up; cancelling the task cancels the query, which then finds nothing.
+    /// `.queryDiskDataSync` and `.queryMemoryDataSync` are ignored here: they ask for disk I/O and
+    /// decoding on the calling thread, which in an `async` function is a cooperative-pool thread.
     public func queryImage(
         forKey key: String?, options: WebImageOptions = [], context: WebImageContext? = nil,
         cacheType: ImageCacheType = .all
     ) async -> ImageCacheQueryResult {
         let operation = OperationHolder()
+        let options = options.subtracting([.queryDiskDataSync, .queryMemoryDataSync])
         return await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
                 let started = queryImage(forKey: key, options: options, context: context, cacheType: cacheType) {
