@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Installs what swift-webimage needs on Debian/Ubuntu (Swift itself must already be there):
+# Installs what swift-webimage needs on Debian 12 (Swift itself must already be there):
 # libvips (the image engine), libjpeg-turbo (TurboJPEG and libjpeg, the engine for small and
 # progressive JPEGs), libpng and lcms2 (small PNGs, colour profiles). Idempotent.
 set -euo pipefail

@@ -9,6 +9,7 @@ public struct DiskCacheError: Error, Sendable, CustomStringConvertible {
     /// The `errno` it failed with.
     public let code: Int32
 
+    /// "operation path: reason".
     public var description: String {
         "\(operation) \(path): \(String(cString: strerror(code)))"
     }

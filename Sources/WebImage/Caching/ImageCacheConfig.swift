@@ -43,6 +43,7 @@ public struct ImageCacheConfig: Sendable {
     /// lookup of any cache.
     public var metricsFactory: (any MetricsFactory)?
 
+    /// SDWebImage's defaults, as each property says.
     public init() {}
 
     /// The configuration `ImageCache.shared` starts with.

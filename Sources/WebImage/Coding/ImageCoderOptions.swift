@@ -37,5 +37,6 @@ public struct ImageCoderOptions: Sendable {
     /// 60 MiB, SDWebImage's default for `scaleDownLargeImages`.
     public static let defaultScaleDownLimitBytes = 60 * 1024 * 1024
 
+    /// SDWebImage's defaults: no thumbnail, no scale-down, quality 1, 100 megapixels at most.
     public init() {}
 }

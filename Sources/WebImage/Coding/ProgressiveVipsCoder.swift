@@ -29,6 +29,8 @@ public final class ProgressiveVipsCoder: ProgressiveImageCoder {
         self.options = options
     }
 
+    /// Formats whose growing prefixes give partial images: baseline and progressive JPEG,
+    /// interlaced or not PNG, GIF.
     public static let incrementalFormats: Set<ImageFormat> = [.jpeg, .png, .gif]
 
     public func canIncrementalDecode(from data: Data) -> Bool {

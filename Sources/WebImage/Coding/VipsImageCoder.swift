@@ -9,8 +9,10 @@ import LibVips
 /// generic loader, which also tries risky loaders (ImageMagick for anything, MATLAB, ...), is
 /// never used. ImageMagick sees BMP data only.
 public final class VipsImageCoder: ThrowingImageCoder {
+    /// The instance `ImageCodersManager.shared` holds.
     public static let shared = VipsImageCoder()
 
+    /// A coder; it holds no state, so `shared` serves as well.
     public init() {}
 
     /// Formats this coder reads.

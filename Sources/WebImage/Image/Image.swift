@@ -205,6 +205,7 @@ public final class Image: Sendable {
 }
 
 extension Image: CustomStringConvertible {
+    /// Format, size, scale, frames and loop count, and whether the image is partial.
     public var description: String {
         var text = "Image(\(format) \(pixelWidth)x\(pixelHeight)"
         if scale != 1 { text += " @\(scale)x" }

@@ -2,25 +2,41 @@ import Foundation
 
 /// An image file format. Raw values are SDWebImage's `SDImageFormat` numbers, plus AVIF and JPEG XL.
 public struct ImageFormat: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    /// SDWebImage's `SDImageFormat` number (AVIF 11, JPEG XL 12).
     public let rawValue: Int
 
+    /// The format with this number; numbers not listed below make formats of their own.
     public init(rawValue: Int) {
         self.rawValue = rawValue
     }
 
+    /// Not recognised.
     public static let undefined = ImageFormat(rawValue: -1)
+    /// JPEG (JFIF or EXIF).
     public static let jpeg = ImageFormat(rawValue: 0)
+    /// PNG, APNG included.
     public static let png = ImageFormat(rawValue: 1)
+    /// GIF, still or animated.
     public static let gif = ImageFormat(rawValue: 2)
+    /// TIFF.
     public static let tiff = ImageFormat(rawValue: 3)
+    /// WebP, still or animated.
     public static let webP = ImageFormat(rawValue: 4)
+    /// HEIC: HEVC-coded HEIF (brands heic, heix, hevc, hevx).
     public static let heic = ImageFormat(rawValue: 5)
+    /// HEIF with another brand (mif1, msf1).
     public static let heif = ImageFormat(rawValue: 6)
+    /// PDF (its first page is the image).
     public static let pdf = ImageFormat(rawValue: 7)
+    /// SVG.
     public static let svg = ImageFormat(rawValue: 8)
+    /// BMP.
     public static let bmp = ImageFormat(rawValue: 9)
+    /// Camera raw: recognised by SDWebImage's number only; no coder reads it.
     public static let raw = ImageFormat(rawValue: 10)
+    /// AVIF (AV1-coded HEIF).
     public static let avif = ImageFormat(rawValue: 11)
+    /// JPEG XL, bare codestream or container.
     public static let jxl = ImageFormat(rawValue: 12)
 
     /// Every named format but `.undefined`.
@@ -96,6 +112,7 @@ public struct ImageFormat: RawRepresentable, Hashable, Sendable, CustomStringCon
         }
     }
 
+    /// A short lowercase name: "jpeg", "png", "webp", ...
     public var description: String {
         switch self {
         case .undefined: "undefined"

@@ -3,6 +3,7 @@ import Foundation
 /// What an image file's header says, read without decoding any pixel: cheap enough to run on
 /// every upload or proxy request before deciding whether to decode.
 public struct ImageHeader: Sendable, Equatable {
+    /// The format, from the file's bytes.
     public var format: ImageFormat
     /// Width in pixels, as shown upright (EXIF orientation applied).
     public var pixelWidth: Int
@@ -14,6 +15,7 @@ public struct ImageHeader: Sendable, Equatable {
     public var loopCount: Int
     /// EXIF orientation 1...8 (1 when absent).
     public var orientation: Int
+    /// Whether the image has an alpha channel (or a transparent colour).
     public var hasAlpha: Bool
 
     /// Reads the header of `data`; throws when the format is unknown or the header is corrupt.

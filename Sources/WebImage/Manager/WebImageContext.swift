@@ -33,6 +33,7 @@ public struct WebImageContext: Sendable {
     /// Values for plugins.
     public var userInfo: [String: any Sendable] = [:]
 
+    /// An empty context: every setting at its default.
     public init() {}
 
     /// The decoder options these properties ask for.

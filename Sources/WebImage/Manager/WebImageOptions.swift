@@ -1,8 +1,10 @@
 /// Options that steer a load through cache, loader and decoder: SDWebImage's `SDWebImageOptions`,
 /// with the same bit values.
 public struct WebImageOptions: OptionSet, Sendable, Hashable {
+    /// The bits, as in SDWebImage.
     public let rawValue: UInt
 
+    /// The options whose bits are set in `rawValue`.
     public init(rawValue: UInt) {
         self.rawValue = rawValue
     }
