@@ -88,18 +88,18 @@ public final class Image: Sendable {
         var options = ImageCoderOptions()
         options.decodeScaleFactor = scale
         guard let image = ImageCodersManager.shared.decodedImage(with: data, options: options) else { return nil }
-        self.init(sharing: image)
+        self.init(sharing: image, animatedImageProvider: image.animatedImageProvider)
     }
 
-    /// The same image under a new reference (pixels shared, not copied); `still` drops the
-    /// frames after the first.
-    private convenience init(sharing image: Image, still: Bool = false) {
+    /// The same image under a new reference (pixels shared, not copied), with `provider` giving
+    /// the frames after the first (nil: a still image).
+    convenience init(sharing image: Image, animatedImageProvider provider: (any AnimatedImageProvider)?) {
         self.init(
             pipeline: image.pipeline, pixels: image.pixels.withLock { $0 },
             pendingBuild: image.pendingBuild.withLock { pending in defer { pending = nil }; return pending },
             pixelWidth: image.pixelWidth, pixelHeight: image.pixelHeight, scale: image.scale,
             format: image.format, hasAlpha: image.hasAlpha, isIncremental: image.isIncremental,
-            isVector: image.isVector, animatedImageProvider: still ? nil : image.animatedImageProvider,
+            isVector: image.isVector, animatedImageProvider: provider,
             sourceByteCount: image.sourceByteCount
         )
     }
@@ -134,7 +134,7 @@ public final class Image: Sendable {
     /// Frame `index` as a still image, or nil when out of range or undecodable.
     public func frame(at index: Int) -> Image? {
         guard index >= 0, index < frameCount else { return nil }
-        if index == 0 { return isAnimated ? Image(sharing: self, still: true) : self }
+        if index == 0 { return isAnimated ? Image(sharing: self, animatedImageProvider: nil) : self }
         return animatedImageProvider?.animatedImageFrame(at: index)
     }
 

@@ -1,0 +1,86 @@
+import Foundation
+import LibVips
+
+/// Helpers around decoding: SDWebImage's `SDImageCoderHelper`. The decoding ones block (libvips
+/// work): from `async` code, call them through `BlockingPool.run`.
+public enum ImageCoderHelper {
+    /// 60 MiB, SDWebImage's default limit for `decodedAndScaledDownImage`.
+    public static let defaultScaleDownLimitBytes = ImageCoderOptions.defaultScaleDownLimitBytes
+
+    /// `image` with its pixels decoded (SDWebImage's force decode); nil when they cannot be.
+    /// Animated images decode their first frame; the others stay with their provider.
+    public static func decodedImage(with image: Image) -> Image? {
+        try? image.decoded()
+    }
+
+    /// `image` decoded, scaled down first (aspect ratio kept) when its RGBA8 bitmap would take
+    /// more than `limitBytes` (0 or less: the default). A lazy image is scaled while its source
+    /// decodes, so the full bitmap is never held. Animated images are returned as they are, as
+    /// SDWebImage does.
+    public static func decodedAndScaledDownImage(with image: Image, limitBytes: Int = defaultScaleDownLimitBytes) -> Image? {
+        guard !image.isAnimated else { return image }
+        let limit = Double(limitBytes > 0 ? limitBytes : defaultScaleDownLimitBytes)
+        let bytes = Double(image.pixelWidth) * Double(image.pixelHeight) * 4
+        guard bytes > limit else { return decodedImage(with: image) }
+        let factor = (limit / bytes).squareRoot()
+        let width = max(1, Int(Double(image.pixelWidth) * factor))
+        let height = max(1, Int(Double(image.pixelHeight) * factor))
+        let scaled = Image(
+            pipeline: image.pipeline.appending { image throws(VipsError) in
+                try image.call("thumbnail_image", "width=\(width),height=\(height),size=force")
+            },
+            pixels: nil, pixelWidth: width, pixelHeight: height, scale: image.scale, format: image.format,
+            hasAlpha: image.hasAlpha, isVector: image.isVector
+        )
+        return decodedImage(with: scaled)
+    }
+
+    /// The size to draw an image of `imageSize` at for `scaleSize`, as SDWebImage computes it:
+    /// fitted inside (`preserveAspectRatio`, the other side rounded up) or stretched to it, and
+    /// no larger than `imageSize` unless `shouldScaleUp`. Sizes that are not positive and
+    /// finite give `imageSize`.
+    public static func scaledSize(
+        imageSize: CGSize, scaleSize: CGSize, preserveAspectRatio: Bool, shouldScaleUp: Bool
+    ) -> CGSize {
+        let width = imageSize.width
+        let height = imageSize.height
+        let usable = [width, height, scaleSize.width, scaleSize.height].allSatisfy { $0 > 0 && $0.isFinite }
+        guard usable else { return imageSize }
+        var result: CGSize
+        if preserveAspectRatio {
+            let pixelRatio = width / height
+            let scaleRatio = scaleSize.width / scaleSize.height
+            result = pixelRatio > scaleRatio
+                ? CGSize(width: scaleSize.width, height: (scaleSize.width / pixelRatio).rounded(.up))
+                : CGSize(width: (scaleSize.height * pixelRatio).rounded(.up), height: scaleSize.height)
+        } else {
+            result = scaleSize
+        }
+        if !shouldScaleUp {
+            result = CGSize(width: min(width, result.width), height: min(height, result.height))
+        }
+        return result
+    }
+
+    /// An animation of `frames`, playing forever; the frame itself for one frame; nil for none,
+    /// or for frames of different pixel sizes (an animation has one size).
+    public static func animatedImage(with frames: [ImageFrame]) -> Image? {
+        guard let first = frames.first else { return nil }
+        guard frames.count > 1 else { return first.image }
+        let stills = frames.map { ImageFrame(image: $0.image.frame(at: 0) ?? $0.image, duration: $0.duration) }
+        guard stills.allSatisfy({ $0.image.pixelWidth == first.image.pixelWidth && $0.image.pixelHeight == first.image.pixelHeight })
+        else { return nil }
+        return Image(sharing: stills[0].image, animatedImageProvider: ImageFramesProvider(frames: stills))
+    }
+
+    /// The frames of `image` with their durations (one frame of duration 0 for a still image);
+    /// nil when a frame cannot be decoded.
+    public static func frames(from image: Image) -> [ImageFrame]? {
+        var frames: [ImageFrame] = []
+        for index in 0..<image.frameCount {
+            guard let frame = image.frame(at: index) else { return nil }
+            frames.append(ImageFrame(image: frame, duration: image.frameDuration(at: index)))
+        }
+        return frames
+    }
+}
