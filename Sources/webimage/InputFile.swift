@@ -18,11 +18,16 @@ enum InputFile {
         guard let url, url.isFileURL else {
             throw ValidationError("\(argument): not a file, file:// or http(s):// URL")
         }
-        var isFolder: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isFolder) else { throw ValidationError("no such file") }
-        guard !isFolder.boolValue else { throw ValidationError("a folder, not a file") }
         do {
-            return try await BlockingPool.run { try Data(contentsOf: url) }
+            // File system calls block: all of them on the blocking pool.
+            return try await BlockingPool.run {
+                var isFolder: ObjCBool = false
+                guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isFolder) else {
+                    throw ValidationError("no such file")
+                }
+                guard !isFolder.boolValue else { throw ValidationError("a folder, not a file") }
+                return try Data(contentsOf: url)
+            }
         } catch let error as CocoaError {
             throw ValidationError(error.code == .fileReadNoPermission ? "permission denied" : error.localizedDescription)
         }

@@ -45,15 +45,41 @@ extension ImageFormat {
         return [12, 40, 52, 56, 64, 108, 124].contains(header)
     }
 
-    /// XML text whose first element is (or, after a prolog, turns out to be) `<svg`.
+    /// XML text whose first element, after the prolog (XML declaration, processing
+    /// instructions, comments, a doctype) within the first 4 KiB, is `<svg`: an HTML page with
+    /// an inline SVG icon is not an SVG file.
     private static func isSVG(_ bytes: ByteView) -> Bool {
         let prefix = bytes.prefix(4096)
         guard let text = String(bytes: prefix, encoding: .utf8) ?? String(bytes: prefix, encoding: .isoLatin1) else {
             return false
         }
-        let trimmed = text.drop { $0 == "\u{FEFF}" || $0.isWhitespace }
-        guard trimmed.hasPrefix("<") else { return false }
-        return trimmed.range(of: "<svg", options: .caseInsensitive) != nil
+        var rest = Substring(text).drop { $0 == "\u{FEFF}" || $0.isWhitespace }
+        while true {
+            let skipped: Substring?
+            if rest.hasPrefix("<?") {
+                skipped = rest.after("?>")
+            } else if rest.hasPrefix("<!--") {
+                skipped = rest.after("-->")
+            } else if rest.lowercased().hasPrefix("<!doctype") {
+                // An internal subset ([...]) may hold '>' before the doctype's own.
+                let subset = rest.firstIndex(of: "[").map { $0 < (rest.firstIndex(of: ">") ?? rest.endIndex) } ?? false
+                skipped = rest.after(subset ? "]>" : ">")
+            } else {
+                break
+            }
+            guard let skipped else { return false }
+            rest = skipped.drop { $0.isWhitespace }
+        }
+        guard rest.count > 4, rest.prefix(4).lowercased() == "<svg" else { return false }
+        let next = rest[rest.index(rest.startIndex, offsetBy: 4)]
+        return next.isWhitespace || next == ">" || next == "/"
+    }
+}
+
+extension Substring {
+    /// What follows the first `marker`, or nil when there is none.
+    fileprivate func after(_ marker: String) -> Substring? {
+        range(of: marker).map { self[$0.upperBound...] }
     }
 }
 
