@@ -3,7 +3,10 @@ import Testing
 import WebImage
 
 @Suite struct DecodingTests {
-    /// Sizes stated by the test images' README (checked with vipsheader).
+    /// Every image file of the shared folder but pngsuite/ (all 32x32, `everyPngSuiteFileDecodes`)
+    /// and the 12-bit JPEG (an error, `twelveBitJPEGIsATypedError`), with its pixel size shown
+    /// upright: the test images' README states the sdwebimage/ and exif-orientation/ sizes; the
+    /// others are as vipsheader and Pillow 13 both read them.
     static let sizes: [(String, Int, Int)] = [
         ("sdwebimage/TestImage.jpg", 80, 60), ("sdwebimage/TestImage.png", 300, 300), ("sdwebimage/TestImage.gif", 50, 50),
         ("sdwebimage/TestImageLarge.jpg", 5250, 3450), ("sdwebimage/TestImageLarge.png", 1275, 720),
@@ -15,10 +18,15 @@ import WebImage
         ("sdwebimage/TestEXIF.png", 150, 200), ("sdwebimage/TestICCProfile.jpg", 400, 300),
         ("libjpeg-turbo/testorig.jpg", 227, 149), ("libjpeg-turbo/testimgint.jpg", 227, 149),
         ("libjpeg-turbo/testimgari.jpg", 227, 149), ("libjpeg-turbo/monkey16.png", 149, 227),
-        ("libjpeg-turbo/shira_bird8.bmp", 192, 144), ("photos/rocket.jpg", 640, 427), ("photos/astronaut.png", 512, 512),
-        ("photos/camera.png", 512, 512), ("photos/no_time_for_that_tiny.gif", 14, 25), ("webp/lossless1.webp", 1000, 307),
-        ("webp/lossy_alpha1.webp", 1000, 307), ("webp/very_short.webp", 63, 66),
-    ]
+        ("libjpeg-turbo/shira_bird8.bmp", 192, 144), ("libjpeg-turbo/testorig.png", 227, 149),
+        ("libjpeg-turbo/vgl_5674_0098.png", 120, 96),
+        ("photos/rocket.jpg", 640, 427), ("photos/astronaut.png", 512, 512), ("photos/camera.png", 512, 512),
+        ("photos/no_time_for_that_tiny.gif", 14, 25), ("photos/retina.jpg", 1411, 1411),
+        ("photos/motorcycle_left.png", 741, 500), ("photos/hubble_deep_field.jpg", 1000, 872),
+        ("webp/lossless1.webp", 1000, 307), ("webp/lossy_alpha1.webp", 1000, 307), ("webp/very_short.webp", 63, 66),
+        ("webp/alpha_filter_1_method_1.webp", 128, 128), ("webp/lossless_color_transform.webp", 512, 512),
+        ("webp/test.webp", 128, 128),
+    ] + (0...8).map { ("exif-orientation/Landscape_\($0).jpg", 1800, 1200) }
 
     @Test(arguments: sizes)
     func decodesToTheStatedPixelSize(file: String, width: Int, height: Int) throws {
@@ -27,6 +35,20 @@ import WebImage
         #expect(image.isDecoded)
         #expect(image.memoryCost == width * height * 4)
         #expect(image.pixel(x: width - 1, y: height - 1) != nil)
+    }
+
+    /// A file added to the shared folder without a row in `sizes` fails here.
+    @Test func theSizeTableCoversEverySharedImage() throws {
+        let subfolders = try FileManager.default.contentsOfDirectory(atPath: TestImages.folder.path)
+            .filter { !$0.contains(".") && $0 != "pngsuite" }
+            .sorted()
+        #expect(subfolders == ["exif-orientation", "libjpeg-turbo", "photos", "sdwebimage", "webp"])
+        let listed = Set(Self.sizes.map(\.0))
+        for folder in subfolders {
+            for file in try TestImages.files(in: folder) where file != "libjpeg-turbo/monkey12.jpg" {
+                #expect(listed.contains(file), "\(file) has no stated size")
+            }
+        }
     }
 
     @Test(arguments: 0...8)
