@@ -65,14 +65,54 @@ import WebImage
         }
     }
 
+    /// PngSuite's rule: every file not named x* decodes (all are 32x32); every x* file fails.
     @Test func everyPngSuiteFileDecodes() throws {
         let files = try TestImages.files(in: "pngsuite")
         #expect(files.count > 50)
         for file in files {
-            let image = try ImageCodersManager.shared.decode(try TestImages.data(file), options: ImageCoderOptions())
-            #expect(image.pixelWidth == 32 && image.pixelHeight == 32, "\(file)")
-            let corrupt = file.split(separator: "/").last?.hasPrefix("x") ?? false
-            #expect(!corrupt, "x* files must fail: \(file)")
+            let data = try TestImages.data(file)
+            if URL(fileURLWithPath: file).lastPathComponent.hasPrefix("x") {
+                #expect(throws: ImageCodingError.self, "\(file) is corrupt") {
+                    try ImageCodersManager.shared.decode(data, options: ImageCoderOptions())
+                }
+            } else {
+                let image = try ImageCodersManager.shared.decode(data, options: ImageCoderOptions())
+                #expect(image.pixelWidth == 32 && image.pixelHeight == 32, "\(file)")
+            }
+        }
+    }
+
+    /// The shared folder has none of PngSuite's x* files: they are rebuilt from their twins.
+    @Test func rebuiltPngSuiteTwinsMatchPngSuite() throws {
+        // The CRCs decoders compute for the real xcsn0g01's IDAT and xhdn0g08's IHDR.
+        #expect(PngSuiteCorruptFiles.computedCRC(of: "IDAT", in: try PngSuiteCorruptFiles.original("basn0g01")) == 3_492_746_441)
+        #expect(PngSuiteCorruptFiles.computedCRC(of: "IHDR", in: try PngSuiteCorruptFiles.original("basn0g08")) == 1_443_964_200)
+        // Each twin, put back as PngSuite ships it, still decodes to the same pixels.
+        for name in ["basn0g01", "basn0g04", "basn0g08", "basn2c08"] {
+            let ours = try TestImages.decoded(try PngSuiteCorruptFiles.original(name))
+            let shared = try TestImages.decoded(try TestImages.data("pngsuite/\(name).png"))
+            for (x, y) in [(0, 0), (15, 15), (31, 31)] {
+                #expect(ours.pixel(x: x, y: y) == shared.pixel(x: x, y: y), "\(name) (\(x), \(y))")
+            }
+        }
+    }
+
+    @Test(arguments: PngSuiteCorruptFiles.all)
+    func corruptPngSuiteFileIsATypedError(file: PngSuiteCorruptFiles.File) throws {
+        let data = try file.make()
+        var lazy = ImageCoderOptions()
+        lazy.decodeUseLazyDecoding = true
+        for options in [ImageCoderOptions(), lazy] {
+            do {
+                // A lazy image that the header let through must fail when its pixels are read.
+                let image = try ImageCodersManager.shared.decode(data, options: options).decoded()
+                Issue.record("\(file.name) decoded to \(image) (lazy: \(options.decodeUseLazyDecoding))")
+            } catch {
+                switch (file.failure, error) {
+                case (.notAPNG, .unknownFormat), (.corruptPNG, .corruptData(format: .png, reason: _)): break
+                default: Issue.record("\(file.name) (lazy: \(options.decodeUseLazyDecoding)): \(error)")
+                }
+            }
         }
     }
 
