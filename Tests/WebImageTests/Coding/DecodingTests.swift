@@ -3,7 +3,10 @@ import Testing
 import WebImage
 
 @Suite struct DecodingTests {
-    /// Sizes stated by the test images' README (checked with vipsheader).
+    /// Every image file of the shared folder but pngsuite/ (all 32x32, `everyPngSuiteFileDecodes`)
+    /// and the 12-bit JPEG (an error, `twelveBitJPEGIsATypedError`), with its pixel size shown
+    /// upright: the test images' README states the sdwebimage/ and exif-orientation/ sizes; the
+    /// others are as vipsheader and Pillow 13 both read them.
     static let sizes: [(String, Int, Int)] = [
         ("sdwebimage/TestImage.jpg", 80, 60), ("sdwebimage/TestImage.png", 300, 300), ("sdwebimage/TestImage.gif", 50, 50),
         ("sdwebimage/TestImageLarge.jpg", 5250, 3450), ("sdwebimage/TestImageLarge.png", 1275, 720),
@@ -15,10 +18,15 @@ import WebImage
         ("sdwebimage/TestEXIF.png", 150, 200), ("sdwebimage/TestICCProfile.jpg", 400, 300),
         ("libjpeg-turbo/testorig.jpg", 227, 149), ("libjpeg-turbo/testimgint.jpg", 227, 149),
         ("libjpeg-turbo/testimgari.jpg", 227, 149), ("libjpeg-turbo/monkey16.png", 149, 227),
-        ("libjpeg-turbo/shira_bird8.bmp", 192, 144), ("photos/rocket.jpg", 640, 427), ("photos/astronaut.png", 512, 512),
-        ("photos/camera.png", 512, 512), ("photos/no_time_for_that_tiny.gif", 14, 25), ("webp/lossless1.webp", 1000, 307),
-        ("webp/lossy_alpha1.webp", 1000, 307), ("webp/very_short.webp", 63, 66),
-    ]
+        ("libjpeg-turbo/shira_bird8.bmp", 192, 144), ("libjpeg-turbo/testorig.png", 227, 149),
+        ("libjpeg-turbo/vgl_5674_0098.png", 120, 96),
+        ("photos/rocket.jpg", 640, 427), ("photos/astronaut.png", 512, 512), ("photos/camera.png", 512, 512),
+        ("photos/no_time_for_that_tiny.gif", 14, 25), ("photos/retina.jpg", 1411, 1411),
+        ("photos/motorcycle_left.png", 741, 500), ("photos/hubble_deep_field.jpg", 1000, 872),
+        ("webp/lossless1.webp", 1000, 307), ("webp/lossy_alpha1.webp", 1000, 307), ("webp/very_short.webp", 63, 66),
+        ("webp/alpha_filter_1_method_1.webp", 128, 128), ("webp/lossless_color_transform.webp", 512, 512),
+        ("webp/test.webp", 128, 128),
+    ] + (0...8).map { ("exif-orientation/Landscape_\($0).jpg", 1800, 1200) }
 
     @Test(arguments: sizes)
     func decodesToTheStatedPixelSize(file: String, width: Int, height: Int) throws {
@@ -27,6 +35,20 @@ import WebImage
         #expect(image.isDecoded)
         #expect(image.memoryCost == width * height * 4)
         #expect(image.pixel(x: width - 1, y: height - 1) != nil)
+    }
+
+    /// A file added to the shared folder without a row in `sizes` fails here.
+    @Test func theSizeTableCoversEverySharedImage() throws {
+        let subfolders = try FileManager.default.contentsOfDirectory(atPath: TestImages.folder.path)
+            .filter { !$0.contains(".") && $0 != "pngsuite" }
+            .sorted()
+        #expect(subfolders == ["exif-orientation", "libjpeg-turbo", "photos", "sdwebimage", "webp"])
+        let listed = Set(Self.sizes.map(\.0))
+        for folder in subfolders {
+            for file in try TestImages.files(in: folder) where file != "libjpeg-turbo/monkey12.jpg" {
+                #expect(listed.contains(file), "\(file) has no stated size")
+            }
+        }
     }
 
     @Test(arguments: 0...8)
@@ -43,28 +65,114 @@ import WebImage
         }
     }
 
+    /// PngSuite's rule: every file not named x* decodes (all are 32x32); every x* file fails.
     @Test func everyPngSuiteFileDecodes() throws {
         let files = try TestImages.files(in: "pngsuite")
         #expect(files.count > 50)
         for file in files {
-            let image = try ImageCodersManager.shared.decode(try TestImages.data(file), options: ImageCoderOptions())
-            #expect(image.pixelWidth == 32 && image.pixelHeight == 32, "\(file)")
-            let corrupt = file.split(separator: "/").last?.hasPrefix("x") ?? false
-            #expect(!corrupt, "x* files must fail: \(file)")
+            let data = try TestImages.data(file)
+            if URL(fileURLWithPath: file).lastPathComponent.hasPrefix("x") {
+                #expect(throws: ImageCodingError.self, "\(file) is corrupt") {
+                    try ImageCodersManager.shared.decode(data, options: ImageCoderOptions())
+                }
+            } else {
+                let image = try ImageCodersManager.shared.decode(data, options: ImageCoderOptions())
+                #expect(image.pixelWidth == 32 && image.pixelHeight == 32, "\(file)")
+            }
         }
     }
 
-    @Test func normalisesSixteenBitGreyAndPaletteToRGBA8() throws {
-        let sixteen = try #require(Image(data: try TestImages.data("sdwebimage/RGBA16PNG.png")))
-        #expect(sixteen.hasAlpha)
-        let grey = try #require(Image(data: try TestImages.data("sdwebimage/MonochromeTestImage.jpg")))
-        let pixel = try #require(grey.pixel(x: 80, y: 60))
-        #expect(pixel.red == pixel.green && pixel.green == pixel.blue && pixel.alpha == 255)
-        let palette = try #require(Image(data: try TestImages.data("sdwebimage/IndexedPNG.png")))
-        #expect(palette.pixel(x: 0, y: 0) != nil)
-        let sixteenBitGrey = try #require(Image(data: try TestImages.data("pngsuite/basn0g16.png")))
-        let top = try #require(sixteenBitGrey.pixel(x: 0, y: 0))
-        #expect(top.red == top.blue)
+    /// The shared folder has none of PngSuite's x* files: they are rebuilt from their twins.
+    @Test func rebuiltPngSuiteTwinsMatchPngSuite() throws {
+        // The CRCs decoders compute for the real xcsn0g01's IDAT and xhdn0g08's IHDR.
+        #expect(PngSuiteCorruptFiles.computedCRC(of: "IDAT", in: try PngSuiteCorruptFiles.original("basn0g01")) == 3_492_746_441)
+        #expect(PngSuiteCorruptFiles.computedCRC(of: "IHDR", in: try PngSuiteCorruptFiles.original("basn0g08")) == 1_443_964_200)
+        // Each twin, put back as PngSuite ships it, still decodes to the same pixels.
+        for name in ["basn0g01", "basn0g04", "basn0g08", "basn2c08"] {
+            let ours = try TestImages.decoded(try PngSuiteCorruptFiles.original(name))
+            let shared = try TestImages.decoded(try TestImages.data("pngsuite/\(name).png"))
+            for (x, y) in [(0, 0), (15, 15), (31, 31)] {
+                #expect(ours.pixel(x: x, y: y) == shared.pixel(x: x, y: y), "\(name) (\(x), \(y))")
+            }
+        }
+    }
+
+    @Test(arguments: PngSuiteCorruptFiles.all)
+    func corruptPngSuiteFileIsATypedError(file: PngSuiteCorruptFiles.File) throws {
+        let data = try file.make()
+        var lazy = ImageCoderOptions()
+        lazy.decodeUseLazyDecoding = true
+        for options in [ImageCoderOptions(), lazy] {
+            do {
+                // A lazy image that the header let through must fail when its pixels are read.
+                let image = try ImageCodersManager.shared.decode(data, options: options).decoded()
+                Issue.record("\(file.name) decoded to \(image) (lazy: \(options.decodeUseLazyDecoding))")
+            } catch {
+                switch (file.failure, error) {
+                case (.notAPNG, .unknownFormat), (.corruptPNG, .corruptData(format: .png, reason: _)): break
+                default: Issue.record("\(file.name) (lazy: \(options.decodeUseLazyDecoding)): \(error)")
+                }
+            }
+        }
+    }
+
+    /// Expected values are the files' samples as pypng 0.20220715 reads them (16-bit ones raw;
+    /// Pillow 13 gives the same 8-bit ones, and the high bytes of the 16-bit ones). A 16-bit
+    /// sample v shows as v / 257 rounded or as v >> 8 (what libvips does): within 1 level of
+    /// v / 257 either way. One or two samples are grey (with alpha); three are RGB.
+    static let referencePixels: [(file: String, x: Int, y: Int, samples: [Int], bits: Int)] = [
+        // 16-bit RGB
+        ("pngsuite/basn2c16.png", 8, 24, [48623, 14798, 2114], 16), ("pngsuite/basn2c16.png", 20, 5, [23254, 54965, 0], 16),
+        ("pngsuite/basn2c16.png", 5, 27, [54965, 8456, 2114], 16), ("pngsuite/basn2c16.png", 15, 15, [33825, 33825, 0], 16),
+        // 16-bit grey
+        ("pngsuite/basn0g16.png", 31, 0, [47871], 16), ("pngsuite/basn0g16.png", 8, 24, [30720], 16),
+        ("pngsuite/basn0g16.png", 31, 31, [255], 16), ("pngsuite/basn0g16.png", 5, 27, [25344], 16),
+        // 16-bit RGBA, 16-bit grey with alpha
+        ("pngsuite/basn6a16.png", 8, 24, [61680, 0, 3854, 29597], 16), ("pngsuite/basn6a16.png", 20, 5, [18724, 65535, 0, 21141], 16),
+        ("pngsuite/basn6a16.png", 0, 0, [65535, 65535, 0, 0], 16),
+        ("pngsuite/basn4a16.png", 8, 24, [7709, 29597], 16), ("pngsuite/basn4a16.png", 20, 5, [37448, 21141], 16),
+        ("sdwebimage/RGBA16PNG.png", 63, 67, [13107, 30583, 65535, 4369], 16),
+        // 8-bit grey with alpha
+        ("pngsuite/basn4a08.png", 15, 15, [131, 123], 8), ("pngsuite/basn4a08.png", 8, 24, [57, 65], 8),
+        ("pngsuite/basn4a08.png", 0, 0, [255, 0], 8),
+        // palette
+        ("pngsuite/basn3p08.png", 15, 15, [123, 254, 0], 8), ("pngsuite/basn3p08.png", 8, 24, [255, 255, 136], 8),
+        ("pngsuite/basn3p08.png", 5, 27, [255, 220, 186], 8),
+        // palette with tRNS (as RGBA): ftbbn3p08's index 0 is fully transparent
+        ("pngsuite/ftbbn3p08.png", 15, 15, [158, 158, 158, 255], 8), ("pngsuite/ftbbn3p08.png", 20, 5, [81, 7, 7, 255], 8),
+        ("pngsuite/ftbbn3p08.png", 0, 0, [255, 255, 255, 0], 8),
+        ("sdwebimage/IndexedPNG.png", 100, 60, [195, 241, 242, 29], 8), ("sdwebimage/IndexedPNG.png", 0, 0, [154, 231, 231, 50], 8),
+    ]
+
+    @Test(arguments: referencePixels)
+    func normalisesSixteenBitGreyAlphaAndPaletteToRGBA8(file: String, x: Int, y: Int, samples: [Int], bits: Int) throws {
+        let image = try TestImages.decoded(try TestImages.data(file))
+        let pixel = try #require(image.pixel(x: x, y: y))
+        let levels = samples.map { bits == 16 ? ($0 * 255 + 32767) / 65535 : $0 }
+        let expected: [Int] = switch levels.count {
+        case 1: [levels[0], levels[0], levels[0], 255]
+        case 2: [levels[0], levels[0], levels[0], levels[1]]
+        case 3: levels + [255]
+        default: levels
+        }
+        let ours = [pixel.red, pixel.green, pixel.blue, pixel.alpha].map(Int.init)
+        #expect(image.hasAlpha == [2, 4].contains(samples.count), "\(file)")
+        #expect(abs(ours[3] - expected[3]) <= 1, "\(file) (\(x), \(y)) alpha: \(ours) vs \(expected)")
+        // A fully transparent pixel's colour is not seen.
+        if expected[3] > 0 {
+            #expect(zip(ours.prefix(3), expected.prefix(3)).allSatisfy { abs($0 - $1) <= 1 }, "\(file) (\(x), \(y)): \(ours) vs \(expected)")
+        }
+    }
+
+    @Test func greyJPEGComesOutGrey() throws {
+        let grey = try TestImages.decoded(try TestImages.data("sdwebimage/MonochromeTestImage.jpg"))
+        #expect(!grey.hasAlpha)
+        // Luma as Pillow 13 (libjpeg-turbo) reads it; IDCTs may differ by a level or two.
+        for (x, y, luma) in [(80, 60, 73), (20, 20, 155), (150, 100, 255)] {
+            let pixel = try #require(grey.pixel(x: x, y: y))
+            #expect(pixel.red == pixel.green && pixel.green == pixel.blue && pixel.alpha == 255)
+            #expect(abs(Int(pixel.red) - luma) <= 2, "(\(x), \(y)): \(pixel)")
+        }
     }
 
     @Test func keepsTransparency() throws {

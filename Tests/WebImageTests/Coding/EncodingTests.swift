@@ -12,6 +12,25 @@ import WebImage
         #expect(decoded.pixelWidth == 640 && decoded.pixelHeight == 427)
     }
 
+    /// libvips writes HEIF as HEVC-coded HEIF, that is HEIC: asked for `.heif`, the encoder gives
+    /// what it gives for `.heic`. What a user can rely on: a HEIF file (ISO BMFF, 'mif1' among
+    /// its brands, so every HEIF reader takes it) that decodes back to the image's size.
+    @Test func heifEncodesAsHEVCCodedHEIF() throws {
+        let image = try #require(Image(data: try TestImages.data("photos/rocket.jpg")))
+        let heif = try ImageCodersManager.shared.encode(image, format: .heif, options: ImageCoderOptions())
+        let sniffed = ImageFormat(sniffing: heif)
+        #expect(sniffed == .heic || sniffed == .heif, "\(sniffed)")
+        let box = try #require(String(data: heif.prefix(32), encoding: .isoLatin1))
+        #expect(box.dropFirst(4).hasPrefix("ftyp") && box.contains("mif1"), "\(box)")
+        let decoded = try TestImages.decoded(heif)
+        #expect(decoded.pixelWidth == 640 && decoded.pixelHeight == 427)
+        #expect(decoded.format == sniffed)
+        // The colours survive: a patch of the photo's sky, within lossy coding's error.
+        let original = try #require(image.pixel(x: 320, y: 40))
+        let ours = try #require(decoded.pixel(x: 320, y: 40))
+        #expect(abs(Int(ours.red) - Int(original.red)) < 24 && abs(Int(ours.blue) - Int(original.blue)) < 24, "\(ours) vs \(original)")
+    }
+
     @Test(arguments: [("sdwebimage/TestImageAnimated.webp", ImageFormat.gif), ("sdwebimage/TestLoopCount.gif", .webP),
                       ("sdwebimage/TestLoopCount.gif", .gif), ("sdwebimage/TestImageAnimated.apng", .webP)])
     func animationsKeepFrameAndLoopCounts(file: String, format: ImageFormat) throws {

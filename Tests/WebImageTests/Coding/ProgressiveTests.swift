@@ -49,10 +49,22 @@ import WebImage
         #expect(partial.pixel(x: 0, y: 0) == whole.pixel(x: 0, y: 0))
     }
 
-    @Test func headerOnlyPrefixGivesNothingYet() throws {
-        let data = try TestImages.data("photos/rocket.jpg")
-        let (partials, final) = Self.feed(data, fractions: [0.001])
-        #expect(partials.allSatisfy { $0?.isIncremental ?? true })
-        #expect(final?.pixelWidth == 640)
+    /// Until image data follows the headers there is nothing to show: no image, not even an
+    /// empty one of the right size.
+    @Test(arguments: ["photos/rocket.jpg", "pngsuite/basn6a08.png"])
+    func headerOnlyPrefixGivesNothingYet(file: String) throws {
+        let data = try TestImages.data(file)
+        let headerEnd = file.hasSuffix(".jpg")
+            ? try JPEGSegments(Array(data)).scanStart
+            : try #require(PngSuiteCorruptFiles.chunk("IDAT", in: data)).start
+        let coder = ProgressiveVipsCoder(incrementalWithOptions: ImageCoderOptions())
+        for end in [20, headerEnd] {
+            coder.updateIncrementalData(data.prefix(end), finished: false)
+            #expect(coder.incrementalDecodedImage(options: ImageCoderOptions()) == nil, "the first \(end) bytes of \(file)")
+        }
+        coder.updateIncrementalData(data, finished: true)
+        let final = try #require(coder.incrementalDecodedImage(options: ImageCoderOptions()))
+        let whole = try TestImages.decoded(data)
+        #expect(!final.isIncremental && final.pixelWidth == whole.pixelWidth && final.pixelHeight == whole.pixelHeight)
     }
 }

@@ -16,8 +16,8 @@ import WebImage
         #expect(lines.count == 3)
         #expect(lines.first?.hasSuffix("Landscape_6.jpg: jpeg 1800x1200 frames=1 loop=0") == true)
         #expect(lines.dropFirst().first?.hasSuffix("TestImageAnimated.webp: webp 990x1050 frames=8 loop=0") == true)
-        let gif = try ImageHeader(probing: try TestImages.data("sdwebimage/TestLoopCount.gif"))
-        #expect(lines.last?.hasSuffix("gif 72x48 frames=\(gif.frameCount) loop=\(gif.loopCount)") == true)
+        // The test images' README: TestLoopCount.gif is 72x48, 2 frames, loop count 1.
+        #expect(lines.last?.hasSuffix("TestLoopCount.gif: gif 72x48 frames=2 loop=1") == true, "\(lines)")
     }
 
     @Test func infoOnAFileItCannotReadExitsNonZeroWithTheReasonAndStillReportsTheOthers() async throws {
@@ -74,5 +74,52 @@ import WebImage
         #expect(badSize.status != 0 && badSize.standardError.contains("WIDTHxHEIGHT"))
         let badFormat = try await ChildProcess.run("webimage", ["convert", Self.path("photos/rocket.jpg"), "/tmp/out.unknown"])
         #expect(badFormat.status != 0 && badFormat.standardError.contains("output format"))
+    }
+
+    @Test func formatOptionOverridesTheOutputExtension() async throws {
+        let output = FileManager.default.temporaryDirectory.appendingPathComponent("webimage-cli-\(UUID().uuidString).png")
+        defer { try? FileManager.default.removeItem(at: output) }
+        let result = try await ChildProcess.run("webimage", ["convert", Self.path("photos/rocket.jpg"), output.path, "--format", "webp"])
+        #expect(result.status == 0, "\(result.standardError)")
+        let written = try Data(contentsOf: output)
+        #expect(ImageFormat(sniffing: written) == .webP)
+        let image = try TestImages.decoded(written)
+        #expect(image.format == .webP && image.pixelWidth == 640 && image.pixelHeight == 427)
+
+        // An output without an extension takes its format from --format alone.
+        let bare = FileManager.default.temporaryDirectory.appendingPathComponent("webimage-cli-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: bare) }
+        let jpeg = try await ChildProcess.run("webimage", ["convert", Self.path("sdwebimage/TestImage.png"), bare.path, "--format", "jpeg"])
+        #expect(jpeg.status == 0, "\(jpeg.standardError)")
+        #expect(ImageFormat(sniffing: try Data(contentsOf: bare)) == .jpeg)
+
+        let unknown = try await ChildProcess.run("webimage", ["convert", Self.path("photos/rocket.jpg"), output.path, "--format", "bogus"])
+        #expect(unknown.status != 0 && unknown.standardError.contains("output format"))
+    }
+
+    @Test func qualityChangesJPEGOutput() async throws {
+        let source = try TestImages.decoded(try TestImages.data("photos/astronaut.png"))
+        var sizes: [Int] = []
+        var errors: [Double] = []
+        for quality in ["10", "90"] {
+            let output = FileManager.default.temporaryDirectory.appendingPathComponent("webimage-cli-\(UUID().uuidString).jpg")
+            defer { try? FileManager.default.removeItem(at: output) }
+            let result = try await ChildProcess.run("webimage", ["convert", Self.path("photos/astronaut.png"), output.path, "--quality", quality])
+            #expect(result.status == 0, "\(result.standardError)")
+            let written = try Data(contentsOf: output)
+            let image = try TestImages.decoded(written)
+            #expect(image.format == .jpeg && image.pixelWidth == 512 && image.pixelHeight == 512)
+            sizes.append(written.count)
+            errors.append(try PixelDifference(image, source).mean)
+        }
+        // Quality 10 is smaller and further from the source than quality 90.
+        #expect(sizes.count == 2 && sizes[0] < sizes[1], "\(sizes)")
+        #expect(errors.count == 2 && errors[0] > errors[1], "\(errors)")
+
+        let refused = FileManager.default.temporaryDirectory.appendingPathComponent("webimage-cli-\(UUID().uuidString).jpg")
+        defer { try? FileManager.default.removeItem(at: refused) }
+        let outOfRange = try await ChildProcess.run("webimage", ["convert", Self.path("photos/rocket.jpg"), refused.path, "--quality", "0"])
+        #expect(outOfRange.status != 0 && outOfRange.standardError.contains("1 to 100"))
+        #expect(!FileManager.default.fileExists(atPath: refused.path))
     }
 }

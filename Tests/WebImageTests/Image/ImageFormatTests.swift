@@ -41,7 +41,7 @@ import WebImage
     }
 
     @Test func randomBytesAreUndefined() {
-        var generator = SystemRandomNumberGenerator()
+        var generator = SeededGenerator(seed: 0x5EED_F0_12A7)
         for _ in 0..<200 {
             var bytes = (0..<64).map { _ in UInt8.random(in: 0...255, using: &generator) }
             bytes[0] = UInt8.random(in: 0x00...0x20, using: &generator)  // below every magic number but the JXL box, which needs 12 exact bytes
