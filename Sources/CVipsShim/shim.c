@@ -6,20 +6,32 @@
 #include <stdlib.h>
 #include <string.h>
 
-// libvips' warnings (mostly about damaged input) would go to stderr; every failure they
-// explain also reaches us through the error buffer, which becomes a typed error.
-static void wi_drop_log(const gchar *domain, GLogLevelFlags level, const gchar *message, gpointer data) {
+// libvips' warnings (mostly about damaged input) would go to stderr. Kept instead, per thread,
+// since the operation this thread began last: a loader's failure often says only "pngload_buffer
+// failed" in the error buffer, while the reason ("Invalid color type in IHDR") was a warning.
+// Work libvips hands to its own worker threads warns there, out of reach: best effort.
+static _Thread_local char wi_thread_warnings[256];
+
+static void wi_keep_warning(const gchar *domain, GLogLevelFlags level, const gchar *message, gpointer data) {
     (void)domain;
-    (void)level;
-    (void)message;
     (void)data;
+    if ((level & G_LOG_LEVEL_WARNING) == 0 || message == NULL || strstr(wi_thread_warnings, message) != NULL) {
+        return;
+    }
+    size_t used = strlen(wi_thread_warnings);
+    if (used + strlen(message) + 2 < sizeof(wi_thread_warnings)) {
+        if (used > 0) {
+            wi_thread_warnings[used++] = '\n';
+        }
+        memcpy(wi_thread_warnings + used, message, strlen(message) + 1);
+    }
 }
 
 int wi_init(const char *argv0, int concurrency) {
     if (vips_init(argv0) != 0) {
         return -1;
     }
-    g_log_set_handler("VIPS", G_LOG_LEVEL_WARNING | G_LOG_LEVEL_MESSAGE | G_LOG_LEVEL_INFO, wi_drop_log, NULL);
+    g_log_set_handler("VIPS", G_LOG_LEVEL_WARNING | G_LOG_LEVEL_MESSAGE | G_LOG_LEVEL_INFO, wi_keep_warning, NULL);
     // The operation cache keys results by input pointers and keeps inputs alive: useless
     // for a loader that sees each buffer once, and a memory leak in a long-running server.
     vips_cache_set_max(0);
@@ -32,11 +44,19 @@ int wi_init(const char *argv0, int concurrency) {
 }
 
 char *wi_error_copy(void) {
-    return vips_error_buffer_copy();
+    char *errors = vips_error_buffer_copy();
+    if (wi_thread_warnings[0] == '\0') {
+        return errors;
+    }
+    char *joined = g_strdup_printf("%s\n%s", errors != NULL ? errors : "", wi_thread_warnings);
+    g_free(errors);
+    wi_thread_warnings[0] = '\0';
+    return joined;
 }
 
 // Builds `op`, reads its output named `output` into `result`, releases the operation.
 static int wi_build(VipsOperation *op, const char *options, const char *output, GType type, void *result) {
+    wi_thread_warnings[0] = '\0';
     if (options != NULL && options[0] != '\0' && vips_object_set_from_string(VIPS_OBJECT(op), options) != 0) {
         g_object_unref(op);
         return -1;
@@ -178,6 +198,7 @@ VipsImage *wi_placeholder(int width, int height, int bands) {
 }
 
 void *wi_render_inline(VipsImage *image, size_t *length) {
+    wi_thread_warnings[0] = '\0';
     VipsRegion *region = vips_region_new(image);
     if (region == NULL) {
         return NULL;

@@ -218,3 +218,17 @@ import WebImage
         #expect(apng.frameCount > 1)
     }
 }
+
+extension DecodingTests {
+    /// libpng's reason reaches the error: libvips logs it as a warning and puts only
+    /// "pngload_buffer failed" in its error buffer.
+    @Test func aCorruptPNGHeaderErrorSaysWhatIsWrong() throws {
+        let file = try #require(PngSuiteCorruptFiles.all.first { $0.name == "xc1n0g08" })
+        #expect {
+            try ImageCodersManager.shared.decode(try file.make(), options: ImageCoderOptions())
+        } throws: { error in
+            guard case .corruptData(format: .png, let reason) = error as? ImageCodingError else { return false }
+            return reason.contains("Invalid color type in IHDR")
+        }
+    }
+}
