@@ -95,6 +95,23 @@ struct VipsLoader: Sendable {
     }
 }
 
+extension CGSize {
+    /// A caller's size as whole pixels, where 0 means "no limit" (as SDWebImage treats sizes of
+    /// zero or larger than the image): NaN, negative and sub-pixel sides give 0, sides past any
+    /// image libvips can hold (infinity, 1e300) are capped, so the conversion never traps.
+    func pixelBox(rounding rule: FloatingPointRoundingRule) -> (width: Int, height: Int) {
+        func side(_ value: CGFloat) -> Int {
+            // NaN fails this comparison too.
+            guard value >= 1 else { return 0 }
+            return Int(Double(min(value, CGFloat(Self.largestPixelSide))).rounded(rule))
+        }
+        return (side(width), side(height))
+    }
+
+    /// Beyond libvips' largest image side (10 000 000 in 8.14), and well inside `Int32`.
+    static let largestPixelSide = 1 << 30
+}
+
 /// How big to decode: at full size, or shrunk on load to a thumbnail.
 struct DecodePlan: Sendable {
     enum Mode: Sendable {
@@ -109,9 +126,7 @@ struct DecodePlan: Sendable {
     init(header: VipsHeader, options: ImageCoderOptions) {
         let width = header.width
         let height = header.height
-        let asked = options.decodeThumbnailPixelSize
-        let askedWidth = asked.width.isFinite && asked.width >= 1 ? Int(asked.width.rounded()) : 0
-        let askedHeight = asked.height.isFinite && asked.height >= 1 ? Int(asked.height.rounded()) : 0
+        let (askedWidth, askedHeight) = options.decodeThumbnailPixelSize.pixelBox(rounding: .toNearestOrAwayFromZero)
         if askedWidth > 0 || askedHeight > 0 {
             // A side left at zero is unconstrained; never upscale.
             let boxWidth = askedWidth > 0 ? askedWidth : Int.max / 2

@@ -54,10 +54,10 @@ struct VipsSaver: Sendable {
     /// Scales down to `encodeMaxPixelSize` (still images) and flattens alpha the format lacks.
     func preparing(_ image: VipsImageRef, options: ImageCoderOptions) throws(VipsError) -> VipsImageRef {
         var image = image
-        let box = options.encodeMaxPixelSize
+        let box = options.encodeMaxPixelSize.pixelBox(rounding: .towardZero)
         let isStrip = image.pageHeight < image.height
-        if !isStrip, box.width >= 1, box.height >= 1, image.width > Int(box.width) || image.height > Int(box.height) {
-            image = try image.call("thumbnail_image", "width=\(Int(box.width)),height=\(Int(box.height)),size=down")
+        if !isStrip, box.width >= 1, box.height >= 1, image.width > box.width || image.height > box.height {
+            image = try image.call("thumbnail_image", "width=\(box.width),height=\(box.height),size=down")
         }
         if !supportsAlpha, image.hasAlpha {
             let background = options.encodeBackgroundColor ?? .white
@@ -102,9 +102,10 @@ struct VipsSaver: Sendable {
         isLossy ? "Q=\(quality)," + fixedOptions : fixedOptions
     }
 
-    /// libvips' Q (1...100) for a 0...1 quality.
+    /// libvips' Q (1...100) for a 0...1 quality; clamped before the conversion to `Int`, which
+    /// would trap on a caller's 1e300.
     static func qualityValue(_ quality: Double) -> Int {
         guard quality.isFinite else { return 100 }
-        return min(100, max(1, Int((quality * 100).rounded())))
+        return Int(min(100, max(1, (quality * 100).rounded())))
     }
 }

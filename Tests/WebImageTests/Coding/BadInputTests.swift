@@ -52,6 +52,54 @@ import WebImage
         _ = try? Self.decode(data)
     }
 
+    /// Caller sizes no image fits or that are not sizes at all: each means "no limit", as
+    /// SDWebImage treats zero or a size larger than the image.
+    static let unusableSides: [CGFloat] = [.infinity, .nan, 1e300, -1e300, -5, -.infinity]
+
+    @Test(arguments: unusableSides)
+    func unusableThumbnailSizesMeanNoLimit(side: CGFloat) throws {
+        // TurboJPEG, libpng, libvips (GIF, WebP) and APNG decoders.
+        for file in ["photos/rocket.jpg", "sdwebimage/TestImage.png", "sdwebimage/TestImage.gif",
+                     "sdwebimage/TestImageStatic.webp", "sdwebimage/TestImageAnimated.apng"] {
+            let data = try TestImages.data(file)
+            let whole = try TestImages.decoded(data)
+            var options = ImageCoderOptions()
+            options.decodeThumbnailPixelSize = CGSize(width: side, height: side)
+            let image = try Self.decode(data, options)
+            #expect(image.pixelWidth == whole.pixelWidth && image.pixelHeight == whole.pixelHeight, "\(file) in \(side)")
+            // The other side still applies.
+            options.decodeThumbnailPixelSize = CGSize(width: side, height: 40)
+            let fitted = try Self.decode(data, options)
+            let width = Double(whole.pixelWidth) * 40 / Double(whole.pixelHeight)
+            #expect(fitted.pixelHeight == 40 && abs(Double(fitted.pixelWidth) - width) <= 1, "\(file) in \(side) x 40")
+        }
+    }
+
+    @Test(arguments: unusableSides)
+    func unusableEncodeMaxPixelSizesMeanNoLimit(side: CGFloat) throws {
+        let image = try TestImages.decoded(try TestImages.data("photos/rocket.jpg"))
+        var options = ImageCoderOptions()
+        options.encodeMaxPixelSize = CGSize(width: side, height: side)
+        // JPEG goes to TurboJPEG, PNG and WebP to libvips.
+        for format in [ImageFormat.jpeg, .png, .webP] {
+            let encoded = try TestImages.decoded(try ImageCodersManager.shared.encode(image, format: format, options: options))
+            #expect(encoded.pixelWidth == 640 && encoded.pixelHeight == 427, "\(format) in \(side)")
+        }
+    }
+
+    /// Qualities past 0...1 are the nearest end of it.
+    @Test(arguments: [(1e300, 1.0), (-1e300, 0.0), (2, 1), (-0.5, 0)])
+    func outOfRangeQualitiesAreClamped(quality: Double, same: Double) throws {
+        let image = try TestImages.decoded(try TestImages.data("photos/rocket.jpg"))
+        var options = ImageCoderOptions()
+        for format in [ImageFormat.jpeg, .webP] {
+            options.encodeCompressionQuality = quality
+            let asked = try ImageCodersManager.shared.encode(image, format: format, options: options)
+            options.encodeCompressionQuality = same
+            #expect(asked == (try ImageCodersManager.shared.encode(image, format: format, options: options)), "\(format) at \(quality)")
+        }
+    }
+
     /// A PNG whose header claims 100000 x 100000 pixels (CRC correct, so the header parses).
     static func hugePNG() -> Data {
         var ihdr = Data("IHDR".utf8)
