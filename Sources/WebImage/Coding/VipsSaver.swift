@@ -45,10 +45,25 @@ struct VipsSaver: Sendable {
             }
             let pixels = try frame.makeVipsImage()
             frames.append(pixels.bands == 4 ? pixels : try pixels.addingOpaqueAlpha())
-            delays.append(Int((image.frameDuration(at: index) * 1000).rounded()))
+            delays.append(Self.milliseconds(image.frameDuration(at: index)))
         }
         return try VipsImageRef.joinVertically(frames)
-            .withAnimation(pageHeight: image.pixelHeight, delays: delays, loop: image.loopCount)
+            .withAnimation(pageHeight: image.pixelHeight, delays: delays, loop: Self.storableLoopCount(image.loopCount))
+    }
+
+    /// A frame duration in whole milliseconds: durations come from any `AnimatedImageProvider`,
+    /// so one that is not a finite, non-negative number gives 0 rather than a trap in `Int(_:)`.
+    static func milliseconds(_ seconds: TimeInterval) -> Int {
+        let value = (seconds * 1000).rounded()
+        guard value >= 0 else { return 0 }
+        return Int(min(value, Double(Int32.max)))
+    }
+
+    /// GIF (the NETSCAPE extension) and WebP (ANIM) store the loop count in 16 bits: a larger
+    /// count, such as an APNG's up to 2^32 - 1, becomes the most they can store rather than
+    /// wrapping around (2^31 would wrap to 0, which means forever); a negative one means forever.
+    static func storableLoopCount(_ loop: Int) -> Int {
+        min(max(loop, 0), Int(UInt16.max))
     }
 
     /// Scales down to `encodeMaxPixelSize` (still images) and flattens alpha the format lacks.
