@@ -105,7 +105,8 @@ public final class VipsImageRef: @unchecked Sendable {
     public func withAnimation(pageHeight: Int, delays: [Int], loop: Int) throws(VipsError) -> VipsImageRef {
         let values = delays.map { Int32(clamping: $0) }
         let result = values.withUnsafeBufferPointer {
-            wi_with_animation(pointer, Int32(pageHeight), $0.baseAddress, Int32($0.count), Int32(loop))
+            // Clamped: callers pass loop counts read from files (an APNG's is 32-bit unsigned).
+            wi_with_animation(pointer, Int32(clamping: pageHeight), $0.baseAddress, Int32(clamping: $0.count), Int32(clamping: loop))
         }
         guard let result else { throw Vips.lastError(or: "copy failed") }
         return VipsImageRef(result)

@@ -13,11 +13,21 @@ public final class APNGCoder: AnimatedImageCoder, ThrowingImageCoder {
         animation = nil
     }
 
+    private init(animation: APNGAnimation) {
+        self.animation = animation
+    }
+
     public init?(animatedImageData data: Data, options: ImageCoderOptions) {
-        guard let structure = APNGStructure(data: data), structure.frames.count > 1 else { return nil }
-        let pixels = structure.width.multipliedReportingOverflow(by: structure.height)
-        guard !pixels.overflow, pixels.partialValue <= options.decodeMaxPixelCount else { return nil }
-        animation = APNGAnimation(data: data, structure: structure, options: options)
+        guard let animation = try? Self.animation(of: data, options: options) else { return nil }
+        self.animation = animation
+    }
+
+    /// The animation in `data`: a whole, well-formed APNG of more than one frame, whose canvas
+    /// is within the pixel limit (checked before any pixel is allocated).
+    private static func animation(of data: Data, options: ImageCoderOptions) throws(ImageCodingError) -> APNGAnimation {
+        let structure = try APNGStructure(data: data, maxPixelCount: options.decodeMaxPixelCount)
+        guard structure.frames.count > 1 else { throw .corruptData(format: .png, reason: "not an animated PNG") }
+        return APNGAnimation(data: data, structure: structure, options: options)
     }
 
     // MARK: ImageCoder
@@ -32,14 +42,8 @@ public final class APNGCoder: AnimatedImageCoder, ThrowingImageCoder {
 
     public func decode(_ data: Data, options: ImageCoderOptions) throws(ImageCodingError) -> Image {
         if options.decodeFirstFrameOnly { return try VipsImageCoder.shared.decode(data, options: options) }
-        if let control = APNGStructure.animationControl(in: data), control.frameCount > 1 {
-            if let header = try? ImageHeader(probing: data), header.pixelWidth * header.pixelHeight > options.decodeMaxPixelCount {
-                throw .tooManyPixels(width: header.pixelWidth, height: header.pixelHeight, limit: options.decodeMaxPixelCount)
-            }
-        }
-        guard let coder = APNGCoder(animatedImageData: data, options: options), let animation = coder.animation else {
-            throw .corruptData(format: .png, reason: "malformed APNG frame chunks")
-        }
+        let animation = try Self.animation(of: data, options: options)
+        let coder = APNGCoder(animation: animation)
         let poster = try animation.frame(at: 0)
         return Image(
             pipeline: .bitmap(poster), pixels: poster, pixelWidth: poster.width, pixelHeight: poster.height,
@@ -97,13 +101,17 @@ final class APNGAnimation: Sendable {
         let pixels = try canvas.withLock { state throws(ImageCodingError) -> [UInt8] in
             // Going back (or a first call) starts over from an empty canvas.
             let current = state.flatMap { $0.index < index ? $0 : nil }
-            var pixels = current?.pixels ?? [UInt8](repeating: 0, count: structure.width * structure.height * 4)
-            var beforeLast = current?.beforeLast ?? pixels
+            var pixels = current?.pixels ?? []
+            var beforeLast = current?.beforeLast ?? []
             var next = (current?.index ?? -1) + 1
             while next <= index {
+                // Decoded first: a first frame that does not decode throws before the canvas
+                // (which APNGStructure kept within the pixel limit) is allocated.
+                let decoded = try decodedPixels(of: structure.frames[next])
+                if pixels.isEmpty { pixels = [UInt8](repeating: 0, count: structure.width * structure.height * 4) }
                 if next > 0 { dispose(structure.frames[next - 1], on: &pixels, restoring: beforeLast, isFirst: next == 1) }
                 beforeLast = pixels
-                try draw(structure.frames[next], on: &pixels)
+                draw(decoded, of: structure.frames[next], on: &pixels)
                 next += 1
             }
             state = (index, pixels, beforeLast)
@@ -138,7 +146,8 @@ final class APNGAnimation: Sendable {
         }
     }
 
-    private func draw(_ frame: APNGStructure.Frame, on pixels: inout [UInt8]) throws(ImageCodingError) {
+    /// The frame's own pixels (its region only), as RGBA8.
+    private func decodedPixels(of frame: APNGStructure.Frame) throws(ImageCodingError) -> PixelBuffer {
         let decoded: PixelBuffer
         do {
             decoded = try VipsImageRef.load("pngload_buffer", data: frame.png, options: "fail_on=truncated")
@@ -149,6 +158,10 @@ final class APNGAnimation: Sendable {
         guard decoded.width == frame.width, decoded.height == frame.height else {
             throw .corruptData(format: .png, reason: "frame size does not match its fcTL")
         }
+        return decoded
+    }
+
+    private func draw(_ decoded: PixelBuffer, of frame: APNGStructure.Frame, on pixels: inout [UInt8]) {
         decoded.withUnsafeBytes { source in
             var row = 0
             forEachRow(of: frame) { start, count in

@@ -38,22 +38,43 @@ struct APNGStructure: Sendable {
     }
 
     /// The `acTL` chunk, when it comes before the first `IDAT` (else the file is a still PNG).
+    /// Only the chunks up to there are read, so a prefix of a file is enough.
     static func animationControl(in data: Data) -> AnimationControl? {
-        guard let chunks = chunks(of: data, stopAtImageData: true),
+        guard let (chunks, _) = try? chunks(of: data, stopAtImageData: true),
               let control = chunks.first(where: { $0.type == "acTL" }), control.body.count >= 8
         else { return nil }
-        return AnimationControl(frameCount: Int(control.body.uint32(at: 0)), loopCount: Int(control.body.uint32(at: 4)))
+        return AnimationControl(frameCount: Int(control.body.uint32(at: 0)), loopCount: loopCount(of: control.body))
     }
 
-    /// Parses every frame; nil when the data is not a well-formed APNG.
-    init?(data: Data) {
-        guard let chunks = Self.chunks(of: data, stopAtImageData: false),
-              let header = chunks.first, header.type == "IHDR", header.body.count == 13,
-              let control = chunks.first(where: { $0.type == "acTL" }), control.body.count >= 8
-        else { return nil }
+    /// acTL's `num_plays` (0 = forever) is 32-bit unsigned; libvips' `loop` metadata, where it
+    /// goes when encoded, is a C int: clamped so no later conversion traps.
+    private static func loopCount(of control: Data) -> Int {
+        min(Int(control.uint32(at: 4)), Int(Int32.max))
+    }
+
+    /// Parses every frame; throws `corruptData` when the data is not a whole, well-formed APNG
+    /// (a cut file, a damaged chunk, fewer frames than `acTL` announces).
+    /// A canvas over `maxPixelCount` pixels (or too large to address as RGBA8) is refused
+    /// with `tooManyPixels` as soon as the header is read, before any frame is rebuilt.
+    init(data: Data, maxPixelCount: Int) throws(ImageCodingError) {
+        func corrupt(_ reason: String) -> ImageCodingError { .corruptData(format: .png, reason: reason) }
+        let (chunks, ended) = try Self.chunks(of: data, stopAtImageData: false)
+        guard let header = chunks.first, header.type == "IHDR", header.body.count == 13 else {
+            throw corrupt("APNG without a valid IHDR chunk first")
+        }
         let width = Int(header.body.uint32(at: 0))
         let height = Int(header.body.uint32(at: 4))
-        loopCount = Int(control.body.uint32(at: 4))
+        // The canvas holds 4 bytes a pixel: its byte count must fit in an Int too.
+        let limit = min(maxPixelCount, Int.max / 4)
+        let pixels = width.multipliedReportingOverflow(by: height)
+        guard !pixels.overflow, pixels.partialValue <= limit else {
+            throw .tooManyPixels(width: width, height: height, limit: limit)
+        }
+        guard ended else { throw corrupt("truncated APNG: no IEND chunk") }
+        guard let control = chunks.first(where: { $0.type == "acTL" }), control.body.count >= 8 else {
+            throw corrupt("APNG without a valid acTL chunk")
+        }
+        loopCount = Self.loopCount(of: control.body)
         // Chunks every frame file needs: palette, transparency, colour information.
         let shared = chunks.prefix { $0.type != "IDAT" }.filter { !["IHDR", "acTL", "fcTL"].contains($0.type) }
         var frames: [Frame] = []
@@ -87,31 +108,43 @@ struct APNGStructure: Sendable {
             }
         }
         finish()
+        // Frames without image data are dropped by `finish`, so they count as missing here too.
+        let announced = Int(control.body.uint32(at: 0))
+        guard frames.count == announced else {
+            throw corrupt("APNG has \(frames.count) complete frames, acTL announces \(announced)")
+        }
         guard !frames.isEmpty, frames.allSatisfy({ $0.x + $0.width <= width && $0.y + $0.height <= height && $0.width > 0 && $0.height > 0 })
-        else { return nil }
+        else { throw corrupt("APNG frame outside the canvas") }
         self.width = width
         self.height = height
         self.frames = frames
     }
 
-    /// The chunks after the signature, or nil when the data is not a PNG or a length runs past
-    /// the end. CRCs are left to libpng, which checks them when it decodes each frame.
-    private static func chunks(of data: Data, stopAtImageData: Bool) -> [Chunk]? {
+    /// The whole chunks after the signature, up to `IEND` (`ended`) or the first `IDAT` when
+    /// `stopAtImageData`, or up to where the data is cut. Each chunk's CRC is checked here:
+    /// frames are rebuilt as new files with fresh CRCs, so libpng never sees the stored ones.
+    private static func chunks(of data: Data, stopAtImageData: Bool) throws(ImageCodingError) -> (chunks: [Chunk], ended: Bool) {
         let signature: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
-        guard data.count >= 8, data.prefix(8).elementsEqual(signature) else { return nil }
+        guard data.count >= 8, data.prefix(8).elementsEqual(signature) else {
+            throw .corruptData(format: .png, reason: "no PNG signature")
+        }
         var chunks: [Chunk] = []
         var offset = data.startIndex + 8
         while offset + 12 <= data.endIndex {
             let length = Int(data.uint32(at: offset - data.startIndex))
             let bodyStart = offset + 8
-            guard length <= data.endIndex - bodyStart - 4 else { return chunks.isEmpty ? nil : chunks }
+            guard length <= data.endIndex - bodyStart - 4 else { break }
+            let typeAndBody = data[(offset + 4)..<(bodyStart + length)]
+            guard CRC32.checksum(typeAndBody) == data.uint32(at: bodyStart + length - data.startIndex) else {
+                throw .corruptData(format: .png, reason: "CRC mismatch in the chunk at byte \(offset - data.startIndex)")
+            }
             let type = String(decoding: data[(offset + 4)..<bodyStart], as: UTF8.self)
             if stopAtImageData && type == "IDAT" { break }
             chunks.append(Chunk(type: type, body: data.subdata(in: bodyStart..<(bodyStart + length))))
-            if type == "IEND" { break }
+            if type == "IEND" { return (chunks, true) }
             offset = bodyStart + length + 4
         }
-        return chunks
+        return (chunks, false)
     }
 
     private static func pngFile(header: Data, shared: [Chunk], imageData: [Data]) -> Data {
@@ -150,14 +183,19 @@ private extension Data {
     }
 }
 
-/// The CRC-32 that PNG chunks carry. Written here because rebuilt frame files need fresh
-/// CRCs and no listed Swift package exposes one (zlib's would mean a C call for 20 lines).
+/// The CRC-32 that PNG chunks carry, to check stored chunks and to give rebuilt frame files
+/// fresh ones. Written here because no listed Swift package exposes one, and zlib's is out of
+/// reach: only the LibVips target imports C, and none of its modules exposes zlib.
 enum CRC32 {
     private static let table: [UInt32] = (0..<256).map { index in
         (0..<8).reduce(UInt32(index)) { value, _ in value & 1 == 1 ? 0xEDB8_8320 ^ (value >> 1) : value >> 1 }
     }
 
     static func checksum(_ data: Data) -> UInt32 {
-        ~data.reduce(~UInt32(0)) { table[Int(($0 ^ UInt32($1)) & 0xFF)] ^ ($0 >> 8) }
+        data.withUnsafeBytes { bytes in
+            table.withUnsafeBufferPointer { table in
+                ~bytes.reduce(~UInt32(0)) { table[Int(($0 ^ UInt32($1)) & 0xFF)] ^ ($0 >> 8) }
+            }
+        }
     }
 }

@@ -141,8 +141,8 @@ public final class TurboJPEGCoder: ThrowingImageCoder {
     }
 
     public func encode(_ image: Image, format: ImageFormat, options: ImageCoderOptions) throws(ImageCodingError) -> Data {
-        let box = options.encodeMaxPixelSize
-        let fitsBox = box.width < 1 || box.height < 1 || (image.pixelWidth <= Int(box.width) && image.pixelHeight <= Int(box.height))
+        let box = options.encodeMaxPixelSize.pixelBox(rounding: .towardZero)
+        let fitsBox = box.width < 1 || box.height < 1 || (image.pixelWidth <= box.width && image.pixelHeight <= box.height)
         guard format == .jpeg, !image.hasAlpha, fitsBox, options.encodeMaxFileSize <= 0,
               image.pixelWidth * image.pixelHeight <= BitmapThumbnail.maxPixelCount
         else { return try fallback.encode(image, format: format, options: options) }

@@ -58,6 +58,17 @@ struct VipsLoader: Sendable {
 
     /// Reads the header (no pixels) and refuses images over the pixel limit.
     func header(of data: Data, options: ImageCoderOptions) throws(ImageCodingError) -> VipsHeader {
+        // libvips 8.14 (libnsgif) counts the frames a cut GIF still holds and decodes them
+        // without a warning, even with fail_on=truncated: the blocks are walked here instead.
+        if format == .gif, let problem = GIFBlocks.problem(in: data) {
+            throw .corruptData(format: .gif, reason: problem)
+        }
+        // Poppler rebuilds a PDF whose end (cross-reference table, trailer) is cut off and draws
+        // what it finds. Acrobat wants the end-of-file marker within the last 1024 bytes (PDF 1.7
+        // reference, appendix H): so do we.
+        if format == .pdf, data.suffix(1024).range(of: Data("%%EOF".utf8)) == nil {
+            throw .corruptData(format: .pdf, reason: "truncated PDF: no %%EOF marker at its end")
+        }
         let image: VipsImageRef
         do {
             image = try VipsImageRef.load(operation, data: data, options: isAnimatable ? "n=-1" : "")
@@ -95,6 +106,23 @@ struct VipsLoader: Sendable {
     }
 }
 
+extension CGSize {
+    /// A caller's size as whole pixels, where 0 means "no limit" (as SDWebImage treats sizes of
+    /// zero or larger than the image): NaN, negative and sub-pixel sides give 0, sides past any
+    /// image libvips can hold (infinity, 1e300) are capped, so the conversion never traps.
+    func pixelBox(rounding rule: FloatingPointRoundingRule) -> (width: Int, height: Int) {
+        func side(_ value: CGFloat) -> Int {
+            // NaN fails this comparison too.
+            guard value >= 1 else { return 0 }
+            return Int(Double(min(value, CGFloat(Self.largestPixelSide))).rounded(rule))
+        }
+        return (side(width), side(height))
+    }
+
+    /// Beyond libvips' largest image side (10 000 000 in 8.14), and well inside `Int32`.
+    static let largestPixelSide = 1 << 30
+}
+
 /// How big to decode: at full size, or shrunk on load to a thumbnail.
 struct DecodePlan: Sendable {
     enum Mode: Sendable {
@@ -109,9 +137,7 @@ struct DecodePlan: Sendable {
     init(header: VipsHeader, options: ImageCoderOptions) {
         let width = header.width
         let height = header.height
-        let asked = options.decodeThumbnailPixelSize
-        let askedWidth = asked.width.isFinite && asked.width >= 1 ? Int(asked.width.rounded()) : 0
-        let askedHeight = asked.height.isFinite && asked.height >= 1 ? Int(asked.height.rounded()) : 0
+        let (askedWidth, askedHeight) = options.decodeThumbnailPixelSize.pixelBox(rounding: .toNearestOrAwayFromZero)
         if askedWidth > 0 || askedHeight > 0 {
             // A side left at zero is unconstrained; never upscale.
             let boxWidth = askedWidth > 0 ? askedWidth : Int.max / 2
@@ -134,5 +160,48 @@ struct DecodePlan: Sendable {
             return
         }
         mode = .full(orientation: header.orientation)
+    }
+}
+
+/// The block layout of a GIF file (GIF89a specification, section 17 onwards), walked without
+/// decoding any image data to tell a whole file from a cut one.
+enum GIFBlocks {
+    /// Why the blocks do not run from the header to the trailer (0x3B), or nil when they do.
+    /// Like giflib, an unknown block type is an error: nothing after it can be found.
+    static func problem(in data: Data) -> String? {
+        data.withUnsafeBytes { bytes -> String? in
+            var offset = 13
+            guard bytes.count >= offset else { return "truncated GIF: the screen descriptor is cut" }
+            offset += colourTableSize(flags: bytes[10])
+            while offset < bytes.count {
+                let introducer = bytes[offset]
+                switch introducer {
+                case 0x3B:
+                    return nil
+                case 0x21:
+                    // Extension: label, then sub-blocks.
+                    offset += 2
+                case 0x2C:
+                    // Image: descriptor, optional local colour table, LZW code size, sub-blocks.
+                    guard offset + 10 <= bytes.count else { return "truncated GIF: an image descriptor is cut" }
+                    offset += 10 + colourTableSize(flags: bytes[offset + 9]) + 1
+                default:
+                    return "corrupt GIF: unknown block type 0x\(String(introducer, radix: 16)) at byte \(offset)"
+                }
+                // Sub-blocks: a length byte and that many bytes, until a zero length.
+                while true {
+                    guard offset < bytes.count else { return "truncated GIF: ends inside a block" }
+                    let length = Int(bytes[offset])
+                    offset += 1 + length
+                    if length == 0 { break }
+                }
+            }
+            return "truncated GIF: no trailer after the last block"
+        }
+    }
+
+    /// Bytes of the colour table a descriptor's flags announce.
+    private static func colourTableSize(flags: UInt8) -> Int {
+        flags & 0x80 == 0 ? 0 : 3 << (Int(flags & 0x07) + 1)
     }
 }

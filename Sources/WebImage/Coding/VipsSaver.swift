@@ -45,19 +45,34 @@ struct VipsSaver: Sendable {
             }
             let pixels = try frame.makeVipsImage()
             frames.append(pixels.bands == 4 ? pixels : try pixels.addingOpaqueAlpha())
-            delays.append(Int((image.frameDuration(at: index) * 1000).rounded()))
+            delays.append(Self.milliseconds(image.frameDuration(at: index)))
         }
         return try VipsImageRef.joinVertically(frames)
-            .withAnimation(pageHeight: image.pixelHeight, delays: delays, loop: image.loopCount)
+            .withAnimation(pageHeight: image.pixelHeight, delays: delays, loop: Self.storableLoopCount(image.loopCount))
+    }
+
+    /// A frame duration in whole milliseconds: durations come from any `AnimatedImageProvider`,
+    /// so one that is not a finite, non-negative number gives 0 rather than a trap in `Int(_:)`.
+    static func milliseconds(_ seconds: TimeInterval) -> Int {
+        let value = (seconds * 1000).rounded()
+        guard value >= 0 else { return 0 }
+        return Int(min(value, Double(Int32.max)))
+    }
+
+    /// GIF (the NETSCAPE extension) and WebP (ANIM) store the loop count in 16 bits: a larger
+    /// count, such as an APNG's up to 2^32 - 1, becomes the most they can store rather than
+    /// wrapping around (2^31 would wrap to 0, which means forever); a negative one means forever.
+    static func storableLoopCount(_ loop: Int) -> Int {
+        min(max(loop, 0), Int(UInt16.max))
     }
 
     /// Scales down to `encodeMaxPixelSize` (still images) and flattens alpha the format lacks.
     func preparing(_ image: VipsImageRef, options: ImageCoderOptions) throws(VipsError) -> VipsImageRef {
         var image = image
-        let box = options.encodeMaxPixelSize
+        let box = options.encodeMaxPixelSize.pixelBox(rounding: .towardZero)
         let isStrip = image.pageHeight < image.height
-        if !isStrip, box.width >= 1, box.height >= 1, image.width > Int(box.width) || image.height > Int(box.height) {
-            image = try image.call("thumbnail_image", "width=\(Int(box.width)),height=\(Int(box.height)),size=down")
+        if !isStrip, box.width >= 1, box.height >= 1, image.width > box.width || image.height > box.height {
+            image = try image.call("thumbnail_image", "width=\(box.width),height=\(box.height),size=down")
         }
         if !supportsAlpha, image.hasAlpha {
             let background = options.encodeBackgroundColor ?? .white
@@ -102,9 +117,10 @@ struct VipsSaver: Sendable {
         isLossy ? "Q=\(quality)," + fixedOptions : fixedOptions
     }
 
-    /// libvips' Q (1...100) for a 0...1 quality.
+    /// libvips' Q (1...100) for a 0...1 quality; clamped before the conversion to `Int`, which
+    /// would trap on a caller's 1e300.
     static func qualityValue(_ quality: Double) -> Int {
         guard quality.isFinite else { return 100 }
-        return min(100, max(1, Int((quality * 100).rounded())))
+        return Int(min(100, max(1, (quality * 100).rounded())))
     }
 }
