@@ -43,6 +43,10 @@ int wi_init(const char *argv0, int concurrency) {
     return 0;
 }
 
+void wi_warnings_clear(void) {
+    wi_thread_warnings[0] = '\0';
+}
+
 char *wi_error_copy(void) {
     char *errors = vips_error_buffer_copy();
     if (wi_thread_warnings[0] == '\0') {
@@ -56,7 +60,7 @@ char *wi_error_copy(void) {
 
 // Builds `op`, reads its output named `output` into `result`, releases the operation.
 static int wi_build(VipsOperation *op, const char *options, const char *output, GType type, void *result) {
-    wi_thread_warnings[0] = '\0';
+    wi_warnings_clear();
     if (options != NULL && options[0] != '\0' && vips_object_set_from_string(VIPS_OBJECT(op), options) != 0) {
         g_object_unref(op);
         return -1;
@@ -143,6 +147,7 @@ VipsBlob *wi_save_buffer(const char *operation, VipsImage *in, const char *optio
 }
 
 VipsImage *wi_flatten(VipsImage *in, double red, double green, double blue) {
+    wi_warnings_clear();
     double background[3] = { red, green, blue };
     VipsArrayDouble *array = vips_array_double_new(background, 3);
     VipsImage *out = NULL;
@@ -152,16 +157,19 @@ VipsImage *wi_flatten(VipsImage *in, double red, double green, double blue) {
 }
 
 VipsImage *wi_add_constant_band(VipsImage *in, double value) {
+    wi_warnings_clear();
     VipsImage *out = NULL;
     return vips_bandjoin_const1(in, &out, value, NULL) ? NULL : out;
 }
 
 VipsImage *wi_join_vertically(VipsImage **images, int count) {
+    wi_warnings_clear();
     VipsImage *out = NULL;
     return vips_arrayjoin(images, &out, count, "across", 1, NULL) ? NULL : out;
 }
 
 VipsImage *wi_with_animation(VipsImage *in, int page_height, const int *delays, int count, int loop) {
+    wi_warnings_clear();
     VipsImage *out = NULL;
     if (vips_copy(in, &out, NULL) != 0) {
         return NULL;
@@ -179,6 +187,7 @@ VipsImage *wi_with_animation(VipsImage *in, int page_height, const int *delays, 
 
 VipsImage *wi_image_from_memory(const void *pixels, size_t length, int width, int height, int bands,
                                 void *owner, void (*release)(void *)) {
+    wi_warnings_clear();
     VipsImage *out = vips_image_new_from_memory(pixels, length, width, height, bands, VIPS_FORMAT_UCHAR);
     if (out == NULL) {
         release(owner);
@@ -190,6 +199,7 @@ VipsImage *wi_image_from_memory(const void *pixels, size_t length, int width, in
 }
 
 VipsImage *wi_placeholder(int width, int height, int bands) {
+    wi_warnings_clear();
     VipsImage *out = NULL;
     if (vips_black(&out, width, height, "bands", bands, NULL) != 0) {
         return NULL;
@@ -198,7 +208,7 @@ VipsImage *wi_placeholder(int width, int height, int bands) {
 }
 
 void *wi_render_inline(VipsImage *image, size_t *length) {
-    wi_thread_warnings[0] = '\0';
+    wi_warnings_clear();
     VipsRegion *region = vips_region_new(image);
     if (region == NULL) {
         return NULL;

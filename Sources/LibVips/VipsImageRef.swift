@@ -144,6 +144,7 @@ public final class VipsImageRef: @unchecked Sendable {
     /// Evaluates the pipeline into a new bitmap that nobody else holds.
     private func renderedCopy() throws(VipsError) -> PixelBuffer {
         var length = 0
+        wi_warnings_clear()
         guard let memory = vips_image_write_to_memory(pointer, &length) else {
             throw Vips.lastError(or: "cannot compute pixels")
         }

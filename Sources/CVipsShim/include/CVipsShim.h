@@ -13,8 +13,12 @@
 /// pipeline (0 keeps libvips' default). Returns 0 on success.
 int wi_init(const char *argv0, int concurrency);
 
-/// The text of libvips' error buffer, cleared; free with g_free. Never NULL.
+/// The text of libvips' error buffer, cleared, then the warnings libvips logged on this thread
+/// since the failing call began (libpng's reasons arrive as warnings); free with g_free.
 char *wi_error_copy(void);
+/// Forgets the warnings libvips logged on this thread, so that the next failure's message
+/// carries only its own (every function here that can fail calls it first).
+void wi_warnings_clear(void);
 
 /// Runs the loader `operation` (e.g. "jpegload_buffer") on a private copy of the bytes.
 /// `options` is libvips' argument syntax ("shrink=2,access=sequential"), may be NULL.

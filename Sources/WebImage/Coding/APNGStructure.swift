@@ -134,12 +134,13 @@ struct APNGStructure: Sendable {
             let length = Int(data.uint32(at: offset - data.startIndex))
             let bodyStart = offset + 8
             guard length <= data.endIndex - bodyStart - 4 else { break }
+            let type = String(decoding: data[(offset + 4)..<bodyStart], as: UTF8.self)
+            // Before the CRC: every PNG's header is read here, and its image data can be most of it.
+            if stopAtImageData && type == "IDAT" { break }
             let typeAndBody = data[(offset + 4)..<(bodyStart + length)]
             guard CRC32.checksum(typeAndBody) == data.uint32(at: bodyStart + length - data.startIndex) else {
                 throw .corruptData(format: .png, reason: "CRC mismatch in the chunk at byte \(offset - data.startIndex)")
             }
-            let type = String(decoding: data[(offset + 4)..<bodyStart], as: UTF8.self)
-            if stopAtImageData && type == "IDAT" { break }
             chunks.append(Chunk(type: type, body: data.subdata(in: bodyStart..<(bodyStart + length))))
             if type == "IEND" { return (chunks, true) }
             offset = bodyStart + length + 4

@@ -69,12 +69,8 @@ struct VipsLoader: Sendable {
         if format == .pdf, data.suffix(1024).range(of: Data("%%EOF".utf8)) == nil {
             throw .corruptData(format: .pdf, reason: "truncated PDF: no %%EOF marker at its end")
         }
-        // Entities declared before the root element are how "billion laughs" documents expand
-        // a few bytes into gigabytes, and libxml2 2.9 (under librsvg) leaks their values on
-        // every parse: such SVGs are refused, as image proxies sanitising SVG do.
-        if format == .svg, let root = data.range(of: Data("<svg".utf8)),
-           data[data.startIndex..<root.lowerBound].range(of: Data("<!ENTITY".utf8)) != nil {
-            throw .corruptData(format: .svg, reason: "entity declarations are refused (entity expansion)")
+        if format == .svg, let refusal = SVGEntities.refusal(in: data) {
+            throw .corruptData(format: .svg, reason: "refused: \(refusal)")
         }
         let image: VipsImageRef
         do {

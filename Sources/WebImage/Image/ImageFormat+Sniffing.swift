@@ -61,9 +61,15 @@ extension ImageFormat {
             } else if rest.hasPrefix("<!--") {
                 skipped = rest.after("-->")
             } else if rest.lowercased().hasPrefix("<!doctype") {
-                // An internal subset ([...]) may hold '>' before the doctype's own.
+                // An internal subset ([...]) may hold '>' before the doctype's own, which may
+                // follow its ']' after white space.
                 let subset = rest.firstIndex(of: "[").map { $0 < (rest.firstIndex(of: ">") ?? rest.endIndex) } ?? false
-                skipped = rest.after(subset ? "]>" : ">")
+                if subset, let close = rest.lastRange(before: "<svg", of: "]") {
+                    let tail = rest[close.upperBound...].drop { $0.isWhitespace }
+                    skipped = tail.hasPrefix(">") ? tail.dropFirst() : nil
+                } else {
+                    skipped = rest.after(">")
+                }
             } else {
                 break
             }
@@ -71,8 +77,9 @@ extension ImageFormat {
             rest = skipped.drop { $0.isWhitespace }
         }
         guard rest.count > 4, rest.prefix(4).lowercased() == "<svg" else { return false }
+        // `<svg:svg` is the root with a namespace prefix.
         let next = rest[rest.index(rest.startIndex, offsetBy: 4)]
-        return next.isWhitespace || next == ">" || next == "/"
+        return next.isWhitespace || next == ">" || next == "/" || next == ":"
     }
 }
 
@@ -80,6 +87,12 @@ extension Substring {
     /// What follows the first `marker`, or nil when there is none.
     fileprivate func after(_ marker: String) -> Substring? {
         range(of: marker).map { self[$0.upperBound...] }
+    }
+
+    /// The last `marker` before the first `limit` (or before the end when there is none).
+    fileprivate func lastRange(before limit: String, of marker: String) -> Range<Index>? {
+        let end = range(of: limit, options: .caseInsensitive)?.lowerBound ?? endIndex
+        return self[..<end].range(of: marker, options: .backwards)
     }
 }
 

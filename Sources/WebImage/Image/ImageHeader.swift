@@ -1,7 +1,9 @@
 import Foundation
 
 /// What an image file's header says, read without decoding any pixel: cheap enough to run on
-/// every upload or proxy request before deciding whether to decode.
+/// every upload or proxy request before deciding whether to decode. JPEG, PNG and WebP headers
+/// can be read from a prefix of the file; GIF and PDF need the whole file (a cut one is
+/// refused here, as its decode would be).
 public struct ImageHeader: Sendable, Equatable {
     /// The format, from the file's bytes.
     public var format: ImageFormat

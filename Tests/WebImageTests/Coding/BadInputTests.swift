@@ -230,5 +230,12 @@ import WebImage
         for (x, y) in [(150, 150), (40, 100), (260, 200)] {
             #expect(image.pixel(x: x, y: y) == RGBA8(red: 0, green: 0, blue: 0, alpha: 0), "pixel (\(x), \(y))")
         }
+        // The control: the same picture embedded as a data: URI is drawn, opaque where the
+        // external one left the canvas empty (so the check above can fail).
+        let embedded = """
+        <svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" width="300" height="300">
+        <image xlink:href="data:image/jpeg;base64,\(picture.base64EncodedString())" width="300" height="300"/></svg>
+        """
+        #expect(try Self.decode(Data(embedded.utf8)).pixel(x: 150, y: 150)?.alpha == 255)
     }
 }
