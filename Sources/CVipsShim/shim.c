@@ -1,7 +1,6 @@
 #include "CVipsShim.h"
 
 #include <lcms2.h>
-#include <vips/vector.h>
 #include <png.h>
 #include <setjmp.h>
 #include <stdlib.h>
@@ -41,11 +40,6 @@ int wi_init(const char *argv0, int concurrency) {
     if (concurrency > 0) {
         vips_concurrency_set(concurrency);
     }
-    // No run-time generated vector code (liborc): freeing it raced between threads here, a
-    // SEGV in orc_code_free under vips_vector_free in one leak-check run of six (sharp turned
-    // orc off for the same race). libvips' C paths run instead: no measurable cost on our
-    // thumbnail jobs, which mostly skip libvips.
-    vips_vector_set_enabled(FALSE);
     return 0;
 }
 
