@@ -19,12 +19,10 @@ public enum ImageCoderHelper {
     /// SDWebImage does.
     public static func decodedAndScaledDownImage(with image: Image, limitBytes: Int = defaultScaleDownLimitBytes) -> Image? {
         guard !image.isAnimated else { return image }
-        let limit = Double(limitBytes > 0 ? limitBytes : defaultScaleDownLimitBytes)
-        let bytes = Double(image.pixelWidth) * Double(image.pixelHeight) * 4
-        guard bytes > limit else { return decodedImage(with: image) }
-        let factor = (limit / bytes).squareRoot()
-        let width = max(1, Int(Double(image.pixelWidth) * factor))
-        let height = max(1, Int(Double(image.pixelHeight) * factor))
+        guard let (width, height) = scaledDownPixelSize(
+            width: image.pixelWidth, height: image.pixelHeight,
+            limitBytes: limitBytes > 0 ? limitBytes : defaultScaleDownLimitBytes
+        ) else { return decodedImage(with: image) }
         let scaled = Image(
             pipeline: image.pipeline.appending { image throws(VipsError) in
                 try image.call("thumbnail_image", "width=\(width),height=\(height),size=force")
@@ -33,6 +31,16 @@ public enum ImageCoderHelper {
             hasAlpha: image.hasAlpha, isVector: image.isVector
         )
         return decodedImage(with: scaled)
+    }
+
+    /// The size an image of `width` x `height` pixels scales down to, aspect kept, so that its
+    /// RGBA8 bitmap fits in `limitBytes`; nil when it fits already or there is no limit (0).
+    /// Decoding with `decodeScaleDownLimitBytes` shrinks to the same size.
+    static func scaledDownPixelSize(width: Int, height: Int, limitBytes: Int) -> (width: Int, height: Int)? {
+        let bytes = Double(width) * Double(height) * 4
+        guard limitBytes > 0, bytes > Double(limitBytes) else { return nil }
+        let factor = (Double(limitBytes) / bytes).squareRoot()
+        return (max(1, Int(Double(width) * factor)), max(1, Int(Double(height) * factor)))
     }
 
     /// The size to draw an image of `imageSize` at for `scaleSize`, as SDWebImage computes it:

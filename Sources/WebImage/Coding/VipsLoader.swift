@@ -109,23 +109,6 @@ struct VipsLoader: Sendable {
     }
 }
 
-extension CGSize {
-    /// A caller's size as whole pixels, where 0 means "no limit" (as SDWebImage treats sizes of
-    /// zero or larger than the image): NaN, negative and sub-pixel sides give 0, sides past any
-    /// image libvips can hold (infinity, 1e300) are capped, so the conversion never traps.
-    func pixelBox(rounding rule: FloatingPointRoundingRule) -> (width: Int, height: Int) {
-        func side(_ value: CGFloat) -> Int {
-            // NaN fails this comparison too.
-            guard value >= 1 else { return 0 }
-            return Int(Double(min(value, CGFloat(Self.largestPixelSide))).rounded(rule))
-        }
-        return (side(width), side(height))
-    }
-
-    /// Beyond libvips' largest image side (10 000 000 in 8.14), and well inside `Int32`.
-    static let largestPixelSide = 1 << 30
-}
-
 /// How big to decode: at full size, or shrunk on load to a thumbnail.
 struct DecodePlan: Sendable {
     enum Mode: Sendable {
@@ -154,57 +137,12 @@ struct DecodePlan: Sendable {
                 return
             }
         }
-        let limit = options.decodeScaleDownLimitBytes
-        if limit > 0, Double(width) * Double(height) * 4 > Double(limit) {
-            let factor = (Double(limit) / (Double(width) * Double(height) * 4)).squareRoot()
-            mode = .thumbnail(
-                width: max(1, Int(Double(width) * factor)), height: max(1, Int(Double(height) * factor)), stretch: false
-            )
+        if let size = ImageCoderHelper.scaledDownPixelSize(
+            width: width, height: height, limitBytes: options.decodeScaleDownLimitBytes
+        ) {
+            mode = .thumbnail(width: size.width, height: size.height, stretch: false)
             return
         }
         mode = .full(orientation: header.orientation)
-    }
-}
-
-/// The block layout of a GIF file (GIF89a specification, section 17 onwards), walked without
-/// decoding any image data to tell a whole file from a cut one.
-enum GIFBlocks {
-    /// Why the blocks do not run from the header to the trailer (0x3B), or nil when they do.
-    /// Like giflib, an unknown block type is an error: nothing after it can be found.
-    static func problem(in data: Data) -> String? {
-        data.withUnsafeBytes { bytes -> String? in
-            var offset = 13
-            guard bytes.count >= offset else { return "truncated GIF: the screen descriptor is cut" }
-            offset += colourTableSize(flags: bytes[10])
-            while offset < bytes.count {
-                let introducer = bytes[offset]
-                switch introducer {
-                case 0x3B:
-                    return nil
-                case 0x21:
-                    // Extension: label, then sub-blocks.
-                    offset += 2
-                case 0x2C:
-                    // Image: descriptor, optional local colour table, LZW code size, sub-blocks.
-                    guard offset + 10 <= bytes.count else { return "truncated GIF: an image descriptor is cut" }
-                    offset += 10 + colourTableSize(flags: bytes[offset + 9]) + 1
-                default:
-                    return "corrupt GIF: unknown block type 0x\(String(introducer, radix: 16)) at byte \(offset)"
-                }
-                // Sub-blocks: a length byte and that many bytes, until a zero length.
-                while true {
-                    guard offset < bytes.count else { return "truncated GIF: ends inside a block" }
-                    let length = Int(bytes[offset])
-                    offset += 1 + length
-                    if length == 0 { break }
-                }
-            }
-            return "truncated GIF: no trailer after the last block"
-        }
-    }
-
-    /// Bytes of the colour table a descriptor's flags announce.
-    private static func colourTableSize(flags: UInt8) -> Int {
-        flags & 0x80 == 0 ? 0 : 3 << (Int(flags & 0x07) + 1)
     }
 }
