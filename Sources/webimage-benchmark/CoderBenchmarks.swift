@@ -19,8 +19,7 @@ import WebImage
 /// thumbnail decode against full decode + resize, and 2 threads against 1 (with the CPU the
 /// process actually got, since other work on the machine caps the ratio).
 ///
-/// The test images are found at `../shared/testdata/images` beside the repository (or at
-/// `$WEBIMAGE_TESTDATA`).
+/// The test images are the repository's `Tests/Images` (or `$WEBIMAGE_TESTDATA`).
 enum CoderBenchmarks {
     static let boxWidth = 300
     static let boxHeight = 200
@@ -618,12 +617,12 @@ enum CoderBenchmarks {
             return URL(fileURLWithPath: override)
         }
         for root in repositoryRoots() {
-            let candidate = root.deletingLastPathComponent().appendingPathComponent("shared/testdata/images")
+            let candidate = root.appendingPathComponent("Tests/Images")
             if FileManager.default.fileExists(atPath: candidate.appendingPathComponent(paths[0]).path) {
                 return candidate.standardizedFileURL
             }
         }
-        throw Failure(description: "test images not found: set WEBIMAGE_TESTDATA to ../shared/testdata/images")
+        throw Failure(description: "test images not found: run from the repository or set WEBIMAGE_TESTDATA")
     }
 
     /// Runs scripts/pillow-benchmark.py and returns its medians by image path (job -> seconds);

@@ -2,16 +2,16 @@ import Foundation
 import Testing
 import WebImage
 
-/// The shared test images (../shared/testdata/images beside the repository, or
-/// $WEBIMAGE_TESTDATA): real files from public projects.
+/// The repository's test images (Tests/Images, or $WEBIMAGE_TESTDATA): real files from public
+/// projects, each folder with its licence.
 enum TestImages {
     static let folder: URL = {
         if let path = ProcessInfo.processInfo.environment["WEBIMAGE_TESTDATA"] {
             return URL(fileURLWithPath: path)
         }
-        // Tests/WebImageTests/TestImages.swift -> repository root -> ../shared/testdata/images
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        return root.deletingLastPathComponent().appendingPathComponent("shared/testdata/images")
+        // Tests/WebImageTests/TestImages.swift -> Tests/Images
+        return URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Images")
     }()
 
     static func url(_ name: String) -> URL {
