@@ -1,7 +1,7 @@
 import Foundation
 
 /// Options for decoding and encoding: SDWebImage's `SDImageCoderOptions`, typed.
-public struct ImageCoderOptions: Sendable {
+public struct ImageCoderOptions: Sendable, Equatable {
     /// Decode only the first frame of an animated image.
     public var decodeFirstFrameOnly = false
     /// The `scale` of decoded images (pixels per point).
