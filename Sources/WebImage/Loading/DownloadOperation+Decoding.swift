@@ -38,6 +38,10 @@ extension DownloadOperation {
             }
             if batch.isEmpty { break }
             for caller in batch {
+                guard caller.decodes else {
+                    caller.callbacks.finish(nil, data, nil, operation: self)
+                    continue
+                }
                 let result: Result<Image, WebImageError>
                 if caller.context?.imageCoder == nil, let earlier = decoded.first(where: { $0.options == caller.coderOptions }) {
                     result = earlier.result

@@ -32,6 +32,8 @@ final class DownloadOperation: Sendable {
         let options: DownloaderOptions
         let context: WebImageContext?
         let coderOptions: ImageCoderOptions
+        /// False for callers that want the bytes only.
+        let decodes: Bool
         let callbacks: DownloadCallbacks
     }
 
@@ -80,13 +82,13 @@ final class DownloadOperation: Sendable {
 
     /// Adds a caller unless the operation is done; returns its id. A caller that joins while the
     /// body is being decoded for the others is decoded for too.
-    func addCaller(options: DownloaderOptions, context: WebImageContext?, callbacks: DownloadCallbacks) -> UInt64? {
+    func addCaller(options: DownloaderOptions, context: WebImageContext?, decodes: Bool, callbacks: DownloadCallbacks) -> UInt64? {
         state.withLock { state in
             if case .finished = state.phase { return nil }
             let id = state.nextCallerID
             state.nextCallerID += 1
             let coderOptions = LoaderDecoding.coderOptions(for: key.url, options: options, context: context)
-            state.callers.append(Caller(id: id, options: options, context: context, coderOptions: coderOptions, callbacks: callbacks))
+            state.callers.append(Caller(id: id, options: options, context: context, coderOptions: coderOptions, decodes: decodes, callbacks: callbacks))
             return id
         }
     }

@@ -63,11 +63,9 @@ enum HTTPMessages {
     /// The client's failure as the `URLError` a Foundation user expects, with the client's own
     /// error as `underlyingError`.
     static func urlError(for error: any Error, url: URL?) -> URLError {
-        URLError(code(for: error), userInfo: [
-            NSUnderlyingErrorKey: error as NSError,
-            NSURLErrorFailingURLErrorKey: url as Any,
-            NSLocalizedDescriptionKey: "\(error)",
-        ].compactMapValues { $0 })
+        var userInfo: [String: Any] = [NSUnderlyingErrorKey: error as NSError, NSLocalizedDescriptionKey: "\(error)"]
+        if let url { userInfo[NSURLErrorFailingURLErrorKey] = url }
+        return URLError(code(for: error), userInfo: userInfo)
     }
 
     private static func code(for error: any Error) -> URLError.Code {

@@ -146,11 +146,13 @@ public final class ImageDownloader: ImageLoader {
         with url: URL?, options: DownloaderOptions = [], context: WebImageContext? = nil,
         progress: ImageLoaderProgress? = nil, completed: ImageLoaderCompletion? = nil
     ) -> DownloadToken? {
-        download(url, options: options, context: context,
+        download(url, options: options, context: context, decodes: true,
                  callbacks: DownloadCallbacks(progress: progress, completion: completed, callbackQueue: context?.callbackQueue))
     }
 
-    private func download(_ url: URL?, options: DownloaderOptions, context: WebImageContext?, callbacks: DownloadCallbacks) -> DownloadToken? {
+    private func download(
+        _ url: URL?, options: DownloaderOptions, context: WebImageContext?, decodes: Bool, callbacks: DownloadCallbacks
+    ) -> DownloadToken? {
         guard let url, !url.absoluteString.isEmpty else {
             callbacks.finish(nil, nil, WebImageError.invalidURL)
             return nil
@@ -159,14 +161,14 @@ public final class ImageDownloader: ImageLoader {
         let attached = state.withLock { state -> Result<DownloadToken, WebImageError> in
             guard !state.isInvalidated else { return .failure(.invalidDownloadOperation) }
             if let operation = state.operations[key],
-               let id = operation.addCaller(options: options, context: context, callbacks: callbacks) {
+               let id = operation.addCaller(options: options, context: context, decodes: decodes, callbacks: callbacks) {
                 state.queue.raisePriority(of: operation, to: DownloadPriority(options))
                 return .success(DownloadToken(operation: operation, callerID: id, callbacks: callbacks))
             }
             guard let operation = makeOperation(key: key, options: options, context: context, state: state) else {
                 return .failure(.invalidDownloadOperation)
             }
-            guard let id = operation.addCaller(options: options, context: context, callbacks: callbacks) else {
+            guard let id = operation.addCaller(options: options, context: context, decodes: decodes, callbacks: callbacks) else {
                 return .failure(.invalidDownloadOperation)
             }
             state.operations[key] = operation
@@ -189,17 +191,36 @@ public final class ImageDownloader: ImageLoader {
         with url: URL, options: DownloaderOptions = [], context: WebImageContext? = nil,
         progress: ImageLoaderProgress? = nil
     ) async throws -> ImageDownloadResult {
+        let (image, data, response, metrics) = try await download(url, options: options, context: context, decodes: true, progress: progress)
+        guard let image else { throw WebImageError.badImageData }
+        return ImageDownloadResult(
+            image: image, data: data, response: response,
+            validators: response.flatMap(HTTPValidators.init(response:)), metrics: metrics
+        )
+    }
+
+    /// Downloads `url` without decoding it (shared with image downloads of the same URL): the
+    /// bytes after the decryptor, with the response, validators and metrics.
+    public func downloadData(
+        with url: URL, options: DownloaderOptions = [], context: WebImageContext? = nil,
+        progress: ImageLoaderProgress? = nil
+    ) async throws -> ImageDataDownloadResult {
+        let (_, data, response, metrics) = try await download(url, options: options, context: context, decodes: false, progress: progress)
+        return ImageDataDownloadResult(
+            data: data, response: response, validators: response.flatMap(HTTPValidators.init(response:)), metrics: metrics
+        )
+    }
+
+    private func download(
+        _ url: URL, options: DownloaderOptions, context: WebImageContext?, decodes: Bool, progress: ImageLoaderProgress?
+    ) async throws -> (Image?, Data, HTTPURLResponse?, DownloadMetrics) {
         let operation = OperationHolder()
         let box = CallbacksBox()
         let callbacks = DownloadCallbacks(progress: progress, completion: { image, data, error, finished in
-            guard finished, let continuation = box.takeContinuation() else { return }
-            if let image, let data {
-                let outcome = box.callbacks?.outcome
-                continuation.resume(returning: ImageDownloadResult(
-                    image: image, data: data, response: outcome?.response,
-                    validators: outcome?.response.flatMap(HTTPValidators.init(response:)),
-                    metrics: outcome?.metrics ?? DownloadMetrics()
-                ))
+            guard finished, let (callbacks, continuation) = box.take() else { return }
+            if let data, error == nil {
+                let outcome = callbacks?.outcome
+                continuation.resume(returning: (image, data, outcome?.response, outcome?.metrics ?? DownloadMetrics()))
             } else {
                 continuation.resume(throwing: error ?? WebImageError.badImageData)
             }
@@ -208,7 +229,7 @@ public final class ImageDownloader: ImageLoader {
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
                 box.setContinuation(continuation)
-                operation.set(download(url, options: options, context: context, callbacks: callbacks))
+                operation.set(download(url, options: options, context: context, decodes: decodes, callbacks: callbacks))
             }
         } onCancel: {
             operation.cancel()
@@ -264,8 +285,10 @@ public final class ImageDownloader: ImageLoader {
             decryptor: context?.downloadDecryptor ?? state.decryptor,
             events: broadcaster, observability: observability
         )
-        return DownloadOperation(key: key, request: request, options: options, environment: environment) { [weak self] operation in
-            self?.operationEnded(operation)
+        // The operation keeps its downloader (and so the HTTP client) alive until it ends, as a
+        // URL session keeps its delegate: `ImageDownloader().downloadImage(...)` completes.
+        return DownloadOperation(key: key, request: request, options: options, environment: environment) { operation in
+            self.operationEnded(operation)
         }
     }
 
@@ -307,24 +330,38 @@ public struct ImageDownloadResult: Sendable {
     public var metrics: DownloadMetrics
 }
 
-/// Links the async form's continuation and callbacks, which refer to each other.
+/// What `ImageDownloader.downloadData(with:options:context:progress:)` returns.
+public struct ImageDataDownloadResult: Sendable {
+    /// The body, as received (after the decryptor).
+    public var data: Data
+    /// The response (after the response modifier).
+    public var response: HTTPURLResponse?
+    /// The response's ETag and Last-Modified, to keep with a cached copy.
+    public var validators: HTTPValidators?
+    /// Timings and counts.
+    public var metrics: DownloadMetrics
+}
+
+private typealias DownloadOutcome = (Image?, Data, HTTPURLResponse?, DownloadMetrics)
+
+/// Links the async forms' continuation and callbacks, which refer to each other.
 private final class CallbacksBox: Sendable {
-    private let state = Mutex<(callbacks: DownloadCallbacks?, continuation: CheckedContinuation<ImageDownloadResult, any Error>?)>((nil, nil))
+    private let state = Mutex<(callbacks: DownloadCallbacks?, continuation: CheckedContinuation<DownloadOutcome, any Error>?)>((nil, nil))
 
     var callbacks: DownloadCallbacks? {
         get { state.withLock { $0.callbacks } }
         set { state.withLock { $0.callbacks = newValue } }
     }
 
-    func setContinuation(_ continuation: CheckedContinuation<ImageDownloadResult, any Error>) {
+    func setContinuation(_ continuation: CheckedContinuation<DownloadOutcome, any Error>) {
         state.withLock { $0.continuation = continuation }
     }
 
-    /// The continuation, once: the box lets go of it and of the callbacks.
-    func takeContinuation() -> CheckedContinuation<ImageDownloadResult, any Error>? {
+    /// The callbacks and the continuation, once: the box lets go of both.
+    func take() -> (DownloadCallbacks?, CheckedContinuation<DownloadOutcome, any Error>)? {
         state.withLock { state in
             defer { state = (nil, nil) }
-            return state.continuation
+            return state.continuation.map { (state.callbacks, $0) }
         }
     }
 }

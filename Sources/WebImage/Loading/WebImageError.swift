@@ -59,7 +59,7 @@ extension WebImageError: LocalizedError {
         case .cacheNotModified: "not modified since the cached copy"
         case .blackListed: "the URL failed before"
         case .invalidDownloadOperation: "the request could not be made"
-        case .invalidDownloadStatusCode(let status, _): "HTTP status \(status)"
+        case .invalidDownloadStatusCode(let status, _): "HTTP \(status)"
         case .cancelled: "cancelled"
         case .invalidDownloadResponse: "the response was refused"
         case .invalidDownloadContentType(let type, _): "unacceptable content type \(type ?? "(none)")"
