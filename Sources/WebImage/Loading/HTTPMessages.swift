@@ -102,6 +102,9 @@ enum HTTPMessages {
             }
         case is ChannelError:
             return .networkConnectionLost
+        case let error as HTTPParserError:
+            // A connection closed in the middle of a body ends the parse early.
+            return error == .invalidEOFState ? .networkConnectionLost : .badServerResponse
         case is NIOSSLError, is BoringSSLError:
             return .secureConnectionFailed
         case is SocketAddressError:
