@@ -78,11 +78,15 @@ final class TestServerHandler: ChannelInboundHandler, RemovableChannelHandler {
         }
         var end = min(body.count, offset + (response.chunkSize ?? body.count))
         if let drop = response.dropAfter { end = min(end, max(drop, offset + 1)) }
-        context.writeAndFlush(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(bytes: body[offset..<end])))), promise: nil)
         let delay = end < body.count ? response.chunkDelay : .zero
-        context.eventLoop.assumeIsolated().scheduleTask(in: .nanoseconds(Int64(delay.nanoseconds))) {
-            self.sendBody(body, from: end, response: response, path: path, context: context)
-        }
+        // The next piece waits until this one is written: a slow reader holds one piece per
+        // connection here, not the whole body.
+        context.writeAndFlush(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(bytes: body[offset..<end])))))
+            .assumeIsolated().whenComplete { _ in
+                context.eventLoop.assumeIsolated().scheduleTask(in: .nanoseconds(Int64(delay.nanoseconds))) {
+                    self.sendBody(body, from: end, response: response, path: path, context: context)
+                }
+            }
     }
 }
 

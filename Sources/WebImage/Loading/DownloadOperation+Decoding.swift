@@ -9,6 +9,8 @@ struct PartialDecode {
     let coder: any ProgressiveImageCoder
     let options: ImageCoderOptions
     var task: Task<Void, Never>?
+    /// Bytes that arrived while a decode ran: decoded next, so the last piece is not skipped.
+    var newerData: Data?
 }
 
 extension DownloadOperation {
@@ -16,6 +18,9 @@ extension DownloadOperation {
     /// options among the callers (one decode serves several callers asking for the same size),
     /// including callers that join meanwhile, and completes them.
     func finish(body: Data, response: HTTPURLResponse) async {
+        let transferring = state.withLock { isRunningPhase($0.phase) }
+        guard transferring else { return }
+        recordTransferEnd(error: nil)
         let decryptor = environment.decryptor
         let data: Data? = decryptor == nil ? body : try? await BlockingPool.run { decryptor?.decryptedData(with: body, response: response) }
         guard let data, !data.isEmpty else {
@@ -56,7 +61,7 @@ extension DownloadOperation {
             }
         }
         DownloadObservability.logger.debug("download finished", metadata: ["url": "\(url)", "bytes": "\(data.count)"])
-        end(error: nil)
+        end()
     }
 
     private static func decode(_ data: Data, url: URL, options: ImageCoderOptions, context: WebImageContext?) async -> Result<Image, WebImageError> {
@@ -86,7 +91,7 @@ extension DownloadOperation {
         }
         guard let callers else { return }
         for caller in callers { caller.callbacks.finish(nil, nil, error, operation: self) }
-        end(error: error)
+        end()
     }
 
     /// With a caller asking for `.progressiveLoad` and no decryptor: starts a partial decode of
@@ -100,7 +105,11 @@ extension DownloadOperation {
                 guard let coder = Self.progressiveCoder(for: body, options: first.coderOptions) else { return }
                 state.partialDecode = PartialDecode(coder: coder, options: first.coderOptions)
             }
-            guard let partial = state.partialDecode, partial.task == nil else { return }
+            guard let partial = state.partialDecode else { return }
+            guard partial.task == nil else {
+                state.partialDecode?.newerData = body
+                return
+            }
             let coder = partial.coder
             let options = partial.options
             state.partialDecode?.task = Task { await self.runPartialDecode(body, coder: coder, options: options) }
@@ -112,13 +121,21 @@ extension DownloadOperation {
             coder.updateIncrementalData(data, finished: false)
             return coder.incrementalDecodedImage(options: options)
         }
-        let callers: [Caller] = state.withLock { state in
-            state.partialDecode?.task = nil
-            guard isRunningPhase(state.phase) else { return [] }
-            return state.callers.filter { $0.options.contains(.progressiveLoad) }
+        let (callers, newer): ([Caller], Data?) = state.withLock { state in
+            guard isRunningPhase(state.phase) else {
+                state.partialDecode?.task = nil
+                return ([], nil)
+            }
+            let newer = state.partialDecode?.newerData
+            state.partialDecode?.newerData = nil
+            if newer == nil { state.partialDecode?.task = nil }
+            return (state.callers.filter { $0.options.contains(.progressiveLoad) }, newer)
         }
-        guard let image = image ?? nil, image.isIncremental else { return }
-        for caller in callers { caller.callbacks.deliverPartial(image, data: nil) }
+        if let image = image ?? nil, image.isIncremental {
+            for caller in callers { caller.callbacks.deliverPartial(image, data: nil) }
+        }
+        // Still the running task (the transfer waits for it before finishing): decode the newest bytes.
+        if let newer { await runPartialDecode(newer, coder: coder, options: options) }
     }
 
     private static func progressiveCoder(for data: Data, options: ImageCoderOptions) -> (any ProgressiveImageCoder)? {

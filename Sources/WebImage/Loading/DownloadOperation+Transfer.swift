@@ -62,7 +62,13 @@ extension DownloadOperation {
         let elapsed = ContinuousClock.now - started
         state.withLock { $0.metrics.totalTime = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18 }
         environment.observability.duration.recordNanoseconds(elapsed.components.seconds * 1_000_000_000 + elapsed.components.attoseconds / 1_000_000_000)
-        await state.withLock({ $0.partialDecode?.task })?.value
+        // A partial image never follows the final one: the last partial decode ends first, and
+        // bytes it has not seen are not decoded partially any more.
+        let lastPartialDecode = state.withLock { state -> Task<Void, Never>? in
+            state.partialDecode?.newerData = nil
+            return state.partialDecode?.task
+        }
+        await lastPartialDecode?.value
         switch outcome {
         case .success(let response):
             await finish(body: body, response: response)
@@ -218,7 +224,8 @@ extension DownloadOperation {
         }
         guard let callers else { return }
         DownloadObservability.logger.debug("download failed", metadata: ["url": "\(url)", "error": "\(error)"])
+        recordTransferEnd(error: error)
         for caller in callers { caller.callbacks.finish(nil, nil, error, operation: self) }
-        end(error: error)
+        end()
     }
 }

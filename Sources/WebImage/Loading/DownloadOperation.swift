@@ -110,11 +110,12 @@ final class DownloadOperation: Sendable {
                 return (caller, nil)
             }
         }
-        caller?.callbacks.finish(nil, nil, WebImageError.cancelled)
         if let stopped {
             stopped?.cancel()
-            end(error: WebImageError.cancelled)
+            recordTransferEnd(error: WebImageError.cancelled)
         }
+        caller?.callbacks.finish(nil, nil, WebImageError.cancelled)
+        if stopped != nil { end() }
     }
 
     /// Cancels every caller.
@@ -134,11 +135,16 @@ final class DownloadOperation: Sendable {
     var response: HTTPURLResponse? { state.withLock { $0.response } }
     var metrics: DownloadMetrics { state.withLock { $0.metrics } }
 
-    /// Posts the stop event, counts the outcome and frees the slot.
-    func end(error: (any Error)?) {
+    /// Posts the stop (and finish) event and counts the outcome: when the transfer ends, before
+    /// the callers hear of it, as SDWebImage posts its notifications.
+    func recordTransferEnd(error: (any Error)?) {
         environment.events.post(.stop(url: url))
         if error == nil { environment.events.post(.finish(url: url)) }
         environment.observability.countOutcome(error)
+    }
+
+    /// Frees the slot once every caller is served.
+    func end() {
         onEnd(self)
     }
 

@@ -25,7 +25,10 @@ public final class ImageDownloader: ImageLoader {
         var requestModifier: (any DownloaderRequestModifierProtocol)?
         var responseModifier: (any DownloaderResponseModifierProtocol)?
         var decryptor: (any DownloaderDecryptorProtocol)?
-        var operations: [DownloadKey: DownloadOperation] = [:]
+        /// Every download running or waiting.
+        var operations: [ObjectIdentifier: DownloadOperation] = [:]
+        /// The downloads a new caller of the same key joins.
+        var sharedOperations: [DownloadKey: DownloadOperation] = [:]
         var queue = DownloadQueue()
         var running: Set<ObjectIdentifier> = []
         var maxConcurrentDownloads: Int
@@ -158,9 +161,13 @@ public final class ImageDownloader: ImageLoader {
             return nil
         }
         let key = DownloadKey(url: url, validators: context?.downloadValidators)
+        // A caller with a modifier or decryptor of its own gets a request of its own: closures
+        // cannot be compared, and another caller's must not shape its result.
+        let shared = context?.downloadRequestModifier == nil && context?.downloadResponseModifier == nil
+            && context?.downloadDecryptor == nil
         let attached = state.withLock { state -> Result<DownloadToken, WebImageError> in
             guard !state.isInvalidated else { return .failure(.invalidDownloadOperation) }
-            if let operation = state.operations[key],
+            if shared, let operation = state.sharedOperations[key],
                let id = operation.addCaller(options: options, context: context, decodes: decodes, callbacks: callbacks) {
                 state.queue.raisePriority(of: operation, to: DownloadPriority(options))
                 return .success(DownloadToken(operation: operation, callerID: id, callbacks: callbacks))
@@ -171,7 +178,8 @@ public final class ImageDownloader: ImageLoader {
             guard let id = operation.addCaller(options: options, context: context, decodes: decodes, callbacks: callbacks) else {
                 return .failure(.invalidDownloadOperation)
             }
-            state.operations[key] = operation
+            state.operations[ObjectIdentifier(operation)] = operation
+            if shared { state.sharedOperations[key] = operation }
             state.queue.enqueue(operation, priority: DownloadPriority(options))
             return .success(DownloadToken(operation: operation, callerID: id, callbacks: callbacks))
         }
@@ -294,7 +302,8 @@ public final class ImageDownloader: ImageLoader {
 
     private func operationEnded(_ operation: DownloadOperation) {
         state.withLock { state in
-            if state.operations[operation.key] === operation { state.operations[operation.key] = nil }
+            state.operations[ObjectIdentifier(operation)] = nil
+            if state.sharedOperations[operation.key] === operation { state.sharedOperations[operation.key] = nil }
             state.running.remove(ObjectIdentifier(operation))
             state.queue.remove(operation)
         }

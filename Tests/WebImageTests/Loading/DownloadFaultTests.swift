@@ -10,12 +10,17 @@ import FoundationNetworking
     @Test func aServerSlowerThanTheTimeoutFailsWithTimedOutInTime() async throws {
         try await withTestServer { server in
             let downloader = makeDownloader { $0.downloadTimeout = 1; $0.retryPolicy = .none }
+            let path = "/images/photos/rocket.jpg"
             let started = ContinuousClock.now
-            let outcome = await downloader.recordedDownload(server.url("/images/photos/rocket.jpg?delay=3000")).1.outcome()
+            let (token, recorder) = downloader.recordedDownload(server.url(path + "?delay=10000"))
+            let outcome = await recorder.outcome()
             let elapsed = ContinuousClock.now - started
             #expect(outcome.urlError?.code == .timedOut, "\(String(reflecting: outcome.error))")
-            #expect(elapsed < .seconds(2))
             #expect(outcome.urlError?.errorUserInfo[NSUnderlyingErrorKey] != nil)
+            // The client gave up and closed the connection long before the server's 10 s answer
+            // (the bound is loose because the whole suite shares 2 cores; alone it takes 1.0 s).
+            #expect(elapsed < .seconds(5) && (token?.metrics.totalTime ?? 99) < 5)
+            #expect(await server.wait { $0.abortedResponses[path] == 1 })
         }
     }
 
@@ -23,9 +28,11 @@ import FoundationNetworking
         try await withTestServer { server in
             let downloader = makeDownloader { $0.downloadTimeout = 0.3 }
             // The body stalls for 2 s after its first piece on every attempt: three attempts, then the error.
-            let outcome = await downloader.recordedDownload(server.url("/images/photos/rocket.jpg?parts=2&chunkDelay=2000")).1.outcome()
-            #expect(outcome.urlError?.code == .timedOut)
-            #expect(server.requestCount("/images/photos/rocket.jpg") == 3)
+            let (token, recorder) = downloader.recordedDownload(server.url("/images/photos/rocket.jpg?parts=2&chunkDelay=2000"))
+            let outcome = await recorder.outcome()
+            #expect(outcome.urlError?.code == .timedOut, "\(String(reflecting: outcome.error))")
+            #expect(token?.metrics.retryCount == 2)
+            #expect(server.requestCount("/images/photos/rocket.jpg") == 3, "\(server.statistics.requestLog)")
         }
     }
 
@@ -36,7 +43,7 @@ import FoundationNetworking
             let result = try await downloader.downloadImage(with: server.url("/images/photos/rocket.jpg?failFirst=1&retryAfter=1"))
             let elapsed = ContinuousClock.now - started
             #expect(result.image.pixelWidth == 640 && result.metrics.retryCount == 1)
-            #expect(elapsed >= .seconds(1) && elapsed < .seconds(3))
+            #expect(elapsed >= .seconds(1) && elapsed < .seconds(10), "waited Retry-After (1 s), not the 30 s cap")
             #expect(server.requestCount("/images/photos/rocket.jpg") == 2)
         }
     }
@@ -121,7 +128,9 @@ import FoundationNetworking
             #expect(result.metrics.resumed && result.metrics.retryCount == 1)
             let log = try #require(server.statistics.requestLog[path])
             #expect(log.count == 2)
-            #expect(log.last?.header("Range") == "bytes=\(original.count / 2)-")
+            // From what the client had when the connection dropped (at most the half the server sent).
+            let start = log.last?.header("Range").flatMap { Int($0.dropFirst(6).dropLast()) } ?? 0
+            #expect(start > 0 && start <= original.count / 2)
             #expect(log.last?.header("If-Range") == result.validators?.entityTag)
         }
     }
@@ -144,7 +153,8 @@ import FoundationNetworking
         let started = ContinuousClock.now
         let outcome = await makeDownloader().recordedDownload(url).1.outcome()
         #expect(outcome.urlError?.code == .cannotConnectToHost, "\(String(reflecting: outcome.error))")
-        #expect(ContinuousClock.now - started < .seconds(2))
+        // Not retried until the 15 s timeout (AsyncHTTPClient's default); alone it takes a few ms.
+        #expect(ContinuousClock.now - started < .seconds(10))
     }
 
     @Test func anUnknownHostIsCannotFindHost() async throws {

