@@ -51,6 +51,7 @@ let package = Package(
                 // ImageDownloader's HTTP client (HTTP/1.1 and HTTP/2, TLS through swift-nio-ssl).
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOFoundationCompat", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
@@ -95,12 +96,9 @@ let package = Package(
         .testTarget(
             name: "WebImageTests",
             dependencies: [
+                // WebImageTestServer: a real HTTP server on 127.0.0.1 for the tests.
                 "WebImage", "LibVips", "cache-stress-writer", "webimage", "WebImageTestServer",
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
-                // A real HTTP server on 127.0.0.1 for the tests.
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
             ],
             // Read by path (TestImages.fixture), not bundled.
             exclude: ["Fixtures"]
