@@ -23,6 +23,9 @@ final class DownloadCallbacks: @unchecked Sendable {
         self.callbackQueue = callbackQueue
     }
 
+    /// True when the caller gave a progress handler.
+    var hasProgressHandler: Bool { progress != nil }
+
     /// True once the final completion was delivered or claimed.
     var isCompleted: Bool {
         lock.lock()

@@ -150,12 +150,11 @@ extension DownloadOperation {
             for try await chunk in clientResponse.body {
                 body.append(contentsOf: chunk.readableBytesView)
                 environment.observability.bytes.increment(by: chunk.readableBytes)
-                state.withLock { $0.metrics.bytesReceived += chunk.readableBytes }
                 guard body.count <= config.maximumResponseSize else {
                     throw TransferFailure.final(Self.tooLarge(url: url, limit: config.maximumResponseSize))
                 }
-                reportProgress(received: body.count, expected: expected, force: false)
-                decodePartialIfWanted(body, expected: expected)
+                let wantsPartial = reportProgress(received: body.count, expected: expected, force: false, newBytes: chunk.readableBytes)
+                if wantsPartial { decodePartialIfWanted(body, expected: expected) }
             }
         } catch let failure as TransferFailure {
             throw failure
@@ -166,21 +165,26 @@ extension DownloadOperation {
         return response
     }
 
-    /// Reports progress to every caller: at most every `minimumProgressInterval` of the expected
-    /// size, always when `force` is set or the size is unknown.
-    private func reportProgress(received: Int, expected: Int, force: Bool) {
+    /// Counts `newBytes` and reports progress to the callers that asked for it: at most every
+    /// `minimumProgressInterval` of the expected size, always when `force` is set or the size is
+    /// unknown. One lock per chunk; returns whether a caller wants partial images.
+    @discardableResult
+    private func reportProgress(received: Int, expected: Int, force: Bool, newBytes: Int = 0) -> Bool {
         let interval = environment.config.effectiveProgressInterval
-        let callers: [Caller]? = state.withLock { state in
-            guard isRunning(state.phase) else { return nil }
+        let (callers, wantsPartial): ([Caller], Bool) = state.withLock { state in
+            state.metrics.bytesReceived += newBytes
+            guard isRunning(state.phase) else { return ([], false) }
+            let wantsPartial = state.callers.contains { $0.options.contains(.progressiveLoad) }
             if !force, expected > 0, interval > 0,
                Double(received - state.lastProgressReported) < interval * Double(expected) {
-                return nil
+                return ([], wantsPartial)
             }
-            if force, received == state.lastProgressReported, received > 0 { return nil }
+            if force, received == state.lastProgressReported, received > 0 { return ([], wantsPartial) }
             state.lastProgressReported = received
-            return state.callers
+            return (state.callers.filter { $0.callbacks.hasProgressHandler }, wantsPartial)
         }
-        for caller in callers ?? [] { caller.callbacks.reportProgress(received, expected, url) }
+        for caller in callers { caller.callbacks.reportProgress(received, expected, url) }
+        return wantsPartial
     }
 
     private func isRunning(_ phase: Phase) -> Bool {
