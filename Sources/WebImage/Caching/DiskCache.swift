@@ -1,7 +1,7 @@
 import Dispatch
 import Foundation
 import Glibc
-import Synchronization
+import LibVips
 
 /// The default disk tier: one file per key in one folder, named by `DiskCacheFileName`.
 ///
@@ -25,14 +25,14 @@ public final class DiskCache: DiskCacheProtocol {
     public let expiredDataRemovalInterval: TimeInterval
 
     let extendedDataStore: ExtendedDataStore
-    private let maintenance = Mutex(MaintenanceState())
+    private let maintenance = Locked(MaintenanceState())
     /// Size enforcement and expiry in the background: a dedicated serial DispatchQueue (file I/O,
     /// off the Swift cooperative pool), so at most one of them runs at a time.
     private let maintenanceQueue = DispatchQueue(label: "swift-webimage.disk-cache.maintenance", qos: .utility)
     /// One cleanup (expiry or trim) at a time, from the maintenance queue or a caller: two at
     /// once would each count the entries the other is deleting, and one could return before
     /// the folder is under the limit.
-    private let cleanupLock = Mutex(())
+    private let cleanupLock = Locked(())
     /// Called after each background run of `removeExpiredData()` (tests await it).
     private let afterBackgroundExpiry: (@Sendable () -> Void)?
 

@@ -1,6 +1,5 @@
 import Foundation
 import LibVips
-import Synchronization
 
 /// Animated PNG: decodes every frame (libvips 8.14 reads only the default image), composited
 /// with the APNG dispose and blend rules; frames are rendered on demand, in order, from a
@@ -76,7 +75,7 @@ final class APNGAnimation: Sendable {
     let scale: Double
     private let thumbnailBox: (width: Int, height: Int, stretch: Bool)?
     /// The canvas after the last frame drawn, and its index; frames are drawn in order.
-    private let canvas: Mutex<(index: Int, pixels: [UInt8], beforeLast: [UInt8])?> = Mutex(nil)
+    private let canvas: Locked<(index: Int, pixels: [UInt8], beforeLast: [UInt8])?> = Locked(nil)
 
     init(data: Data, structure: APNGStructure, options: ImageCoderOptions) {
         self.data = data

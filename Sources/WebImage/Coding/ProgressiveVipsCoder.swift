@@ -1,6 +1,5 @@
 import Foundation
 import LibVips
-import Synchronization
 
 /// Progressive decoding of JPEG (baseline and progressive), PNG (interlaced or not) and GIF:
 /// each `incrementalDecodedImage` gives the image as far as the bytes received so far allow
@@ -18,7 +17,7 @@ public final class ProgressiveVipsCoder: ProgressiveImageCoder {
 
     private let options: ImageCoderOptions
     /// `PNGStreamDecoder` is used only under this lock.
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     /// The stateless coder, for `canIncrementalDecode` and plain decoding.
     public init() {
