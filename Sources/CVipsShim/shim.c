@@ -2,6 +2,7 @@
 
 #include <lcms2.h>
 #include <png.h>
+#include "png_metadata.h"
 #include <setjmp.h>
 #include <stdlib.h>
 #include <string.h>
@@ -336,6 +337,7 @@ wi_png_stream *wi_png_stream_new(uint64_t max_pixels) {
         return NULL;
     }
     png_set_progressive_read_fn(stream->png, stream, wi_png_info, wi_png_row, wi_png_end);
+    wi_png_skip_metadata(stream->png);
     return stream;
 }
 
@@ -402,6 +404,7 @@ int wi_png_decode_rgba8(const void *data, size_t length, uint64_t max_pixels, in
     volatile int status = -1;
     if (setjmp(png_jmpbuf(png)) == 0) {
         png_set_read_fn(png, &source, wi_png_read_memory);
+        wi_png_skip_metadata(png);
 #ifdef PNG_IGNORE_ADLER32
         // Every chunk's CRC is still checked (a broken one fails the file); zlib's second
         // checksum over the same bytes costs 4% of the decode.

@@ -24,8 +24,12 @@ public final class APNGCoder: AnimatedImageCoder, ThrowingImageCoder {
     /// The animation in `data`: a whole, well-formed APNG of more than one frame, whose canvas
     /// is within the pixel limit (checked before any pixel is allocated).
     private static func animation(of data: Data, options: ImageCoderOptions) throws(ImageCodingError) -> APNGAnimation {
+        try DecodeLimits.check(data, format: .png, options: options)
         let structure = try APNGStructure(data: data, maxPixelCount: options.decodeMaxPixelCount)
         guard structure.frames.count > 1 else { throw .corruptData(format: .png, reason: "not an animated PNG") }
+        try DecodeLimits.checkAnimation(
+            frameCount: structure.frames.count, width: structure.width, height: structure.height, format: .png, options: options
+        )
         return APNGAnimation(data: data, structure: structure, options: options)
     }
 

@@ -67,6 +67,7 @@ public final class ProgressiveVipsCoder: ProgressiveImageCoder {
     /// header and some image data are there.
     private static func partialImage(_ data: Data, format: ImageFormat, options: ImageCoderOptions) -> Image? {
         guard let loader = VipsLoader(format: format),
+              (try? DecodeLimits.check(data, format: format, options: options)) != nil,
               var image = try? VipsImageRef.load(loader.operation, data: data, options: "fail_on=none"),
               image.width * image.pageHeight <= options.decodeMaxPixelCount
         else { return nil }
