@@ -36,7 +36,8 @@ public final class DiskCache: DiskCacheProtocol {
     /// Called after each background run of `removeExpiredData()` (tests await it).
     private let afterBackgroundExpiry: (@Sendable () -> Void)?
 
-    /// Temporary files older than this are leftovers of a crash and are removed by cleanup.
+    /// On a file system without flock, temporary files older than this are taken for leftovers
+    /// of a crash (elsewhere a leftover is one no writer holds locked, whatever its age).
     static let staleTemporaryAge: TimeInterval = 3600
 
     private struct MaintenanceState {
@@ -71,6 +72,11 @@ public final class DiskCache: DiskCacheProtocol {
             try CacheFile.createFolder(cachePath)
         } catch {
             CacheObservability.logger.warning("disk cache folder unavailable: \(error)")
+        }
+        // What writers killed since the last start left behind goes now, whatever the expiry interval.
+        maintenanceQueue.async { [weak self] in
+            guard let self else { return }
+            cleanupLock.withLock { _ in removeLeftovers() }
         }
         scheduleExpiredDataRemoval()
     }
@@ -120,8 +126,13 @@ public final class DiskCache: DiskCacheProtocol {
     }
 
     public func removeAllData() {
-        for name in CacheFile.names(in: cachePath) ?? [] where !isFreshTemporary(name) {
-            CacheFile.remove(cachePath + "/" + name)
+        for name in CacheFile.names(in: cachePath) ?? [] {
+            if name.hasPrefix(CacheFile.temporaryPrefix) {
+                // A store in progress (in any process) keeps its file.
+                CacheFile.removeAbandonedTemporary(cachePath + "/" + name, staleAge: Self.staleTemporaryAge)
+            } else {
+                CacheFile.remove(cachePath + "/" + name)
+            }
         }
         maintenance.withLock { $0.knownSize = 0 }
     }
@@ -203,17 +214,11 @@ public final class DiskCache: DiskCacheProtocol {
         }
     }
 
-    private func isFreshTemporary(_ name: String) -> Bool {
-        guard name.hasPrefix(CacheFile.temporaryPrefix),
-              let info = CacheFile.status(cachePath + "/" + name) else { return false }
-        return Date(timespec: info.st_mtim).addingTimeInterval(Self.staleTemporaryAge) > Date()
-    }
-
     /// Removes temporaries left by crashes and sidecars whose entry is gone.
     private func removeLeftovers() {
         for name in CacheFile.names(in: cachePath) ?? [] {
-            if name.hasPrefix(CacheFile.temporaryPrefix), !isFreshTemporary(name) {
-                CacheFile.remove(cachePath + "/" + name)
+            if name.hasPrefix(CacheFile.temporaryPrefix) {
+                CacheFile.removeAbandonedTemporary(cachePath + "/" + name, staleAge: Self.staleTemporaryAge)
             } else if name.hasPrefix(ExtendedDataStore.sidecarPrefix) {
                 let entry = String(name.dropFirst(ExtendedDataStore.sidecarPrefix.count))
                 if CacheFile.status(cachePath + "/" + entry) == nil { CacheFile.remove(cachePath + "/" + name) }
