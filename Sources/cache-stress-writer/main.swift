@@ -11,7 +11,8 @@ import WebImage
 //     until killed; prints "ready" once 20 are stored, so the test kills it mid-write.
 //   cache-stress-writer --overwrite-until-killed <folder>
 //     stores the keys "crash-0" ... "crash-49" with `largePayload(for:)`, over and over from a
-//     random one, until killed (the crash-safety test kills it at random moments).
+//     random one, until killed (the crash-safety test kills it at random moments); prints
+//     "ready" once its cache has started.
 //   cache-stress-writer --disk-full <folder>
 //     stores "small", then limits this process's file size (RLIMIT_FSIZE, the same EFBIG a full
 //     disk gives as ENOSPC) and checks that larger stores fail with an error and leave "small"
@@ -63,6 +64,7 @@ func writeUntilKilled(folder: String) throws -> Never {
 
 func overwriteUntilKilled(folder: String) throws -> Never {
     let cache = DiskCache(cachePath: folder, config: ImageCacheConfig())
+    FileHandle.standardOutput.write(Data("ready\n".utf8))
     for index in Int.random(in: 0..<50)... {
         let key = "crash-\(index % 50)"
         try cache.setData(largePayload(for: key), forKey: key)
