@@ -28,7 +28,7 @@ let package = Package(
         .target(
             name: "CVipsShim",
             dependencies: ["CLibvips"],
-            linkerSettings: [.linkedLibrary("png16"), .linkedLibrary("lcms2"), .linkedLibrary("turbojpeg"), .linkedLibrary("jpeg")]
+            linkerSettings: [.linkedLibrary("png16"), .linkedLibrary("lcms2"), .linkedLibrary("turbojpeg"), .linkedLibrary("jpeg"), .linkedLibrary("z")]
         ),
         // sys/xattr.h (extended attributes, which Glibc leaves out), for the disk cache's extended data.
         .systemLibrary(name: "CXattr"),

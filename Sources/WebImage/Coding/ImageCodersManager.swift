@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import LibVips
 
 /// An ordered set of coders that is itself a coder: SDWebImage's `SDImageCodersManager`.
 /// The coder added last is asked first.
@@ -9,7 +9,7 @@ public final class ImageCodersManager: ThrowingImageCoder {
     /// small 8-bit PNGs and APNG on top.
     public static let shared = ImageCodersManager()
 
-    private let storage: Mutex<[any ImageCoder]>
+    private let storage: Locked<[any ImageCoder]>
 
     /// A manager with the built-in coders (`ProgressiveVipsCoder`, `VipsImageCoder`,
     /// `TurboJPEGCoder`, `LibPNGCoder`, `APNGCoder`).
@@ -19,7 +19,7 @@ public final class ImageCodersManager: ThrowingImageCoder {
 
     /// A manager with exactly `coders` (the last is asked first).
     public init(coders: [any ImageCoder]) {
-        storage = Mutex(coders)
+        storage = Locked(coders)
     }
 
     /// The coders, in the order they were added.
