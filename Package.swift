@@ -62,6 +62,8 @@ let package = Package(
         .target(
             name: "WebImageTestServer",
             dependencies: [
+                // For `Locked`, the lock ThreadSanitizer sees (scripts/tsan-check.sh runs the tests).
+                "LibVips",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

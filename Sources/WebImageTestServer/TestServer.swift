@@ -1,9 +1,9 @@
 import Foundation
+import LibVips
 import NIOCore
 import NIOHTTP1
 import NIOPosix
 import NIOSSL
-import Synchronization
 
 /// A real HTTP/1.1 server on 127.0.0.1, on a port the system picks, for tests and benchmarks of
 /// everything that fetches: it serves the repository's test images and injects faults per request
@@ -128,7 +128,7 @@ final class TestServerCore: Sendable {
     }
 
     let imagesFolder: URL
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     init(imagesFolder: URL) {
         self.imagesFolder = imagesFolder

@@ -1,4 +1,5 @@
 import Foundation
+import LibVips
 import Synchronization
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -25,7 +26,7 @@ public enum DownloadEvent: Sendable {
 
 /// Hands each event to every stream made by `makeStream()` while it is listened to.
 final class DownloadEventBroadcaster: Sendable {
-    private let continuations = Mutex<[UInt64: AsyncStream<DownloadEvent>.Continuation]>([:])
+    private let continuations = Locked<[UInt64: AsyncStream<DownloadEvent>.Continuation]>([:])
     private let nextID = Atomic<UInt64>(0)
 
     func makeStream() -> AsyncStream<DownloadEvent> {

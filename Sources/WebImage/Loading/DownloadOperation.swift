@@ -1,6 +1,6 @@
 import AsyncHTTPClient
 import Foundation
-import Synchronization
+import LibVips
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -60,7 +60,7 @@ final class DownloadOperation: Sendable {
     /// The options of the first caller: they decide TLS verification.
     let options: DownloaderOptions
     let environment: DownloadEnvironment
-    let state = Mutex(State())
+    let state = Locked(State())
     /// Called once when the operation is done (finished, failed or cancelled): frees its slot.
     private let onEnd: @Sendable (DownloadOperation) -> Void
 

@@ -1,8 +1,8 @@
 import AsyncHTTPClient
 import Foundation
+import LibVips
 import Metrics
 import NIOCore
-import Synchronization
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -36,7 +36,7 @@ public final class ImageDownloader: ImageLoader {
         var isInvalidated = false
     }
 
-    private let state: Mutex<State>
+    private let state: Locked<State>
     private let client: HTTPClient
     private let broadcaster = DownloadEventBroadcaster()
     private let observability: DownloadObservability
@@ -64,7 +64,7 @@ public final class ImageDownloader: ImageLoader {
         if let username = config.username, let password = config.password {
             headers["Authorization"] = "Basic " + Data("\(username):\(password)".utf8).base64EncodedString()
         }
-        state = Mutex(State(headers: headers, maxConcurrentDownloads: max(1, config.maxConcurrentDownloads)))
+        state = Locked(State(headers: headers, maxConcurrentDownloads: max(1, config.maxConcurrentDownloads)))
     }
 
     deinit {
@@ -355,7 +355,7 @@ private typealias DownloadOutcome = (Image?, Data, HTTPURLResponse?, DownloadMet
 
 /// Links the async forms' continuation and callbacks, which refer to each other.
 private final class CallbacksBox: Sendable {
-    private let state = Mutex<(callbacks: DownloadCallbacks?, continuation: CheckedContinuation<DownloadOutcome, any Error>?)>((nil, nil))
+    private let state = Locked<(callbacks: DownloadCallbacks?, continuation: CheckedContinuation<DownloadOutcome, any Error>?)>((nil, nil))
 
     var callbacks: DownloadCallbacks? {
         get { state.withLock { $0.callbacks } }

@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import LibVips
 
 /// An ordered set of loaders that is itself a loader: SDWebImage's `SDImageLoadersManager`.
 /// The loader added last is asked first.
@@ -7,7 +7,7 @@ public final class ImageLoadersManager: ImageLoader {
     /// HTTP(S) through `ImageDownloader.shared`, `file://` and `data:` URLs.
     public static let shared = ImageLoadersManager()
 
-    private let storage: Mutex<[any ImageLoader]>
+    private let storage: Locked<[any ImageLoader]>
 
     /// A manager with the built-in loaders: `ImageDownloader.shared`, `FileImageLoader`, `DataURLImageLoader`.
     public convenience init() {
@@ -16,7 +16,7 @@ public final class ImageLoadersManager: ImageLoader {
 
     /// A manager with exactly `loaders` (the last is asked first).
     public init(loaders: [any ImageLoader]) {
-        storage = Mutex(loaders)
+        storage = Locked(loaders)
     }
 
     /// The loaders, in the order they were added.

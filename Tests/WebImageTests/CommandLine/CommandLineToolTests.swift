@@ -69,7 +69,9 @@ import WebImageTestServer
         let result = try await ChildProcess.run("webimage", ["info", closed])
         #expect(result.status == 1)
         #expect(result.standardError.contains("could not connect"), "\(result.standardError)")
-        #expect(ContinuousClock.now - started < .seconds(10))
+        // The command used to wait out 30 s; alone this takes well under a second (the bound is
+        // loose because the suite's tests share the machine's 2 cores).
+        #expect(ContinuousClock.now - started < .seconds(25))
     }
 
     @Test func convertWritesTheAskedFormatAndRefusesBadOptions() async throws {

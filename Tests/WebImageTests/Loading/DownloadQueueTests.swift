@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import LibVips
 import Testing
 import WebImage
 import WebImageTestServer
@@ -12,7 +12,7 @@ import WebImageTestServer
     ) async throws -> [Int] {
         try await withTestServer { server in
             let downloader = makeDownloader { $0.maxConcurrentDownloads = 1; $0.executionOrder = order }
-            let finished = Mutex<[Int]>([])
+            let finished = Locked<[Int]>([])
             let first = downloader.recordedDownload(server.url("/images/sdwebimage/TestImage.gif?delay=300")).1
             #expect(await server.wait { $0.requests["/images/sdwebimage/TestImage.gif"] == 1 })
             let recorders = (0..<count).map { index in
@@ -49,7 +49,7 @@ import WebImageTestServer
     @Test func aWaitingDownloadRisesWhenAHigherPriorityCallerJoins() async throws {
         try await withTestServer { server in
             let downloader = makeDownloader { $0.maxConcurrentDownloads = 1 }
-            let finished = Mutex<[String]>([])
+            let finished = Locked<[String]>([])
             let blocker = downloader.recordedDownload(server.url("/images/sdwebimage/TestImage.gif?delay=300")).1
             #expect(await server.wait { $0.requests["/images/sdwebimage/TestImage.gif"] == 1 })
             var recorders: [DownloadRecorder] = []

@@ -1,4 +1,5 @@
 import Foundation
+import LibVips
 import Synchronization
 import Testing
 import WebImage
@@ -41,10 +42,10 @@ struct DownloadOutcome: Sendable {
 
 /// Collects one caller's callbacks and lets a test await the final one.
 final class DownloadRecorder: Sendable {
-    private let state = Mutex<(outcome: DownloadOutcome, finished: Bool, waiters: [CheckedContinuation<DownloadOutcome, Never>])>(
+    private let state = Locked<(outcome: DownloadOutcome, finished: Bool, waiters: [CheckedContinuation<DownloadOutcome, Never>])>(
         (DownloadOutcome(), false, [])
     )
-    private let progressLog = Mutex<[(Int, Int)]>([])
+    private let progressLog = Locked<[(Int, Int)]>([])
     private let completions = Atomic(0)
 
     var progress: ImageLoaderProgress {

@@ -1,7 +1,6 @@
 import Foundation
 import Metrics
 import MetricsTestKit
-import Synchronization
 import Testing
 import WebImage
 import WebImageTestServer
