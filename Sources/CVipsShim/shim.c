@@ -121,11 +121,30 @@ VipsImage *wi_load_buffer(const char *operation, const void *data, size_t length
 }
 
 VipsImage *wi_call(const char *operation, VipsImage *in, const char *options) {
+    return wi_call_named(operation, "in", in, options);
+}
+
+VipsImage *wi_call_named(const char *operation, const char *input_name, VipsImage *in, const char *options) {
     VipsOperation *op = vips_operation_new(operation);
     if (op == NULL) {
         return NULL;
     }
-    wi_set_image(op, "in", in);
+    wi_set_image(op, input_name, in);
+    VipsImage *out = NULL;
+    if (wi_build(op, options, "out", VIPS_TYPE_IMAGE, &out) != 0) {
+        return NULL;
+    }
+    return out;
+}
+
+VipsImage *wi_call2(const char *operation, const char *first_name, VipsImage *first, const char *second_name,
+                    VipsImage *second, const char *options) {
+    VipsOperation *op = vips_operation_new(operation);
+    if (op == NULL) {
+        return NULL;
+    }
+    wi_set_image(op, first_name, first);
+    wi_set_image(op, second_name, second);
     VipsImage *out = NULL;
     if (wi_build(op, options, "out", VIPS_TYPE_IMAGE, &out) != 0) {
         return NULL;
