@@ -137,6 +137,20 @@ VipsImage *wi_call_named(const char *operation, const char *input_name, VipsImag
     return out;
 }
 
+int wi_is_image_filter(const char *operation) {
+    GType type = vips_type_find("VipsOperation", operation);
+    if (type == 0 || g_type_is_a(type, vips_foreign_get_type()) || G_TYPE_IS_ABSTRACT(type)) {
+        return 0;
+    }
+    GObjectClass *class = g_type_class_ref(type);
+    GParamSpec *in = g_object_class_find_property(class, "in");
+    GParamSpec *out = g_object_class_find_property(class, "out");
+    int is_filter = in != NULL && out != NULL && G_PARAM_SPEC_VALUE_TYPE(in) == VIPS_TYPE_IMAGE &&
+                    G_PARAM_SPEC_VALUE_TYPE(out) == VIPS_TYPE_IMAGE;
+    g_type_class_unref(class);
+    return is_filter;
+}
+
 VipsImage *wi_call2(const char *operation, const char *first_name, VipsImage *first, const char *second_name,
                     VipsImage *second, const char *options) {
     VipsOperation *op = vips_operation_new(operation);

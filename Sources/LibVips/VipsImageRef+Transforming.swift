@@ -21,6 +21,14 @@ extension VipsImageRef {
     }
 }
 
+extension Vips {
+    /// True when `operation` is a libvips operation from one image to another that touches no
+    /// file (not a loader or saver): one a caller may name in a filter.
+    public static func isImageFilter(_ operation: String) -> Bool {
+        (try? start()) != nil && wi_is_image_filter(operation) != 0
+    }
+}
+
 extension PixelBuffer {
     /// An RGBA8 bitmap of `colour` (red, green, blue, alpha) whose alpha follows a `width` x
     /// `height` rectangle with `corners` (bits: 1 top-left, 2 top-right, 4 bottom-left,

@@ -53,12 +53,14 @@ enum TransformerBenchmarks {
             print("\n-- \(path) \(image.pixelWidth)x\(image.pixelHeight), \(bands) bands --")
             let measure = Measure(iterations: 25, warmup: 3)
             for item in cases(width: image.pixelWidth, height: image.pixelHeight) {
-                var failed = false
-                let ours = measure.median { if item.transformer.transformedImage(with: image, forKey: "")?.isDecoded != true { failed = true } }
-                let direct = pixels.withUnsafeBytes { raw in
-                    measure.median { if item.baseline(raw.baseAddress!, image.pixelWidth, image.pixelHeight, bands) < 0 { failed = true } }
+                let failure = CoderBenchmarks.Failure(description: "\(path) \(item.name) failed")
+                let times = try pixels.withUnsafeBytes { raw in
+                    try CoderBenchmarks.medians(measure, [
+                        ("ours", { if item.transformer.transformedImage(with: image, forKey: "")?.isDecoded != true { throw failure } }),
+                        ("C", { if item.baseline(raw.baseAddress!, image.pixelWidth, image.pixelHeight, bands) < 0 { throw failure } }),
+                    ])
                 }
-                if failed { throw CoderBenchmarks.Failure(description: "\(path) \(item.name) failed") }
+                let (ours, direct) = (times[0], times[1])
                 Comparison(name: "\(path) \(item.name)", ours: ours, baselines: [("libvips C", direct)]).printed()
                 worst.append(("\(path) \(item.name)", ours / direct, item.isOurResampler ? 1 : 1.2))
             }
@@ -87,18 +89,21 @@ enum TransformerBenchmarks {
                 RoundCornerTransformer(radius: 20), BlurTransformer(radius: 2),
             ]
             let pipeline = PipelineTransformer(transformers: steps)
-            let measure = Measure(iterations: 15, warmup: 2)
-            let onePipeline = try measure.median {
-                let source = try VipsImageCoder.shared.decode(data, options: lazy)
-                _ = try pipeline.transformedImage(with: source, forKey: "")?.decoded()
-            }
-            let bitmapsBetween = try measure.median {
-                var image = try VipsImageCoder.shared.decode(data, options: lazy)
-                for step in steps {
-                    guard let next = step.transformedImage(with: image, forKey: "") else { throw CoderBenchmarks.Failure(description: "chain failed") }
-                    image = try next.decoded()
-                }
-            }
+            let failure = CoderBenchmarks.Failure(description: "\(path) chain failed")
+            let times = try CoderBenchmarks.medians(Measure(iterations: 15, warmup: 2), [
+                ("one pipeline", {
+                    let source = try VipsImageCoder.shared.decode(data, options: lazy)
+                    guard try pipeline.transformedImage(with: source, forKey: "")?.decoded() != nil else { throw failure }
+                }),
+                ("bitmap between steps", {
+                    var image = try VipsImageCoder.shared.decode(data, options: lazy)
+                    for step in steps {
+                        guard let next = step.transformedImage(with: image, forKey: "") else { throw failure }
+                        image = try next.decoded()
+                    }
+                }),
+            ])
+            let (onePipeline, bitmapsBetween) = (times[0], times[1])
             Comparison(name: "\(path) as one pipeline", ours: onePipeline, baselines: [("bitmap between steps", bitmapsBetween)]).printed()
         }
     }

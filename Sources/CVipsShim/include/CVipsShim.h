@@ -33,6 +33,10 @@ VipsImage *wi_call(const char *operation, VipsImage *in, const char *options);
 /// Like `wi_call`, for operations whose input argument has another name (extract_area's "input").
 VipsImage *wi_call_named(const char *operation, const char *input_name, VipsImage *in, const char *options);
 
+/// 1 when `operation` names a libvips operation that maps one image ("in") to another ("out")
+/// and is not a loader or saver (which read and write files), else 0. Sets no error.
+int wi_is_image_filter(const char *operation);
+
 /// Runs `operation` on two input images, set as the arguments `first_name` and `second_name`
 /// (e.g. composite2's "base" and "overlay"), and returns its "out" image.
 VipsImage *wi_call2(const char *operation, const char *first_name, VipsImage *first, const char *second_name,

@@ -19,7 +19,7 @@ public struct CroppingTransformer: ImageTransformer {
 
     public func transformedImage(with image: Image, forKey key: String) -> Image? {
         let rect = rect
-        return image.transformed(by: PixelTransform { image, scale throws(VipsError) in
+        return image.transformed(by: PixelTransform(movesPixelsOnly: true) { image, scale throws(VipsError) in
             guard let area = Self.pixelArea(of: rect, scale: scale, width: image.width, height: image.height) else {
                 throw VipsError("the crop rectangle lies outside the image")
             }

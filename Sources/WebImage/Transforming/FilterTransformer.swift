@@ -13,6 +13,8 @@ public struct FilterTransformer: ImageTransformer {
     /// A one-input libvips operation by its name (`invert`, `sharpen`, `gamma`, ...) with its
     /// optional arguments in libvips' string form (`"sigma=2,m2=4"`). It runs on 8-bit sRGB
     /// with alpha last when the image has alpha; its output is brought back to 8-bit sRGB.
+    /// Operations that are not image to image, and loaders and savers (which touch files),
+    /// give nil.
     public init(operation: String, arguments: String = "") {
         filter = .operation(name: operation, arguments: arguments)
     }
@@ -33,9 +35,10 @@ public struct FilterTransformer: ImageTransformer {
     public func transformedImage(with image: Image, forKey key: String) -> Image? {
         switch filter {
         case let .operation(name, arguments):
-            image.transformed(by: PixelTransform { image, _ throws(VipsError) in try image.call(name, arguments) })
+            guard Vips.isImageFilter(name) else { return nil }
+            return image.transformed(by: PixelTransform { image, _ throws(VipsError) in try image.call(name, arguments) })
         case let .closure(_, body):
-            image.mappingFrames(body)
+            return image.mappingFrames(body)
         }
     }
 }

@@ -20,7 +20,7 @@ public struct FlippingTransformer: ImageTransformer {
     public func transformedImage(with image: Image, forKey key: String) -> Image? {
         guard horizontal || vertical else { return image }
         let (horizontal, vertical) = (horizontal, vertical)
-        return image.transformed(by: PixelTransform { image, _ throws(VipsError) in
+        return image.transformed(by: PixelTransform(movesPixelsOnly: true) { image, _ throws(VipsError) in
             switch (horizontal, vertical) {
             case (true, true): try image.call("rot", "angle=d180")
             case (true, false): try image.call("flip", "direction=horizontal")

@@ -37,11 +37,16 @@ extension Image {
                 return Image(decoded: result, scale: scale, format: format, hasAlpha: hasAlpha)
             }
             var input = try VipsImageRef.wrapping(pixels)
+            if transform.movesPixelsOnly {
+                // No pixel is computed: a copy in this thread beats libvips' worker set-up.
+                return Image(decoded: try transform.step(input, scale).renderInline(), scale: scale, format: format, hasAlpha: hasAlpha)
+            }
             // Decoded pixels are RGBA even when opaque: without that band, steps see the image as opaque.
             if !hasAlpha { input = try input.call("extract_band", "band=0,n=3") }
             let output = try step(input).normalizedToSRGB()
-            let isSmall = max(pixels.width * pixels.height, output.width * output.height) <= BitmapThumbnail.maxPixelCount
-            return Image(decoded: try output.renderedRGBA(inline: isSmall), scale: scale, format: format, hasAlpha: output.hasAlpha)
+            // Rendered by libvips' workers, strip by strip: whole-image buffers between the
+            // (floating-point) operations, as rendering in this thread makes, cost 2-3x.
+            return Image(decoded: try output.renderedRGBA(), scale: scale, format: format, hasAlpha: output.hasAlpha)
         } catch {
             return nil
         }

@@ -12,9 +12,13 @@ struct PixelTransform: Sendable {
     /// The transform of an RGBA8 bitmap, or nil when this input is not one it handles (`step`
     /// then runs on the bitmap).
     let bitmap: BitmapWork?
+    /// True when `step` only moves pixels (crops, flips, quarter turns): on a decoded image it
+    /// then runs on the RGBA bitmap as it is, alpha band or not, rendered in this thread.
+    let movesPixelsOnly: Bool
 
-    init(bitmap: BitmapWork? = nil, step: @escaping Step) {
+    init(bitmap: BitmapWork? = nil, movesPixelsOnly: Bool = false, step: @escaping Step) {
         self.step = step
         self.bitmap = bitmap
+        self.movesPixelsOnly = movesPixelsOnly
     }
 }

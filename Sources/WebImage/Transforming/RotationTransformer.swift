@@ -25,7 +25,9 @@ public struct RotationTransformer: ImageTransformer {
         let degrees = (-angle * 180 / .pi).truncatingRemainder(dividingBy: 360)
         let quarterTurns = (degrees / 90).rounded()
         let isQuarterTurn = abs(degrees - quarterTurns * 90) < 1e-9
-        return image.transformed(by: PixelTransform { image, _ throws(VipsError) in
+        // Quarter turns that fill the canvas only move pixels.
+        let movesPixelsOnly = isQuarterTurn && (fitSize || Int(quarterTurns) % 2 == 0)
+        return image.transformed(by: PixelTransform(movesPixelsOnly: movesPixelsOnly) { image, _ throws(VipsError) in
             let (width, height) = (image.width, image.height)
             var rotated: VipsImageRef
             if isQuarterTurn {

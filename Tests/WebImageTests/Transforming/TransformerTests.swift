@@ -162,6 +162,12 @@ import WebImage
         let before = try #require(original.pixel(x: 100, y: 100))
         #expect(inverted.pixel(x: 100, y: 100) == RGBA8(red: 255 - before.red, green: 255 - before.green, blue: 255 - before.blue))
         #expect(FilterTransformer(operation: "no_such_operation").transformedImage(with: image, forKey: "") == nil)
+        // Operations that read or write files, or run commands, are not filters.
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("filter-\(UUID().uuidString).png").path
+        for (operation, arguments) in [("pngsave", "filename=\(path)"), ("system", "cmd_format=touch \(path)"), ("pngload", "filename=\(path)")] {
+            #expect(FilterTransformer(operation: operation, arguments: arguments).transformedImage(with: image, forKey: "") == nil)
+        }
+        #expect(!FileManager.default.fileExists(atPath: path))
     }
 
     @Test func filterRunsAClosureOnEachFrame() throws {
