@@ -15,6 +15,8 @@ enum TransformerBenchmarks {
         /// True where our resampler does the work (target: at most 1x).
         var isOurResampler = false
         let baseline: (UnsafeRawPointer, Int, Int, Int) -> Int
+        /// Another way to the same result, printed for reference.
+        var other: (label: String, run: (UnsafeRawPointer, Int, Int, Int) -> Int)?
     }
 
     static func cases(width: Int, height: Int) -> [Case] {
@@ -26,7 +28,9 @@ enum TransformerBenchmarks {
             Case(name: "crop 200x150", transformer: CroppingTransformer(rect: CGRect(x: 30, y: 40, width: 200, height: 150))) {
                 bb_transform_crop($0, Int32($1), Int32($2), Int32($3), 30, 40, 200, 150)
             },
-            Case(name: "round corners 20", transformer: RoundCornerTransformer(radius: 20)) { bb_transform_round($0, Int32($1), Int32($2), Int32($3), 20) },
+            Case(name: "round corners 20", transformer: RoundCornerTransformer(radius: 20),
+                 baseline: { bb_transform_round($0, Int32($1), Int32($2), Int32($3), 20) },
+                 other: ("librsvg mask + composite2", { bb_transform_round_svg($0, Int32($1), Int32($2), Int32($3), 20) })),
             Case(name: "flip horizontal", transformer: FlippingTransformer(horizontal: true, vertical: false)) { bb_transform_flip($0, Int32($1), Int32($2), Int32($3)) },
             Case(name: "rotate 30 degrees", transformer: RotationTransformer(angle: .pi / 6, fitSize: true)) { bb_transform_rotate($0, Int32($1), Int32($2), Int32($3), -30) },
             Case(name: "tint red (source-in)", transformer: TintTransformer(color: RGBA8(red: 255, green: 0, blue: 0))) { pixels, width, height, bands in
@@ -55,13 +59,17 @@ enum TransformerBenchmarks {
             for item in cases(width: image.pixelWidth, height: image.pixelHeight) {
                 let failure = CoderBenchmarks.Failure(description: "\(path) \(item.name) failed")
                 let times = try pixels.withUnsafeBytes { raw in
-                    try CoderBenchmarks.medians(measure, [
+                    let others: [CoderBenchmarks.Timed] = item.other.map { other in
+                        [(other.label, { if other.run(raw.baseAddress!, image.pixelWidth, image.pixelHeight, bands) < 0 { throw failure } })]
+                    } ?? []
+                    return try CoderBenchmarks.medians(measure, [
                         ("ours", { if item.transformer.transformedImage(with: image, forKey: "")?.isDecoded != true { throw failure } }),
                         ("C", { if item.baseline(raw.baseAddress!, image.pixelWidth, image.pixelHeight, bands) < 0 { throw failure } }),
-                    ])
+                    ] + others)
                 }
                 let (ours, direct) = (times[0], times[1])
-                Comparison(name: "\(path) \(item.name)", ours: ours, baselines: [("libvips C", direct)]).printed()
+                let extra = item.other.map { [($0.label, times[2])] } ?? []
+                Comparison(name: "\(path) \(item.name)", ours: ours, baselines: [("libvips C", direct)] + extra).printed()
                 worst.append(("\(path) \(item.name)", ours / direct, item.isOurResampler ? 1 : 1.2))
             }
         }

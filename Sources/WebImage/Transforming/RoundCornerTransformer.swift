@@ -44,10 +44,13 @@ public struct RoundCornerTransformer: ImageTransformer {
         let border = borderColor.flatMap { colour in borderWidth.isFinite && borderWidth > 0 ? (borderWidth, colour) : nil }
         return image.transformed(by: PixelTransform { image, scale throws(VipsError) in
             let (width, height) = (image.width, image.height)
+            // White with the shape's coverage as alpha: multiplying keeps the colours and scales
+            // the alpha (integer arithmetic, cheaper than compositing).
             let shape = PixelBuffer.roundedRectangle(
-                width: width, height: height, radius: radius * scale, corners: corners, ringWidth: 0, colour: [0, 0, 0, 255]
+                width: width, height: height, radius: radius * scale, corners: corners, ringWidth: 0, colour: [255, 255, 255, 255]
             )
-            var rounded = try image.composited(with: VipsImageRef.wrapping(shape), mode: "dest-in")
+            var rounded = try image.withAlpha().call("multiply", with: VipsImageRef.wrapping(shape), names: ("left", "right"))
+                .call("linear", "a=\(1.0 / 255),b=0.5").call("cast", "format=uchar")
             if let (borderWidth, colour) = border {
                 let ring = PixelBuffer.roundedRectangle(
                     width: width, height: height, radius: radius * scale, corners: corners, ringWidth: borderWidth * scale,
