@@ -86,16 +86,16 @@ enum TransformerBenchmarks {
     /// Resize, round corners and blur on a lazily decoded image: one libvips pipeline, against
     /// the same three steps with the pixels rendered after each.
     static func chain(_ testdata: URL) throws {
-        print("\n-- chain: resize to half (fill), round corners 20, blur 2, from the encoded bytes --")
+        print("\n-- chain of resize to half (fill), round corners 20, blur 2, from the encoded bytes --")
         for path in ["photos/rocket.jpg", "photos/hubble_deep_field.jpg"] {
+          for resizeFirst in [true, false] {
             let data = try Data(contentsOf: testdata.appendingPathComponent(path))
             var lazy = ImageCoderOptions()
             lazy.decodeUseLazyDecoding = true
             let header = try ImageHeader(probing: data)
-            let steps: [any ImageTransformer] = [
-                ResizingTransformer(size: CGSize(width: header.pixelWidth / 2, height: header.pixelHeight / 2), scaleMode: .fill),
-                RoundCornerTransformer(radius: 20), BlurTransformer(radius: 2),
-            ]
+            let resize = ResizingTransformer(size: CGSize(width: header.pixelWidth / 2, height: header.pixelHeight / 2), scaleMode: .fill)
+            let others: [any ImageTransformer] = [RoundCornerTransformer(radius: 20), BlurTransformer(radius: 2)]
+            let steps: [any ImageTransformer] = resizeFirst ? [resize] + others : others + [resize]
             let pipeline = PipelineTransformer(transformers: steps)
             let failure = CoderBenchmarks.Failure(description: "\(path) chain failed")
             let times = try CoderBenchmarks.medians(Measure(iterations: 15, warmup: 2), [
@@ -112,7 +112,9 @@ enum TransformerBenchmarks {
                 }),
             ])
             let (onePipeline, bitmapsBetween) = (times[0], times[1])
-            Comparison(name: "\(path) as one pipeline", ours: onePipeline, baselines: [("bitmap between steps", bitmapsBetween)]).printed()
+            let order = resizeFirst ? "resize first" : "resize last"
+            Comparison(name: "\(path) \(order), one pipeline", ours: onePipeline, baselines: [("bitmap between steps", bitmapsBetween)]).printed()
+          }
         }
     }
 
