@@ -26,6 +26,7 @@ extension Image {
         do {
             guard isDecoded else {
                 let built = try step(makeVipsImage())
+                guard Self.isWithinPixelLimit(built) else { return nil }
                 return Image(
                     pipeline: pipeline.appending(step), pixels: nil, pendingBuild: built,
                     pixelWidth: built.width, pixelHeight: built.height, scale: scale, format: format,
@@ -44,12 +45,21 @@ extension Image {
             // Decoded pixels are RGBA even when opaque: without that band, steps see the image as opaque.
             if !hasAlpha { input = try input.call("extract_band", "band=0,n=3") }
             let output = try step(input).normalizedToSRGB()
+            guard Self.isWithinPixelLimit(output) else { return nil }
             // Rendered by libvips' workers, strip by strip: whole-image buffers between the
             // (floating-point) operations, as rendering in this thread makes, cost 2-3x.
             return Image(decoded: try output.renderedRGBA(), scale: scale, format: format, hasAlpha: output.hasAlpha)
         } catch {
             return nil
         }
+    }
+
+    /// A transform may make an image larger (a resize, a rotation that fits): results past the
+    /// decoders' default limit (100 megapixels) are refused before any pixel is made, so that a
+    /// caller's size never turns into a huge allocation.
+    private static func isWithinPixelLimit(_ image: VipsImageRef) -> Bool {
+        let pixels = image.width.multipliedReportingOverflow(by: image.height)
+        return !pixels.overflow && pixels.partialValue <= ImageCoderOptions.defaultMaxPixelCount
     }
 
     /// An image over RGBA8 pixels already decoded.

@@ -29,6 +29,11 @@ import WebImage
         let larger = try TransformInput.transform(image, ResizingTransformer(size: CGSize(width: 400, height: 200), scaleMode: .fill))
         #expect(larger.pixelWidth == 800 && larger.pixelHeight == 400 && larger.scale == 2)
         #expect(ResizingTransformer(size: .zero, scaleMode: .fill).transformedImage(with: image, forKey: "") == nil)
+        // Past 100 megapixels a result is refused, on both forms, before any pixel is made.
+        let huge = ResizingTransformer(size: CGSize(width: 20_000, height: 20_000), scaleMode: .fill)
+        #expect(huge.transformedImage(with: image, forKey: "") == nil)
+        #expect(huge.transformedImage(with: try TransformInput.image(TransformInput.alphaImage, lazy: true), forKey: "") == nil)
+        #expect(ResizingTransformer(size: CGSize(width: 1e300, height: 1e300), scaleMode: .aspectFit).transformedImage(with: image, forKey: "") == nil)
     }
 
     // MARK: Cropping
