@@ -82,7 +82,7 @@ let package = Package(
         // Direct C calls (libvips, TurboJPEG) the coder benchmark compares us against.
         .target(
             name: "CBenchmarkBaselines",
-            dependencies: ["CLibvips"],
+            dependencies: ["CLibvips", "CVipsShim"],
             linkerSettings: [.linkedLibrary("turbojpeg")]
         ),
         .executableTarget(

@@ -123,11 +123,44 @@ VipsImage *wi_load_buffer(const char *operation, const void *data, size_t length
 }
 
 VipsImage *wi_call(const char *operation, VipsImage *in, const char *options) {
+    return wi_call_named(operation, "in", in, options);
+}
+
+VipsImage *wi_call_named(const char *operation, const char *input_name, VipsImage *in, const char *options) {
     VipsOperation *op = vips_operation_new(operation);
     if (op == NULL) {
         return NULL;
     }
-    wi_set_image(op, "in", in);
+    wi_set_image(op, input_name, in);
+    VipsImage *out = NULL;
+    if (wi_build(op, options, "out", VIPS_TYPE_IMAGE, &out) != 0) {
+        return NULL;
+    }
+    return out;
+}
+
+int wi_is_image_filter(const char *operation) {
+    GType type = vips_type_find("VipsOperation", operation);
+    if (type == 0 || g_type_is_a(type, vips_foreign_get_type()) || G_TYPE_IS_ABSTRACT(type)) {
+        return 0;
+    }
+    GObjectClass *class = g_type_class_ref(type);
+    GParamSpec *in = g_object_class_find_property(class, "in");
+    GParamSpec *out = g_object_class_find_property(class, "out");
+    int is_filter = in != NULL && out != NULL && G_PARAM_SPEC_VALUE_TYPE(in) == VIPS_TYPE_IMAGE &&
+                    G_PARAM_SPEC_VALUE_TYPE(out) == VIPS_TYPE_IMAGE;
+    g_type_class_unref(class);
+    return is_filter;
+}
+
+VipsImage *wi_call2(const char *operation, const char *first_name, VipsImage *first, const char *second_name,
+                    VipsImage *second, const char *options) {
+    VipsOperation *op = vips_operation_new(operation);
+    if (op == NULL) {
+        return NULL;
+    }
+    wi_set_image(op, first_name, first);
+    wi_set_image(op, second_name, second);
     VipsImage *out = NULL;
     if (wi_build(op, options, "out", VIPS_TYPE_IMAGE, &out) != 0) {
         return NULL;

@@ -5,7 +5,7 @@ import WebImage
 struct ConvertCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "convert",
-        abstract: "Decode an image, optionally thumbnail it, and encode it again."
+        abstract: "Decode an image, optionally thumbnail and transform it, and encode it again."
     )
 
     @Argument(help: "The input image: a file, file:// or http(s):// URL.")
@@ -23,7 +23,18 @@ struct ConvertCommand: AsyncParsableCommand {
     @Option(help: "Output format: jpeg, png, gif, webp, avif, heic, heif, tiff, jxl.")
     var format: String?
 
+    @Option(help: "Transforms, in order, such as 'resize=300x200,fill;round=12;blur=2' (see the README).")
+    var transform: String?
+
     func run() async throws {
+        let transformer: PipelineTransformer?
+        do {
+            transformer = try transform.map(TransformChain.parse)
+        } catch {
+            // One line naming the step, and the usage error status (64).
+            FileHandle.standardError.write(Data("\(error)\n".utf8))
+            throw ExitCode(64)
+        }
         let data = try await InputFile.read(input)
         var options = ImageCoderOptions()
         options.decodeUseLazyDecoding = true
@@ -43,7 +54,13 @@ struct ConvertCommand: AsyncParsableCommand {
         let decodeOptions = options
         let destination = URL(fileURLWithPath: output)
         let (image, encoded) = try await BlockingPool.run {
-            let image = try ImageCodersManager.shared.decode(data, options: decodeOptions)
+            var image = try ImageCodersManager.shared.decode(data, options: decodeOptions)
+            if let transformer {
+                guard let transformed = transformer.transformedImage(with: image, forKey: input) else {
+                    throw ValidationError("the transform does not apply to this image")
+                }
+                image = transformed
+            }
             let encoded = try ImageCodersManager.shared.encode(image, format: target, options: decodeOptions)
             try encoded.write(to: destination, options: .atomic)
             return (image, encoded)

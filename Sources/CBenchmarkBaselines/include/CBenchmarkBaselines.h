@@ -73,4 +73,27 @@ long bb_tj_thumbnail_job(const void *jpeg, size_t length, int width, int height,
 /// steps: the ceiling of this machine's 2-thread scaling, for reference. Returns a value >= 0.
 long bb_compute_loop(long iterations);
 
+// MARK: Transformers (transforms.c): 8-bit sRGB pixels in memory (3 or 4 bands), the result
+// written to memory; alpha premultiplied around resampling, as the transformers do.
+
+/// vips_resize to exactly `out_width` x `out_height`.
+long bb_transform_resize(const void *pixels, int width, int height, int bands, int out_width, int out_height);
+/// vips_extract_area.
+long bb_transform_crop(const void *pixels, int width, int height, int bands, int left, int top, int crop_width,
+                       int crop_height);
+/// vips_flip, horizontal.
+long bb_transform_flip(const void *pixels, int width, int height, int bands);
+/// vips_rotate by `degrees` clockwise onto transparent (an alpha band added when missing).
+long bb_transform_rotate(const void *pixels, int width, int height, int bands, double degrees);
+/// vips_gaussblur.
+long bb_transform_blur(const void *pixels, int width, int height, int bands, double sigma);
+/// vips_composite2 (mode in) of a constant colour made by vips_linear.
+long bb_transform_tint(const void *pixels, int width, int height, int bands, const double rgba[4]);
+/// The round-corner transformer's steps: its coverage mask (CVipsShim) multiplied into the pixels.
+long bb_transform_round(const void *pixels, int width, int height, int bands, double radius);
+/// The usual libvips way: vips_composite2 (mode dest-in) of a rounded rectangle drawn by librsvg.
+long bb_transform_round_svg(const void *pixels, int width, int height, int bands, double radius);
+/// vips_invert.
+long bb_transform_invert(const void *pixels, int width, int height, int bands);
+
 #endif

@@ -30,6 +30,18 @@ VipsImage *wi_load_buffer(const char *operation, const void *data, size_t length
 /// Runs `operation` on one input image (argument "in") and returns its "out" image.
 VipsImage *wi_call(const char *operation, VipsImage *in, const char *options);
 
+/// Like `wi_call`, for operations whose input argument has another name (extract_area's "input").
+VipsImage *wi_call_named(const char *operation, const char *input_name, VipsImage *in, const char *options);
+
+/// 1 when `operation` names a libvips operation that maps one image ("in") to another ("out")
+/// and is not a loader or saver (which read and write files), else 0. Sets no error.
+int wi_is_image_filter(const char *operation);
+
+/// Runs `operation` on two input images, set as the arguments `first_name` and `second_name`
+/// (e.g. composite2's "base" and "overlay"), and returns its "out" image.
+VipsImage *wi_call2(const char *operation, const char *first_name, VipsImage *first, const char *second_name,
+                    VipsImage *second, const char *options);
+
 /// Runs a saver (e.g. "jpegsave_buffer") and returns its encoded bytes.
 VipsBlob *wi_save_buffer(const char *operation, VipsImage *in, const char *options);
 
@@ -110,6 +122,14 @@ int wi_resample_rgba8(const uint8_t *src, int src_width, int src_height, size_t 
 /// Turns a `width` x `height` RGBA8 bitmap upright from EXIF `orientation` (1-8) into `dst`
 /// (the same byte count; 5-8 swap width and height).
 void wi_orient_rgba8(const uint8_t *src, int width, int height, int orientation, uint8_t *dst);
+
+/// Fills `out` (`width * height * 4` bytes) with `colour` whose alpha is scaled by the coverage
+/// of a rectangle the size of the image with the `corners` (bit 0 top-left, 1 top-right, 2
+/// bottom-left, 3 bottom-right) rounded by `radius` (at most half the shorter side), edges
+/// antialiased; with `inset` > 0, by the coverage of the ring between that shape and the same
+/// shape `inset` pixels inside it (radius less `inset`): a border.
+void wi_rounded_rect_rgba8(int width, int height, double radius, unsigned corners, double inset, const uint8_t colour[4],
+                           uint8_t *out);
 
 /// TurboJPEG with per-thread handles and buffers. Each returns 0, or -1 with a message for
 /// `wi_tj_error` (this thread's last failure).

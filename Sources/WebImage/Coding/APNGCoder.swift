@@ -3,7 +3,8 @@ import LibVips
 
 /// Animated PNG: decodes every frame (libvips 8.14 reads only the default image), composited
 /// with the APNG dispose and blend rules; frames are rendered on demand, in order, from a
-/// remembered canvas. Encoding APNG is not supported; static PNG goes to `VipsImageCoder`.
+/// remembered canvas. Encodes animated images written as PNG as APNG (frames, durations and
+/// loop count kept, as SDWebImage writes them); still PNG goes to `VipsImageCoder`.
 public final class APNGCoder: AnimatedImageCoder, ThrowingImageCoder {
     private let animation: APNGAnimation?
 
@@ -40,7 +41,29 @@ public final class APNGCoder: AnimatedImageCoder, ThrowingImageCoder {
         return control.frameCount > 1
     }
 
-    public func canEncode(to format: ImageFormat) -> Bool { false }
+    public func canEncode(to format: ImageFormat) -> Bool { format == .png }
+
+    public func encode(_ image: Image, format: ImageFormat, options: ImageCoderOptions) throws(ImageCodingError) -> Data {
+        guard format == .png else { throw .unsupportedFormat(format) }
+        guard image.isAnimated, !options.encodeFirstFrameOnly else {
+            return try VipsImageCoder.shared.encode(image, format: .png, options: options)
+        }
+        do {
+            let frames = try VipsSaver.animationFrames(of: image, format: .png, options: options)
+            let pngs = try frames.map { frame in
+                // One pixel layout for every frame: RGB when the animation is opaque, else RGBA.
+                let pixels = image.hasAlpha ? try frame.image.withAlpha() : try frame.image.call("extract_band", "band=0,n=3")
+                return (png: try pixels.save("pngsave_buffer", options: "strip=true"), delay: frame.delay)
+            }
+            return try APNGWriter.animation(of: pngs, loopCount: image.loopCount)
+        } catch let error as ImageCodingError {
+            throw error
+        } catch let error as VipsError {
+            throw .encodingFailed(format: .png, reason: error.message)
+        } catch {
+            throw .encodingFailed(format: .png, reason: "\(error)")
+        }
+    }
 
 
     public func decode(_ data: Data, options: ImageCoderOptions) throws(ImageCodingError) -> Image {

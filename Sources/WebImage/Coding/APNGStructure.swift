@@ -32,7 +32,7 @@ struct APNGStructure: Sendable {
     let loopCount: Int
     let frames: [Frame]
 
-    private struct Chunk {
+    struct Chunk {
         var type: String
         var body: Data
     }
@@ -123,7 +123,7 @@ struct APNGStructure: Sendable {
     /// The whole chunks after the signature, up to `IEND` (`ended`) or the first `IDAT` when
     /// `stopAtImageData`, or up to where the data is cut. Each chunk's CRC is checked here:
     /// frames are rebuilt as new files with fresh CRCs, so libpng never sees the stored ones.
-    private static func chunks(of data: Data, stopAtImageData: Bool) throws(ImageCodingError) -> (chunks: [Chunk], ended: Bool) {
+    static func chunks(of data: Data, stopAtImageData: Bool) throws(ImageCodingError) -> (chunks: [Chunk], ended: Bool) {
         let signature: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
         guard data.count >= 8, data.prefix(8).elementsEqual(signature) else {
             throw .corruptData(format: .png, reason: "no PNG signature")
@@ -157,7 +157,7 @@ struct APNGStructure: Sendable {
         return file
     }
 
-    private static func appendChunk(_ type: String, _ body: Data, to file: inout Data) {
+    static func appendChunk(_ type: String, _ body: Data, to file: inout Data) {
         let typeBytes = Data(type.utf8)
         file.appendBigEndian(UInt32(body.count))
         file.append(typeBytes)
@@ -166,7 +166,7 @@ struct APNGStructure: Sendable {
     }
 }
 
-private extension Data {
+extension Data {
     func uint32(at offset: Int) -> UInt32 {
         let start = startIndex + offset
         guard start >= startIndex, start + 4 <= endIndex else { return 0 }

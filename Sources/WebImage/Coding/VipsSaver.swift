@@ -34,8 +34,19 @@ struct VipsSaver: Sendable {
             // Decoded pixels are RGBA even when opaque: drop that band rather than flatten it.
             return !image.hasAlpha && still.bands == 4 ? try still.call("extract_band", "band=0,n=3") : still
         }
-        var frames: [VipsImageRef] = []
-        var delays: [Int] = []
+        let frames = try Self.animationFrames(of: image, format: format, options: options)
+        let strip = try VipsImageRef.joinVertically(frames.map { $0.image.bands == 4 ? $0.image : try $0.image.addingOpaqueAlpha() })
+        return try strip.withAnimation(
+            pageHeight: frames[0].image.height, delays: frames.map(\.delay), loop: Self.storableLoopCount(image.loopCount)
+        )
+    }
+
+    /// Every frame of an animated image with its delay in milliseconds, scaled down to fit
+    /// `encodeMaxPixelSize` when set (all frames alike, durations kept).
+    static func animationFrames(
+        of image: Image, format: ImageFormat, options: ImageCoderOptions
+    ) throws -> [(image: VipsImageRef, delay: Int)] {
+        var frames: [(image: VipsImageRef, delay: Int)] = []
         for index in 0..<image.frameCount {
             guard let frame = image.frame(at: index) else {
                 throw ImageCodingError.encodingFailed(format: format, reason: "frame \(index) cannot be decoded")
@@ -43,12 +54,10 @@ struct VipsSaver: Sendable {
             guard frame.pixelWidth == image.pixelWidth, frame.pixelHeight == image.pixelHeight else {
                 throw ImageCodingError.encodingFailed(format: format, reason: "frame \(index) has another size")
             }
-            let pixels = try frame.makeVipsImage()
-            frames.append(pixels.bands == 4 ? pixels : try pixels.addingOpaqueAlpha())
-            delays.append(Self.milliseconds(image.frameDuration(at: index)))
+            let pixels = try frame.makeVipsImage().scaledDown(toFit: options.encodeMaxPixelSize)
+            frames.append((pixels, milliseconds(image.frameDuration(at: index))))
         }
-        return try VipsImageRef.joinVertically(frames)
-            .withAnimation(pageHeight: image.pixelHeight, delays: delays, loop: Self.storableLoopCount(image.loopCount))
+        return frames
     }
 
     /// A frame duration in whole milliseconds: durations come from any `AnimatedImageProvider`,
@@ -69,11 +78,8 @@ struct VipsSaver: Sendable {
     /// Scales down to `encodeMaxPixelSize` (still images) and flattens alpha the format lacks.
     func preparing(_ image: VipsImageRef, options: ImageCoderOptions) throws(VipsError) -> VipsImageRef {
         var image = image
-        let box = options.encodeMaxPixelSize.pixelBox(rounding: .towardZero)
-        let isStrip = image.pageHeight < image.height
-        if !isStrip, box.width >= 1, box.height >= 1, image.width > box.width || image.height > box.height {
-            image = try image.call("thumbnail_image", "width=\(box.width),height=\(box.height),size=down")
-        }
+        // Animation strips were scaled frame by frame (`animationFrames`).
+        if image.pageHeight == image.height { image = try image.scaledDown(toFit: options.encodeMaxPixelSize) }
         if !supportsAlpha, image.hasAlpha {
             let background = options.encodeBackgroundColor ?? .white
             image = try image.flattened(red: Double(background.red), green: Double(background.green), blue: Double(background.blue))
@@ -122,5 +128,15 @@ struct VipsSaver: Sendable {
     static func qualityValue(_ quality: Double) -> Int {
         guard quality.isFinite else { return 100 }
         return Int(min(100, max(1, (quality * 100).rounded())))
+    }
+}
+
+extension VipsImageRef {
+    /// This image scaled down (aspect kept) to fit `size` in pixels, when it is larger; a side
+    /// of `size` under one pixel means no limit (`encodeMaxPixelSize`'s zero).
+    func scaledDown(toFit size: CGSize) throws(VipsError) -> VipsImageRef {
+        let box = size.pixelBox(rounding: .towardZero)
+        guard box.width >= 1, box.height >= 1, width > box.width || height > box.height else { return self }
+        return try call("thumbnail_image", "width=\(box.width),height=\(box.height),size=down")
     }
 }

@@ -27,7 +27,7 @@ public final class Image: Sendable {
     public let animatedImageProvider: (any AnimatedImageProvider)?
 
     let pipeline: ImagePipeline
-    private let sourceByteCount: Int
+    let sourceByteCount: Int
     private let pixels: Locked<PixelBuffer?>
     /// The pipeline prepared while decoding (to learn the size), kept for the first reader of a
     /// lazy image so that decode and encode do not each parse the file: libvips images from a

@@ -1,0 +1,63 @@
+#include "CVipsShim.h"
+
+#include <math.h>
+
+// How much of pixel (x, y) (its centre at +0.5) lies inside [left, right) x [top, bottom) with
+// the `corners` (bit 0 top-left, 1 top-right, 2 bottom-left, 3 bottom-right) rounded by
+// `radius`: 0 to 1, a one-pixel ramp across every edge (antialiasing).
+static float wi_rounded_rect_coverage(float x, float y, float left, float top, float right, float bottom,
+                                      float radius, unsigned corners) {
+    float cx = x + 0.5f;
+    float cy = y + 0.5f;
+    float horizontal = fminf(fmaxf(cx - left + 0.5f, 0.0f), 1.0f) * fminf(fmaxf(right - cx + 0.5f, 0.0f), 1.0f);
+    float vertical = fminf(fmaxf(cy - top + 0.5f, 0.0f), 1.0f) * fminf(fmaxf(bottom - cy + 0.5f, 0.0f), 1.0f);
+    float coverage = horizontal * vertical;
+    if (radius <= 0.0f || coverage <= 0.0f) {
+        return coverage;
+    }
+    int is_left = cx < left + radius;
+    int is_right = cx > right - radius;
+    int is_top = cy < top + radius;
+    int is_bottom = cy > bottom - radius;
+    unsigned corner = 0;
+    if (is_top && is_left) {
+        corner = 1u;
+    } else if (is_top && is_right) {
+        corner = 2u;
+    } else if (is_bottom && is_left) {
+        corner = 4u;
+    } else if (is_bottom && is_right) {
+        corner = 8u;
+    }
+    if ((corners & corner) == 0) {
+        return coverage;
+    }
+    float centre_x = is_left ? left + radius : right - radius;
+    float centre_y = is_top ? top + radius : bottom - radius;
+    float distance = hypotf(cx - centre_x, cy - centre_y);
+    float round = fminf(fmaxf(radius - distance + 0.5f, 0.0f), 1.0f);
+    return fminf(coverage, round);
+}
+
+void wi_rounded_rect_rgba8(int width, int height, double radius, unsigned corners, double inset, const uint8_t colour[4],
+                           uint8_t *out) {
+    float side = (float)(width < height ? width : height);
+    float outer = fminf(fmaxf((float)radius, 0.0f), side / 2.0f);
+    float border = fmaxf((float)inset, 0.0f);
+    float inner = fmaxf(outer - border, 0.0f);
+    for (int y = 0; y < height; y++) {
+        uint8_t *row = out + (size_t)y * (size_t)width * 4;
+        for (int x = 0; x < width; x++) {
+            float coverage = wi_rounded_rect_coverage((float)x, (float)y, 0, 0, (float)width, (float)height, outer, corners);
+            if (border > 0.0f && coverage > 0.0f) {
+                coverage -= wi_rounded_rect_coverage((float)x, (float)y, border, border, (float)width - border,
+                                                     (float)height - border, inner, corners);
+                coverage = fmaxf(coverage, 0.0f);
+            }
+            row[x * 4] = colour[0];
+            row[x * 4 + 1] = colour[1];
+            row[x * 4 + 2] = colour[2];
+            row[x * 4 + 3] = (uint8_t)lrintf(coverage * (float)colour[3]);
+        }
+    }
+}

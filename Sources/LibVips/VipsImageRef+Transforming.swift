@@ -1,0 +1,46 @@
+import CLibvips
+import CVipsShim
+
+extension VipsImageRef {
+    /// The area `width` x `height` at (`x`, `y`), which must lie inside the image.
+    public func extractingArea(x: Int, y: Int, width: Int, height: Int) throws(VipsError) -> VipsImageRef {
+        guard let result = wi_call_named("extract_area", "input", pointer, "left=\(x),top=\(y),width=\(width),height=\(height)") else {
+            throw Vips.lastError(or: "extract_area failed")
+        }
+        return VipsImageRef(result)
+    }
+
+    /// Runs a two-input libvips operation with this image as the argument `names.0` and `other`
+    /// as `names.1`, e.g. `call("composite2", with: tint, names: ("base", "overlay"), "mode=over")`.
+    public func call(
+        _ operation: String, with other: VipsImageRef, names: (String, String), _ options: String = ""
+    ) throws(VipsError) -> VipsImageRef {
+        let result = withExtendedLifetime(other) { wi_call2(operation, names.0, pointer, names.1, other.pointer, options) }
+        guard let result else { throw Vips.lastError(or: "\(operation) failed") }
+        return VipsImageRef(result)
+    }
+}
+
+extension Vips {
+    /// True when `operation` is a libvips operation from one image to another that touches no
+    /// file (not a loader or saver): one a caller may name in a filter.
+    public static func isImageFilter(_ operation: String) -> Bool {
+        (try? start()) != nil && wi_is_image_filter(operation) != 0
+    }
+}
+
+extension PixelBuffer {
+    /// An RGBA8 bitmap of `colour` (red, green, blue, alpha) whose alpha follows a `width` x
+    /// `height` rectangle with `corners` (bits: 1 top-left, 2 top-right, 4 bottom-left,
+    /// 8 bottom-right) rounded by `radius` pixels, edges antialiased. With `ringWidth` > 0,
+    /// only the ring that wide inside the shape's edge is covered: a border.
+    public static func roundedRectangle(
+        width: Int, height: Int, radius: Double, corners: UInt, ringWidth: Double, colour: [UInt8]
+    ) -> PixelBuffer {
+        let rgba = (colour + [0, 0, 0, 0]).prefix(4).map { $0 }
+        return PixelBuffer(width: width, height: height, bands: 4) { output in
+            guard let base = output.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return }
+            wi_rounded_rect_rgba8(Int32(width), Int32(height), radius, UInt32(truncatingIfNeeded: corners), ringWidth, rgba, base)
+        }
+    }
+}

@@ -1,0 +1,72 @@
+import Foundation
+import LibVips
+
+extension Image {
+    /// This image transformed by `transform`, every frame of an animation.
+    func transformed(by transform: PixelTransform) -> Image? {
+        mappingFrames { frame in frame.applyingToStill(transform) }
+    }
+
+    /// `transform` applied to every frame: to this image when it is still; to the first frame
+    /// now and to the others when asked for, when it is animated, keeping the frame durations
+    /// and the loop count. Nil when the first frame's transform is nil; `transform` must give
+    /// frames of one size (a later frame of another size reads as nil). The result keeps no
+    /// `animatedImageData`: its frames are no longer the original file's.
+    public func mappingFrames(_ transform: @escaping @Sendable (Image) -> Image?) -> Image? {
+        guard isAnimated, let provider = animatedImageProvider else { return transform(self) }
+        guard let still = frame(at: 0), let first = transform(still)?.frame(at: 0) else { return nil }
+        return Image(sharing: first, animatedImageProvider: MappedFramesProvider(source: provider, first: first, transform: transform))
+    }
+
+    /// A still image (or one frame) through `transform`: a decoded image gives a decoded one,
+    /// a lazy image a lazy one with one step more.
+    private func applyingToStill(_ transform: PixelTransform) -> Image? {
+        let scale = scale
+        let step: ImagePipeline.Step = { image throws(VipsError) in try transform.step(image.normalizedToSRGB(), scale) }
+        do {
+            guard isDecoded else {
+                let built = try step(makeVipsImage())
+                guard Self.isWithinPixelLimit(built) else { return nil }
+                return Image(
+                    pipeline: pipeline.appending(step), pixels: nil, pendingBuild: built,
+                    pixelWidth: built.width, pixelHeight: built.height, scale: scale, format: format,
+                    hasAlpha: built.hasAlpha, sourceByteCount: sourceByteCount
+                )
+            }
+            let pixels = try renderedPixels()
+            if let work = transform.bitmap, let result = work(pixels, hasAlpha, scale) {
+                return Image(decoded: result, scale: scale, format: format, hasAlpha: hasAlpha)
+            }
+            var input = try VipsImageRef.wrapping(pixels)
+            if transform.movesPixelsOnly {
+                // No pixel is computed: a copy in this thread beats libvips' worker set-up.
+                return Image(decoded: try transform.step(input, scale).renderInline(), scale: scale, format: format, hasAlpha: hasAlpha)
+            }
+            // Decoded pixels are RGBA even when opaque: without that band, steps see the image as opaque.
+            if !hasAlpha { input = try input.call("extract_band", "band=0,n=3") }
+            let output = try step(input).normalizedToSRGB()
+            guard Self.isWithinPixelLimit(output) else { return nil }
+            // Rendered by libvips' workers, strip by strip: whole-image buffers between the
+            // (floating-point) operations, as rendering in this thread makes, cost 2-3x.
+            return Image(decoded: try output.renderedRGBA(), scale: scale, format: format, hasAlpha: output.hasAlpha)
+        } catch {
+            return nil
+        }
+    }
+
+    /// A transform may make an image larger (a resize, a rotation that fits): results past the
+    /// decoders' default limit (100 megapixels) are refused before any pixel is made, so that a
+    /// caller's size never turns into a huge allocation.
+    private static func isWithinPixelLimit(_ image: VipsImageRef) -> Bool {
+        let pixels = image.width.multipliedReportingOverflow(by: image.height)
+        return !pixels.overflow && pixels.partialValue <= ImageCoderOptions.defaultMaxPixelCount
+    }
+
+    /// An image over RGBA8 pixels already decoded.
+    private convenience init(decoded pixels: PixelBuffer, scale: Double, format: ImageFormat, hasAlpha: Bool) {
+        self.init(
+            pipeline: .bitmap(pixels), pixels: pixels, pixelWidth: pixels.width, pixelHeight: pixels.height,
+            scale: scale, format: format, hasAlpha: hasAlpha
+        )
+    }
+}

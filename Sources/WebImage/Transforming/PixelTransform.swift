@@ -1,0 +1,24 @@
+import LibVips
+
+/// What a built-in transformer does to the pixels of one still image: a libvips step, and
+/// optionally the same work done on a decoded bitmap without libvips.
+struct PixelTransform: Sendable {
+    typealias Step = @Sendable (_ image: VipsImageRef, _ scale: Double) throws(VipsError) -> VipsImageRef
+    typealias BitmapWork = @Sendable (_ pixels: PixelBuffer, _ hasAlpha: Bool, _ scale: Double) -> PixelBuffer?
+
+    /// Runs on upright 8-bit sRGB with 3 or 4 bands (alpha last); `scale` turns the
+    /// transformer's points into pixels. Throws when the transform cannot apply.
+    let step: Step
+    /// The transform of an RGBA8 bitmap, or nil when this input is not one it handles (`step`
+    /// then runs on the bitmap).
+    let bitmap: BitmapWork?
+    /// True when `step` only moves pixels (crops, flips, quarter turns): on a decoded image it
+    /// then runs on the RGBA bitmap as it is, alpha band or not, rendered in this thread.
+    let movesPixelsOnly: Bool
+
+    init(bitmap: BitmapWork? = nil, movesPixelsOnly: Bool = false, step: @escaping Step) {
+        self.step = step
+        self.bitmap = bitmap
+        self.movesPixelsOnly = movesPixelsOnly
+    }
+}

@@ -1,0 +1,47 @@
+import LibVips
+
+/// Rotates an image: SDWebImage's `SDImageRotationTransformer`.
+public struct RotationTransformer: ImageTransformer {
+    /// Radians, counter-clockwise.
+    public let angle: Double
+    /// Grow the canvas to hold the whole rotated image (true), or keep the image's size,
+    /// cutting the corners off (false). New area is transparent.
+    public let fitSize: Bool
+
+    /// A transformer rotating by `angle` radians counter-clockwise.
+    public init(angle: Double, fitSize: Bool) {
+        self.angle = angle
+        self.fitSize = fitSize
+    }
+
+    public var transformerKey: String {
+        "SDImageRotationTransformer(\(TransformerKey.number(angle)),\(TransformerKey.flag(fitSize)))"
+    }
+
+    public func transformedImage(with image: Image, forKey key: String) -> Image? {
+        guard angle.isFinite else { return nil }
+        let (angle, fitSize) = (angle, fitSize)
+        // libvips turns clockwise; quarter turns are exact (no resampling).
+        let degrees = (-angle * 180 / .pi).truncatingRemainder(dividingBy: 360)
+        let quarterTurns = (degrees / 90).rounded()
+        let isQuarterTurn = abs(degrees - quarterTurns * 90) < 1e-9
+        // Quarter turns that fill the canvas only move pixels.
+        let movesPixelsOnly = isQuarterTurn && (fitSize || Int(quarterTurns) % 2 == 0)
+        return image.transformed(by: PixelTransform(movesPixelsOnly: movesPixelsOnly) { image, _ throws(VipsError) in
+            let (width, height) = (image.width, image.height)
+            var rotated: VipsImageRef
+            if isQuarterTurn {
+                let turn = ((Int(quarterTurns) % 4) + 4) % 4
+                rotated = turn == 0 ? image : try image.call("rot", "angle=d\(turn * 90)")
+                if fitSize || (rotated.width == width && rotated.height == height) { return rotated }
+                rotated = try rotated.withAlpha()
+            } else {
+                rotated = try image.withAlpha().premultiplied { colours throws(VipsError) in
+                    try colours.call("rotate", "angle=\(degrees),background=0 0 0 0")
+                }
+                if fitSize { return rotated }
+            }
+            return try rotated.call("gravity", "direction=centre,width=\(width),height=\(height),extend=background,background=0 0 0 0")
+        })
+    }
+}

@@ -1,0 +1,66 @@
+import LibVips
+
+/// Blends a colour over an image: SDWebImage's `SDImageTintTransformer`.
+public struct TintTransformer: ImageTransformer {
+    /// How the colour meets the image: the Core Graphics blend modes libvips can do, with
+    /// `CGBlendMode`'s raw values (which SDWebImage prints in keys).
+    public enum BlendMode: Int32, Sendable, CaseIterable {
+        case normal = 0, multiply, screen, overlay, darken, lighten, colorDodge, colorBurn, softLight, hardLight
+        case difference, exclusion
+        case clear = 16, copy, sourceIn, sourceOut, sourceAtop, destinationOver, destinationIn, destinationOut
+        case destinationAtop, xor
+        case plusLighter = 27
+
+        /// libvips' name for the mode (`VipsBlendMode`).
+        var vipsMode: String {
+            switch self {
+            case .normal: "over"
+            case .multiply: "multiply"
+            case .screen: "screen"
+            case .overlay: "overlay"
+            case .darken: "darken"
+            case .lighten: "lighten"
+            case .colorDodge: "colour-dodge"
+            case .colorBurn: "colour-burn"
+            case .softLight: "soft-light"
+            case .hardLight: "hard-light"
+            case .difference: "difference"
+            case .exclusion: "exclusion"
+            case .clear: "clear"
+            case .copy: "source"
+            case .sourceIn: "in"
+            case .sourceOut: "out"
+            case .sourceAtop: "atop"
+            case .destinationOver: "dest-over"
+            case .destinationIn: "dest-in"
+            case .destinationOut: "dest-out"
+            case .destinationAtop: "dest-atop"
+            case .xor: "xor"
+            case .plusLighter: "add"
+            }
+        }
+    }
+
+    /// The colour, with its alpha; a fully transparent colour leaves the image as it is.
+    public let color: RGBA8
+    public let blendMode: BlendMode
+
+    /// A transformer blending `color` onto the image; `.sourceIn` (the default, as in
+    /// SDWebImage) paints the colour wherever the image is, keeping its alpha.
+    public init(color: RGBA8, blendMode: BlendMode = .sourceIn) {
+        self.color = color
+        self.blendMode = blendMode
+    }
+
+    public var transformerKey: String {
+        "SDImageTintTransformer(\(TransformerKey.colour(color)),\(blendMode.rawValue))"
+    }
+
+    public func transformedImage(with image: Image, forKey key: String) -> Image? {
+        guard color.alpha > 0 else { return image }
+        let (color, mode) = (color, blendMode.vipsMode)
+        return image.transformed(by: PixelTransform { image, _ throws(VipsError) in
+            try image.composited(with: image.filled(with: color), mode: mode)
+        })
+    }
+}
