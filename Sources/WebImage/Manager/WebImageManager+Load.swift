@@ -245,8 +245,9 @@ final class ManagerLoad: Sendable {
                 }
             }
         }
-        // A cache hit that was not transformed is stored already.
-        if storeType != .none, downloaded || transformed {
+        // A cache hit used as it is is stored already; a thumbnail or transform of a cached
+        // original is stored under its own key, the original's data left as it is.
+        if storeType != .none, downloaded || derived {
             let url = self.url
             let data = derived ? serializer?.cacheData(with: final, originalData: nil, imageURL: url)
                 : (serializer.map { $0.cacheData(with: final, originalData: originalData, imageURL: url) } ?? originalData)
