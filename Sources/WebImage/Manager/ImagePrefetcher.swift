@@ -28,6 +28,10 @@ public final class ImagePrefetcher: Sendable {
         var next = 0
         var running = 0
         var tokens: [ObjectIdentifier: PrefetchToken] = [:]
+        /// A thread is starting loads; a load that completes at once (a memory hit) asks it for
+        /// another pass instead of starting loads itself, so cache hits never recurse.
+        var isStarting = false
+        var startRequested = false
     }
 
     private let settings = Locked(Settings())
@@ -110,9 +114,35 @@ public final class ImagePrefetcher: Sendable {
     // MARK: Scheduling
 
     private func startWaiting() {
+        let mayStart = queue.withLock { queue -> Bool in
+            queue.startRequested = true
+            guard !queue.isStarting else { return false }
+            queue.isStarting = true
+            return true
+        }
+        guard mayStart else { return }
         let limit = maxConcurrentPrefetchCount
         let (options, context) = loadSettings()
-        let jobs = queue.withLock { queue -> [Job] in
+        while let jobs = nextJobs(limit: limit) {
+            for job in jobs {
+                let operation = imageManager.loadImage(with: job.url, options: options, context: context) { [weak self] image, _, error, _, finished, _ in
+                    guard finished else { return }
+                    job.token.record(success: image != nil && error == nil)
+                    self?.jobEnded(job)
+                }
+                job.token.track(operation)
+            }
+        }
+    }
+
+    /// The jobs to start now, or nil (ending the pass) when no pass was asked for since the last.
+    private func nextJobs(limit: Int) -> [Job]? {
+        queue.withLock { queue -> [Job]? in
+            guard queue.startRequested else {
+                queue.isStarting = false
+                return nil
+            }
+            queue.startRequested = false
             var jobs: [Job] = []
             while queue.running < limit, queue.next < queue.waiting.count {
                 let job = queue.waiting[queue.next]
@@ -126,14 +156,6 @@ public final class ImagePrefetcher: Sendable {
                 queue.next = 0
             }
             return jobs
-        }
-        for job in jobs {
-            let operation = imageManager.loadImage(with: job.url, options: options, context: context) { [weak self] image, _, error, _, finished, _ in
-                guard finished else { return }
-                job.token.record(success: image != nil && error == nil)
-                self?.jobEnded(job)
-            }
-            job.token.track(operation)
         }
     }
 

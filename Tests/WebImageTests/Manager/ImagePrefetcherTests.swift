@@ -77,3 +77,18 @@ import WebImageTestServer
         #expect(finished == 0 && skipped == 0)
     }
 }
+
+@Suite("Manager: prefetcher on memory hits") struct ImagePrefetcherMemoryHitTests {
+    /// Memory hits complete at once; a prefetcher that started the next load from inside each
+    /// completion recursed once per URL and overflowed the stack (found by the benchmark).
+    @Test func tenThousandMemoryHitsDoNotRecurse() async throws {
+        let scratch = try ScratchFolder()
+        defer { scratch.remove() }
+        let cache = scratch.imageCache()
+        let manager = WebImageManager(cache: cache, loader: ImageLoadersManager(loaders: [FileImageLoader()]))
+        let url = TestImages.url("sdwebimage/TestImage.png")
+        _ = try await manager.loadImage(with: url)
+        let (finished, skipped) = await ImagePrefetcher(imageManager: manager).prefetchURLs(Array(repeating: url, count: 10_000))
+        #expect(finished == 10_000 && skipped == 0)
+    }
+}
