@@ -1,5 +1,6 @@
 import Foundation
 import LibVips
+import Synchronization
 
 extension WebImageManager {
     /// Loads `url`: from memory, disk or the loader, transformed and cached. `completed` runs
@@ -27,6 +28,7 @@ extension WebImageManager {
         with url: URL?, options: WebImageOptions = [], context: WebImageContext? = nil,
         progress: ImageLoaderProgress? = nil
     ) async throws -> ImageLoadResult {
+        if let hit = memoryHit(url, options: options, context: context) { return hit }
         let holder = OperationHolder()
         let resumed = Locked(false)
         return try await withTaskCancellationHandler {
@@ -47,6 +49,23 @@ extension WebImageManager {
     }
 }
 
+extension WebImageManager {
+    /// The async form's fast path: a memory hit answered on the caller's task, with none of a
+    /// load's machinery (the flow gives the same answer, at several times the cost).
+    func memoryHit(_ url: URL?, options: WebImageOptions, context: WebImageContext?) -> ImageLoadResult? {
+        guard let url, currentSettings.processor == nil,
+              options.isDisjoint(with: [.fromLoaderOnly, .refreshCached, .queryMemoryData]),
+              (context?.queryCacheType ?? .all).includesMemory,
+              let cache = (context?.imageCache ?? imageCache) as? ImageCache
+        else { return nil }
+        let key = cacheKey(for: url, context: context)
+        guard !key.isEmpty, let image = cache.usableMemoryImage(forKey: key, options: options, context: context),
+              options.contains(.retryFailed) || !isFailedURL(url)
+        else { return nil }
+        return ImageLoadResult(image: image, data: nil, cacheType: .memory, url: url)
+    }
+}
+
 /// One load through the manager's steps. Its fields are fixed at the start; `operation` holds
 /// what runs and whether it was cancelled.
 final class ManagerLoad: Sendable {
@@ -61,6 +80,8 @@ final class ManagerLoad: Sendable {
     let cache: any ImageCacheProtocol
     let key: String
     let originalKey: String
+    /// True while this load leads the loading of `key` (others wait for it).
+    private let isLeading = Atomic(false)
 
     init(manager: WebImageManager, url: URL?, options: WebImageOptions, context: WebImageContext?,
          progress: ImageLoaderProgress?, completed: @escaping WebImageCompletion) {
@@ -87,6 +108,7 @@ final class ManagerLoad: Sendable {
     func start() {
         operation.setCancelHandler { [self] in
             manager.unregister(operation)
+            endLead()
             deliver(nil, nil, WebImageError.cancelled, .none, finished: true)
         }
         guard let url, !url.absoluteString.isEmpty else {
@@ -156,7 +178,34 @@ final class ManagerLoad: Sendable {
             return
         }
         guard let cachedImage else {
-            request(url, from: loader, context: context, cachedImage: nil)
+            // Identical loads share one load: a follower waits for the leader, then asks the
+            // cache again (refreshing, forced and progressive loads always load).
+            let shareable = options.isDisjoint(with: [.refreshCached, .fromLoaderOnly, .progressiveLoad])
+            if shareable, !manager.leadOrWait(forKey: key, wake: { [self] in
+                guard operation.isActive else { return }
+                if !options.contains(.retryFailed), manager.isFailedURL(url) {
+                    finish(nil, nil, WebImageError.blackListed, .none)
+                } else {
+                    queryCache()
+                }
+            }) {
+                return
+            }
+            guard shareable else {
+                request(url, from: loader, context: context, cachedImage: nil)
+                return
+            }
+            isLeading.store(true, ordering: .releasing)
+            // A leader that just ended may have stored the image after this load's query.
+            let memoryCheck = cache.queryImage(forKey: key, options: options, context: context, cacheType: .memory) { [self] image, data, cacheType in
+                guard operation.isActive else { return }
+                if let image {
+                    finish(image, data, nil, cacheType)
+                } else {
+                    request(url, from: loader, context: context, cachedImage: nil)
+                }
+            }
+            operation.setCacheOperation(memoryCheck)
             return
         }
         // refreshCached: the cached image now; then the server is asked whether it changed,
@@ -301,7 +350,14 @@ final class ManagerLoad: Sendable {
     private func finish(_ image: Image?, _ data: Data?, _ error: (any Error)?, _ cacheType: ImageCacheType, deliver shouldDeliver: Bool = true) {
         guard operation.markDone() else { return }
         manager.unregister(operation)
+        endLead()
         if shouldDeliver { deliver(image, data, error, cacheType, finished: true) }
+    }
+
+    /// Lets the loads waiting for this one go on (after the stores began: memory holds the image).
+    private func endLead() {
+        guard isLeading.exchange(false, ordering: .acquiringAndReleasing) else { return }
+        manager.endLead(forKey: key)
     }
 
     private func deliver(_ image: Image?, _ data: Data?, _ error: (any Error)?, _ cacheType: ImageCacheType, finished: Bool) {

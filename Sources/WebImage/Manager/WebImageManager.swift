@@ -48,6 +48,9 @@ public final class WebImageManager: Sendable {
     private let settings = Locked(Settings())
     private let failedURLs = Locked(Set<URL>())
     private let running = Locked([ObjectIdentifier: CombinedOperation]())
+    /// Final keys being loaded, with the loads waiting for them: an identical load that misses
+    /// the cache while another is loading waits and queries again, instead of loading twice.
+    private let loading = Locked([String: [@Sendable () -> Void]]())
     static let logger = Logger(label: "swift-webimage.manager")
 
     /// A manager over `cache` and `loader`.
@@ -115,7 +118,7 @@ public final class WebImageManager: Sendable {
 
     /// True when `url` is on the failed list.
     public func isFailedURL(_ url: URL) -> Bool {
-        failedURLs.withLock { $0.contains(url) }
+        failedURLs.withLock { $0.isEmpty ? false : $0.contains(url) }
     }
 
     /// The cache key of `url` with this context: the key filter's (context first), with the
@@ -154,6 +157,24 @@ public final class WebImageManager: Sendable {
 
     func unregister(_ operation: CombinedOperation) {
         _ = running.withLock { $0.removeValue(forKey: ObjectIdentifier(operation)) }
+    }
+
+    /// True when the caller leads the load of `key`; otherwise `wake` runs when the leader ends.
+    func leadOrWait(forKey key: String, wake: @escaping @Sendable () -> Void) -> Bool {
+        loading.withLock { loading in
+            if loading[key] != nil {
+                loading[key]?.append(wake)
+                return false
+            }
+            loading[key] = []
+            return true
+        }
+    }
+
+    /// The leader of `key` ended (loaded, failed or cancelled): the waiting loads go on.
+    func endLead(forKey key: String) {
+        let waiting = loading.withLock { $0.removeValue(forKey: key) } ?? []
+        for wake in waiting { wake() }
     }
 
     func recordFailure(_ url: URL, error: any Error, loader: any ImageLoader, options: WebImageOptions) {

@@ -299,3 +299,73 @@ func waitUntil(timeout: Duration = .seconds(10), _ condition: @Sendable () -> Bo
     }
     return true
 }
+
+/// Counts its calls: shows whether identical loads share one transform.
+private final class CountingTransformer: ImageTransformer {
+    let calls = Locked(0)
+    var transformerKey: String { "Counting" }
+
+    func transformedImage(with image: WebImage.Image, forKey key: String) -> WebImage.Image? {
+        calls.withLock { $0 += 1 }
+        return FlippingTransformer(horizontal: true, vertical: false).transformedImage(with: image, forKey: key)
+    }
+}
+
+@Suite("Manager: work shared between loads") struct ManagerSharingTests {
+    @Test func identicalLoadsAtOnceShareTheRequestAndTheTransform() async throws {
+        let scratch = try ScratchFolder()
+        defer { scratch.remove() }
+        let manager = WebImageManager(cache: scratch.imageCache(), loader: ImageLoadersManager(loaders: [makeDownloader()]))
+        let counter = CountingTransformer()
+        let context = { var context = WebImageContext(); context.imageTransformer = counter; return context }()
+        try await withTestServer { server async throws in
+            let url = server.url("/images/sdwebimage/TestImage.png?delay=100")
+            let results = try await withThrowingTaskGroup(of: ImageCacheType.self) { group in
+                for _ in 0..<10 { group.addTask { try await manager.loadImage(with: url, context: context).cacheType } }
+                return try await group.reduce(into: [ImageCacheType]()) { $0.append($1) }
+            }
+            #expect(results.count == 10)
+            #expect(results.filter { $0 == .none }.count == 1 && results.filter { $0 == .memory }.count == 9, "\(results)")
+            #expect(counter.calls.withLock { $0 } == 1)
+            #expect(server.requestCount("/images/sdwebimage/TestImage.png") == 1)
+        }
+    }
+
+    /// Prefetching cycles through 100 URLs while the last ones still load: a repeat that missed
+    /// the cache between its download and its store downloaded again (found by the benchmark).
+    @Test func aLoadArrivingWhileAnIdenticalOneDecodesWaitsForIt() async throws {
+        let scratch = try ScratchFolder()
+        defer { scratch.remove() }
+        let manager = WebImageManager(cache: scratch.imageCache(), loader: ImageLoadersManager(loaders: [makeDownloader()]))
+        try await withTestServer { server async throws in
+            let distinct = (0..<100).map { server.url("/images/sdwebimage/TestImage.png?n=\($0)") }
+            let (finished, _) = await ImagePrefetcher(imageManager: manager).prefetchURLs((0..<1000).map { distinct[$0 % 100] })
+            #expect(finished == 1000)
+            #expect(server.requestCount("/images/sdwebimage/TestImage.png") == 100)
+        }
+    }
+
+    @Test func aFailedLeaderLeavesItsFollowersBlackListedWithoutAnotherRequest() async throws {
+        let scratch = try ScratchFolder()
+        defer { scratch.remove() }
+        let manager = WebImageManager(cache: scratch.imageCache(), loader: ImageLoadersManager(loaders: [makeDownloader()]))
+        try await withTestServer { server async throws in
+            let url = server.url("/status/404?delay=100")
+            let errors = await withTaskGroup(of: Int.self) { group in
+                for _ in 0..<5 {
+                    group.addTask {
+                        do {
+                            _ = try await manager.loadImage(with: url)
+                            return 0
+                        } catch {
+                            return (error as? WebImageError)?.code ?? -1
+                        }
+                    }
+                }
+                return await group.reduce(into: [Int]()) { $0.append($1) }.sorted()
+            }
+            #expect(errors == [1003, 1003, 1003, 1003, 2001])
+            #expect(server.requestCount("/status/404") == 1)
+        }
+    }
+}
