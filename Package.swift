@@ -14,6 +14,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
     ],
     targets: [
         // The C boundary: libvips (with libpng readers, lcms2 transforms, our resampler) and TurboJPEG,
@@ -27,7 +28,7 @@ let package = Package(
         .target(
             name: "CVipsShim",
             dependencies: ["CLibvips"],
-            linkerSettings: [.linkedLibrary("png16"), .linkedLibrary("lcms2"), .linkedLibrary("turbojpeg"), .linkedLibrary("jpeg")]
+            linkerSettings: [.linkedLibrary("png16"), .linkedLibrary("lcms2"), .linkedLibrary("turbojpeg"), .linkedLibrary("jpeg"), .linkedLibrary("z")]
         ),
         // sys/xattr.h (extended attributes, which Glibc leaves out), for the disk cache's extended data.
         .systemLibrary(name: "CXattr"),
@@ -47,6 +48,26 @@ let package = Package(
                 "LibVips",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
+                // ImageDownloader's HTTP client (HTTP/1.1 and HTTP/2, TLS through swift-nio-ssl).
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOFoundationCompat", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ]
+        ),
+        // A real HTTP(S) server on 127.0.0.1 that serves Tests/Images and injects faults, for the
+        // tests and the benchmark.
+        .target(
+            name: "WebImageTestServer",
+            dependencies: [
+                // For `Locked`, the lock ThreadSanitizer sees (scripts/tsan-check.sh runs the tests).
+                "LibVips",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ]
         ),
         .executableTarget(
@@ -54,9 +75,6 @@ let package = Package(
             dependencies: [
                 "WebImage",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                // Until ImageDownloader exists, the command fetches http(s) inputs itself.
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "NIOFoundationCompat", package: "swift-nio"),
             ]
         ),
         // Direct C calls (libvips, TurboJPEG) the coder benchmark compares us against.
@@ -67,7 +85,10 @@ let package = Package(
         ),
         .executableTarget(
             name: "webimage-benchmark",
-            dependencies: ["WebImage", "LibVips", "CBenchmarkBaselines"]
+            dependencies: [
+                "WebImage", "LibVips", "CBenchmarkBaselines", "WebImageTestServer",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            ]
         ),
         // Writes cache entries from a second process for the cache's multi-process test.
         .executableTarget(
@@ -77,12 +98,9 @@ let package = Package(
         .testTarget(
             name: "WebImageTests",
             dependencies: [
-                "WebImage", "LibVips", "cache-stress-writer", "webimage",
+                // WebImageTestServer: a real HTTP server on 127.0.0.1 for the tests.
+                "WebImage", "LibVips", "cache-stress-writer", "webimage", "WebImageTestServer",
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
-                // A real HTTP server on 127.0.0.1 for the tests.
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
             ],
             // Read by path (TestImages.fixture), not bundled.
             exclude: ["Fixtures"]

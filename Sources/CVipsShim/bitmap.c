@@ -10,6 +10,7 @@
 #include "thread_state.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #if defined(__x86_64__)
@@ -27,14 +28,12 @@ enum {
 // lanczos3(x) for x in [0, 3] at 1/WI_KERNEL_STEPS steps: built once, read by every thread.
 static float wi_lanczos3_table[3 * WI_KERNEL_STEPS + 2];
 
-static void *wi_fill_lanczos3_table(void *unused) {
-    (void)unused;
+static void wi_fill_lanczos3_table(void) {
     for (int i = 0; i <= 3 * WI_KERNEL_STEPS + 1; i++) {
         double x = (double)i / WI_KERNEL_STEPS;
         double px = M_PI * x;
         wi_lanczos3_table[i] = i == 0 ? 1.0f : x >= 3 ? 0.0f : (float)(3 * sin(px) * sin(px / 3) / (px * px));
     }
-    return NULL;
 }
 
 static double wi_lanczos3(double x) {
@@ -69,8 +68,9 @@ static void wi_axis_free(wi_axis *axis) {
 // when it is above 1; taps past an edge count as the edge sample (libvips extends edges by
 // copying).
 static int wi_axis_make(wi_axis *axis, int in, int out, double scale) {
-    static GOnce once = G_ONCE_INIT;
-    g_once(&once, wi_fill_lanczos3_table, NULL);
+    // pthread's once, not GLib's: ThreadSanitizer sees it (GLib's locks are futex calls it does not).
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, wi_fill_lanczos3_table);
     double widen = scale > 1 ? scale : 1;
     double support = 3 * widen;
     int taps = (int)ceil(support) * 2 + 1;

@@ -2,6 +2,8 @@
 
 #include <lcms2.h>
 #include <png.h>
+#include <pthread.h>
+#include "png_metadata.h"
 #include <setjmp.h>
 #include <stdlib.h>
 #include <string.h>
@@ -369,6 +371,7 @@ wi_png_stream *wi_png_stream_new(uint64_t max_pixels) {
         return NULL;
     }
     png_set_progressive_read_fn(stream->png, stream, wi_png_info, wi_png_row, wi_png_end);
+    wi_png_skip_metadata(stream->png);
     return stream;
 }
 
@@ -435,6 +438,7 @@ int wi_png_decode_rgba8(const void *data, size_t length, uint64_t max_pixels, in
     volatile int status = -1;
     if (setjmp(png_jmpbuf(png)) == 0) {
         png_set_read_fn(png, &source, wi_png_read_memory);
+        wi_png_skip_metadata(png);
 #ifdef PNG_IGNORE_ADLER32
         // Every chunk's CRC is still checked (a broken one fails the file); zlib's second
         // checksum over the same bytes costs 4% of the decode.
@@ -514,7 +518,8 @@ typedef struct {
 enum { WI_ICC_CACHE_SIZE = 16 };
 static wi_icc_entry wi_icc_cache[WI_ICC_CACHE_SIZE];
 static int wi_icc_cache_count = 0;
-static GMutex wi_icc_lock;
+// pthread's lock and once here, not GLib's: ThreadSanitizer sees them (GLib's are futex calls).
+static pthread_mutex_t wi_icc_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static void wi_lcms_silent(cmsContext context, cmsUInt32Number code, const char *text) {
     (void)context;
@@ -525,17 +530,19 @@ static void wi_lcms_silent(cmsContext context, cmsUInt32Number code, const char 
 // lcms' own context, so its messages about bad profiles stay out of libvips' error buffer
 // (shared by the process: they would prefix unrelated failures); a bad profile is reported
 // by the return value instead.
-static cmsContext wi_lcms_context(void) {
-    static gsize once = 0;
-    static cmsContext context = NULL;
-    if (g_once_init_enter(&once)) {
-        context = cmsCreateContext(NULL, NULL);
-        if (context != NULL) {
-            cmsSetLogErrorHandlerTHR(context, wi_lcms_silent);
-        }
-        g_once_init_leave(&once, 1);
+static cmsContext wi_lcms_shared_context = NULL;
+
+static void wi_lcms_make_context(void) {
+    wi_lcms_shared_context = cmsCreateContext(NULL, NULL);
+    if (wi_lcms_shared_context != NULL) {
+        cmsSetLogErrorHandlerTHR(wi_lcms_shared_context, wi_lcms_silent);
     }
-    return context;
+}
+
+static cmsContext wi_lcms_context(void) {
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, wi_lcms_make_context);
+    return wi_lcms_shared_context;
 }
 
 static uint64_t wi_fnv1a(const uint8_t *bytes, size_t length) {
@@ -689,18 +696,18 @@ static int wi_icc_lookup(uint64_t hash, const void *profile, size_t length, int 
 static void wi_icc_entry_for(const void *profile, size_t length, int bands, wi_icc_entry *result, int *owned) {
     uint64_t hash = wi_fnv1a(profile, length);
     *owned = 0;
-    g_mutex_lock(&wi_icc_lock);
+    pthread_mutex_lock(&wi_icc_lock);
     int cached = wi_icc_lookup(hash, profile, length, bands, result);
-    g_mutex_unlock(&wi_icc_lock);
+    pthread_mutex_unlock(&wi_icc_lock);
     if (cached) {
         return;
     }
     // Built outside the lock (lcms takes milliseconds); whoever stores first wins.
     wi_icc_entry made = {.hash = hash, .length = length, .bands = bands};
     wi_icc_make_entry(profile, length, bands, &made);
-    g_mutex_lock(&wi_icc_lock);
+    pthread_mutex_lock(&wi_icc_lock);
     if (wi_icc_lookup(hash, profile, length, bands, result)) {
-        g_mutex_unlock(&wi_icc_lock);
+        pthread_mutex_unlock(&wi_icc_lock);
         if (made.transform != NULL) {
             cmsDeleteTransform(made.transform);
         }
@@ -713,7 +720,7 @@ static void wi_icc_entry_for(const void *profile, size_t length, int bands, wi_i
     } else {
         *owned = 1;
     }
-    g_mutex_unlock(&wi_icc_lock);
+    pthread_mutex_unlock(&wi_icc_lock);
     *result = made;
 }
 

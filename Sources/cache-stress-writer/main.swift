@@ -9,6 +9,10 @@ import WebImage
 //   cache-stress-writer --until-killed <folder>
 //     stores keys "killed-<i>" (i = 0, 1, ...) with `largePayload(for:)`, one after another,
 //     until killed; prints "ready" once 20 are stored, so the test kills it mid-write.
+//   cache-stress-writer --overwrite-until-killed <folder>
+//     stores the keys "crash-0" ... "crash-49" with `largePayload(for:)`, over and over from a
+//     random one, until killed (the crash-safety test kills it at random moments); prints
+//     "ready" once its cache has started.
 //   cache-stress-writer --disk-full <folder>
 //     stores "small", then limits this process's file size (RLIMIT_FSIZE, the same EFBIG a full
 //     disk gives as ENOSPC) and checks that larger stores fail with an error and leave "small"
@@ -54,6 +58,16 @@ func writeUntilKilled(folder: String) throws -> Never {
         if index == 19 {
             FileHandle.standardOutput.write(Data("ready\n".utf8))
         }
+    }
+    fail("unreachable")
+}
+
+func overwriteUntilKilled(folder: String) throws -> Never {
+    let cache = DiskCache(cachePath: folder, config: ImageCacheConfig())
+    FileHandle.standardOutput.write(Data("ready\n".utf8))
+    for index in Int.random(in: 0..<50)... {
+        let key = "crash-\(index % 50)"
+        try cache.setData(largePayload(for: key), forKey: key)
     }
     fail("unreachable")
 }
@@ -122,12 +136,14 @@ do {
         try await fillDisk(folder: arguments[2])
     } else if arguments.count == 3, arguments[1] == "--read-only" {
         try readOnlyFolder(folder: arguments[2])
+    } else if arguments.count == 3, arguments[1] == "--overwrite-until-killed" {
+        try overwriteUntilKilled(folder: arguments[2])
     } else if arguments.count == 3, arguments[1] == "--until-killed" {
         try writeUntilKilled(folder: arguments[2])
     } else if arguments.count == 4, let count = Int(arguments[3]) {
         try writeEntries(folder: arguments[1], prefix: arguments[2], count: count)
     } else {
-        fail("usage: cache-stress-writer <folder> <prefix> <count> | --until-killed <folder> | --disk-full <folder> | --read-only <folder>")
+        fail("usage: cache-stress-writer <folder> <prefix> <count> | --until-killed <folder> | --overwrite-until-killed <folder> | --disk-full <folder> | --read-only <folder>")
     }
 } catch {
     fail("\(error)")

@@ -1,14 +1,9 @@
-import AsyncHTTPClient
 import ArgumentParser
 import Foundation
-import NIOFoundationCompat
 import WebImage
 
 /// Reads a command-line input given as a path, a file:// URL or an http(s):// URL.
 enum InputFile {
-    /// Bodies larger than this are refused rather than held in memory.
-    static let maxDownloadBytes = 256 * 1024 * 1024
-
     static func read(_ argument: String) async throws -> Data {
         let lowercased = argument.lowercased()
         if lowercased.hasPrefix("http://") || lowercased.hasPrefix("https://") {
@@ -33,14 +28,31 @@ enum InputFile {
         }
     }
 
-    /// GET `address` (redirects followed), 30 s for the whole exchange; a status outside 2xx is an error.
+    /// Downloads `address` with `ImageDownloader.shared` (its defaults: redirects followed, 15 s
+    /// without data is a timeout, transient failures retried twice, at most 100 MB).
     private static func download(_ address: String) async throws -> Data {
-        let request = HTTPClientRequest(url: address)
-        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(30))
-        guard (200..<300).contains(response.status.code) else {
-            throw ValidationError("HTTP \(response.status.code) \(response.status.reasonPhrase)")
+        guard let url = URL(string: address) else { throw ValidationError("not a valid URL") }
+        do {
+            return try await ImageDownloader.shared.downloadData(with: url).data
+        } catch let error as URLError {
+            throw ValidationError(describe(error))
+        } catch {
+            throw ValidationError(error.localizedDescription)
         }
-        let body = try await response.body.collect(upTo: maxDownloadBytes)
-        return Data(buffer: body)
+    }
+
+    /// A transport failure in words.
+    private static func describe(_ error: URLError) -> String {
+        switch error.code {
+        case .timedOut: "timed out"
+        case .cannotConnectToHost: "could not connect (connection refused or host unreachable)"
+        case .cannotFindHost: "unknown host"
+        case .networkConnectionLost: "the connection was lost"
+        case .secureConnectionFailed: "TLS failed (certificate or handshake)"
+        case .httpTooManyRedirects: "too many redirects, or a redirect loop"
+        case .dataLengthExceedsMaximum: "the response is too large"
+        case .unsupportedURL: "unsupported URL"
+        default: "download failed (\(error.code.rawValue))"
+        }
     }
 }

@@ -175,4 +175,12 @@ void wi_tj_encode_done(void);
 int wi_png_decode_rgba8(const void *data, size_t length, uint64_t max_pixels, int allow_alpha, uint8_t **pixels,
                         uint32_t *width, uint32_t *height);
 
+/// The scans (SOS markers) of a progressive JPEG, counted up to `limit + 1`; 0 for a
+/// sequential JPEG (at most one scan per component) or data that is not a JPEG.
+size_t wi_jpeg_progressive_scans(const uint8_t *jpeg, size_t length, size_t limit);
+
+/// The bytes a PNG's compressed metadata (iCCP, zTXt, compressed iTXt chunks) inflates to, in
+/// all, counted up to `limit + 1`; 0 for data that is not a PNG. Nothing is kept.
+size_t wi_png_inflated_metadata(const uint8_t *data, size_t length, size_t limit);
+
 #endif

@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import LibVips
 
 /// An animated GIF, WebP or APNG whose frames are decoded when asked for: SDWebImage's
 /// `SDAnimatedImage`. It keeps the original bytes (`animatedImageData`), so an `image` made
@@ -18,7 +18,7 @@ public final class AnimatedImage: AnimatedImageProvider, Sendable {
     /// Gives the frames; nil for still data.
     private let coder: (any AnimatedImageCoder)?
     /// Frames held by `preloadAllFrames`.
-    private let loadedFrames = Mutex<[Image]?>(nil)
+    private let loadedFrames = Locked<[Image]?>(nil)
 
     /// An animation of `data` through the first animated coder that reads it (the animated
     /// coders of `coders` first, the last added asked first, then the built-in GIF/WebP coder),

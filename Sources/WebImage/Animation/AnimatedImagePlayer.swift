@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import LibVips
 
 /// Plays any `AnimatedImageProvider`: SDWebImage's `SDAnimatedImagePlayer`, without a view.
 ///
@@ -18,7 +18,7 @@ public final class AnimatedImagePlayer: Sendable {
     private let executor: FrameDecodeExecutor
     /// Seconds each frame shows, read once from the provider.
     private let durations: [TimeInterval]
-    private let state: Mutex<PlayerState>
+    private let state: Locked<PlayerState>
 
     /// A player for `provider` driven by `clock`, decoding ahead through `executor`; nil for a
     /// provider of one frame or none (a still image has nothing to play).
@@ -37,7 +37,7 @@ public final class AnimatedImagePlayer: Sendable {
             let duration = provider.animatedImageDuration(at: index)
             return duration.isFinite && duration > 0 ? duration : 0.1
         }
-        state = Mutex(PlayerState(
+        state = Locked(PlayerState(
             totalLoopCount: max(0, provider.animatedImageLoopCount), automaticBufferBytes: AvailableMemory.frameBufferBytes
         ))
     }

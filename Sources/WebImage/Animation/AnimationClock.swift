@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import LibVips
 
 /// What drives an `AnimatedImagePlayer`: calls its tick with the time elapsed since the previous
 /// tick. A display link on Apple platforms; here a timer (`TimerAnimationClock`), or
@@ -14,7 +14,7 @@ public protocol AnimationClock: Sendable {
 /// A clock ticking `framesPerSecond` times a second on a background queue (60 by default).
 public final class TimerAnimationClock: AnimationClock {
     private let interval: DispatchTimeInterval
-    private let timer = Mutex<DispatchSourceTimer?>(nil)
+    private let timer = Locked<DispatchSourceTimer?>(nil)
 
     /// A clock ticking `framesPerSecond` times a second.
     public init(framesPerSecond: Int = 60) {
@@ -26,7 +26,7 @@ public final class TimerAnimationClock: AnimationClock {
         timer.withLock { running in
             running?.cancel()
             let source = DispatchSource.makeTimerSource(queue: DispatchQueue.global(qos: .userInteractive))
-            let last = Mutex(DispatchTime.now().uptimeNanoseconds)
+            let last = Locked(DispatchTime.now().uptimeNanoseconds)
             source.setEventHandler {
                 let now = DispatchTime.now().uptimeNanoseconds
                 let elapsed = last.withLock { previous in defer { previous = now }; return now &- previous }
@@ -50,7 +50,7 @@ public final class TimerAnimationClock: AnimationClock {
 
 /// A clock that ticks only when told: `advance(by:)` gives the player exactly that much time.
 public final class ManualAnimationClock: AnimationClock {
-    private let tick = Mutex<(@Sendable (TimeInterval) -> Void)?>(nil)
+    private let tick = Locked<(@Sendable (TimeInterval) -> Void)?>(nil)
 
     /// A stopped clock.
     public init() {}

@@ -63,11 +63,10 @@ enum CacheFile {
 
     /// Writes `data` to `path` atomically: a temporary file in the same folder, written, fsynced
     /// and renamed over `path`. Readers (in any process) see the old file or the new one, never
-    /// a part; a crash leaves at most a temporary file, which cleanup removes later.
+    /// a part; a crash leaves at most a temporary file, which no process holds locked: the next
+    /// cleanup or cache start removes it (`removeAbandonedTemporary`).
     static func writeAtomically(_ data: Data, to path: String, in folder: String) throws(DiskCacheError) {
-        let temporary = folder + "/" + temporaryPrefix + String(UInt64.random(in: 0...UInt64.max), radix: 36)
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw DiskCacheError(operation: "create", path: temporary, code: errno) }
+        let (fd, temporary) = try createLockedTemporary(in: folder)
         var failure: DiskCacheError?
         let written = data.withUnsafeBytes { buffer -> Int32 in
             var offset = 0
@@ -84,16 +83,55 @@ enum CacheFile {
         } else if fsync(fd) != 0 {
             failure = DiskCacheError(operation: "fsync", path: temporary, code: errno)
         }
-        if close(fd) != 0, failure == nil {
-            failure = DiskCacheError(operation: "close", path: temporary, code: errno)
-        }
+        // Renamed before the close, which drops the lock: until then cleanup leaves the file alone.
         if failure == nil, rename(temporary, path) != 0 {
             failure = DiskCacheError(operation: "rename", path: path, code: errno)
         }
         if let failure {
             unlink(temporary)
+            close(fd)
             throw failure
         }
+        if close(fd) != 0 {
+            throw DiskCacheError(operation: "close", path: path, code: errno)
+        }
+    }
+
+    /// A new temporary file in `folder`, open for writing and locked (`flock`) while it is open,
+    /// so that cleanup in any process tells it from the leftover of a writer that died.
+    private static func createLockedTemporary(in folder: String) throws(DiskCacheError) -> (fd: Int32, path: String) {
+        while true {
+            let temporary = folder + "/" + temporaryPrefix + String(UInt64.random(in: 0...UInt64.max), radix: 36)
+            let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+            guard fd >= 0 else { throw DiskCacheError(operation: "create", path: temporary, code: errno) }
+            var locked: Int32
+            repeat { locked = flock(fd, LOCK_EX) } while locked != 0 && errno == EINTR
+            // A file system without flock: cleanup falls back to the file's age.
+            if locked != 0 { return (fd, temporary) }
+            // Between the open and the lock a cleanup may have taken the file for a leftover and
+            // removed it (it does so holding the lock): then it has no name, and we start again.
+            var info = stat()
+            if fstat(fd, &info) == 0, info.st_nlink > 0 { return (fd, temporary) }
+            close(fd)
+        }
+    }
+
+    /// Removes the temporary file at `path` unless a writer holds its lock (on a file system
+    /// without flock: unless it is younger than `staleAge`). True when it was removed.
+    @discardableResult
+    static func removeAbandonedTemporary(_ path: String, staleAge: TimeInterval) -> Bool {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        if flock(fd, LOCK_EX | LOCK_NB) == 0 {
+            // Removed holding the lock, so a writer that has just created it sees it gone.
+            return remove(path)
+        }
+        var info = stat()
+        guard errno != EWOULDBLOCK, fstat(fd, &info) == 0,
+              Date(timespec: info.st_mtim).addingTimeInterval(staleAge) < Date()
+        else { return false }
+        return remove(path)
     }
 
     /// Deletes the file at `path`; true unless it existed and could not be deleted.

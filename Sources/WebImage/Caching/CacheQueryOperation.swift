@@ -1,16 +1,17 @@
 import Dispatch
 import Foundation
+import LibVips
 import Synchronization
 
 /// The operation of one cache query: SDWebImage's `SDImageCacheToken`. Its completion runs exactly
 /// once: with the result, or with nothing found when cancelled first.
 final class CacheQueryOperation: WebImageOperation {
-    private let completion: Mutex<ImageCacheQueryCompletion?>
+    private let completion: Locked<ImageCacheQueryCompletion?>
     private let callbackQueue: DispatchQueue?
     private let cancelled = Atomic(false)
 
     init(callbackQueue: DispatchQueue?, completion: ImageCacheQueryCompletion?) {
-        self.completion = Mutex(completion)
+        self.completion = Locked(completion)
         self.callbackQueue = callbackQueue
     }
 

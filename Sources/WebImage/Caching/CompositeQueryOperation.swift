@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import LibVips
 
 /// A query over several caches: completes exactly once, with the first result offered or with
 /// nothing found when cancelled; cancelling it cancels the queries it started.
@@ -10,10 +10,10 @@ final class CompositeQueryOperation: WebImageOperation {
         var cancelled = false
     }
 
-    private let state: Mutex<State>
+    private let state: Locked<State>
 
     init(completion: ImageCacheQueryCompletion?) {
-        state = Mutex(State(completion: completion))
+        state = Locked(State(completion: completion))
     }
 
     var isCancelled: Bool { state.withLock { $0.cancelled } }

@@ -1,7 +1,7 @@
 import Dispatch
 import Foundation
 import Glibc
-import Synchronization
+import LibVips
 
 /// The default disk tier: one file per key in one folder, named by `DiskCacheFileName`.
 ///
@@ -25,18 +25,19 @@ public final class DiskCache: DiskCacheProtocol {
     public let expiredDataRemovalInterval: TimeInterval
 
     let extendedDataStore: ExtendedDataStore
-    private let maintenance = Mutex(MaintenanceState())
+    private let maintenance = Locked(MaintenanceState())
     /// Size enforcement and expiry in the background: a dedicated serial DispatchQueue (file I/O,
     /// off the Swift cooperative pool), so at most one of them runs at a time.
     private let maintenanceQueue = DispatchQueue(label: "swift-webimage.disk-cache.maintenance", qos: .utility)
     /// One cleanup (expiry or trim) at a time, from the maintenance queue or a caller: two at
     /// once would each count the entries the other is deleting, and one could return before
     /// the folder is under the limit.
-    private let cleanupLock = Mutex(())
+    private let cleanupLock = Locked(())
     /// Called after each background run of `removeExpiredData()` (tests await it).
     private let afterBackgroundExpiry: (@Sendable () -> Void)?
 
-    /// Temporary files older than this are leftovers of a crash and are removed by cleanup.
+    /// On a file system without flock, temporary files older than this are taken for leftovers
+    /// of a crash (elsewhere a leftover is one no writer holds locked, whatever its age).
     static let staleTemporaryAge: TimeInterval = 3600
 
     private struct MaintenanceState {
@@ -71,6 +72,11 @@ public final class DiskCache: DiskCacheProtocol {
             try CacheFile.createFolder(cachePath)
         } catch {
             CacheObservability.logger.warning("disk cache folder unavailable: \(error)")
+        }
+        // What writers killed since the last start left behind goes now, whatever the expiry interval.
+        maintenanceQueue.async { [weak self] in
+            guard let self else { return }
+            cleanupLock.withLock { _ in removeLeftovers() }
         }
         scheduleExpiredDataRemoval()
     }
@@ -120,8 +126,13 @@ public final class DiskCache: DiskCacheProtocol {
     }
 
     public func removeAllData() {
-        for name in CacheFile.names(in: cachePath) ?? [] where !isFreshTemporary(name) {
-            CacheFile.remove(cachePath + "/" + name)
+        for name in CacheFile.names(in: cachePath) ?? [] {
+            if name.hasPrefix(CacheFile.temporaryPrefix) {
+                // A store in progress (in any process) keeps its file.
+                CacheFile.removeAbandonedTemporary(cachePath + "/" + name, staleAge: Self.staleTemporaryAge)
+            } else {
+                CacheFile.remove(cachePath + "/" + name)
+            }
         }
         maintenance.withLock { $0.knownSize = 0 }
     }
@@ -203,17 +214,11 @@ public final class DiskCache: DiskCacheProtocol {
         }
     }
 
-    private func isFreshTemporary(_ name: String) -> Bool {
-        guard name.hasPrefix(CacheFile.temporaryPrefix),
-              let info = CacheFile.status(cachePath + "/" + name) else { return false }
-        return Date(timespec: info.st_mtim).addingTimeInterval(Self.staleTemporaryAge) > Date()
-    }
-
     /// Removes temporaries left by crashes and sidecars whose entry is gone.
     private func removeLeftovers() {
         for name in CacheFile.names(in: cachePath) ?? [] {
-            if name.hasPrefix(CacheFile.temporaryPrefix), !isFreshTemporary(name) {
-                CacheFile.remove(cachePath + "/" + name)
+            if name.hasPrefix(CacheFile.temporaryPrefix) {
+                CacheFile.removeAbandonedTemporary(cachePath + "/" + name, staleAge: Self.staleTemporaryAge)
             } else if name.hasPrefix(ExtendedDataStore.sidecarPrefix) {
                 let entry = String(name.dropFirst(ExtendedDataStore.sidecarPrefix.count))
                 if CacheFile.status(cachePath + "/" + entry) == nil { CacheFile.remove(cachePath + "/" + name) }

@@ -1,6 +1,6 @@
 import Dispatch
 import Foundation
-import Synchronization
+import LibVips
 
 /// A memory tier in front of a disk tier: SDWebImage's `SDImageCache`.
 ///
@@ -27,7 +27,7 @@ public final class ImageCache: Sendable {
     let ioQueue = DispatchQueue(label: "swift-webimage.image-cache.io", qos: .userInitiated)
     /// Marks `ioQueue`, so synchronous calls made on it (from a completion) run inline, not deadlock.
     private let ioQueueKey = DispatchSpecificKey<Bool>()
-    private let pathBlock = Mutex<(@Sendable (String) -> String?)?>(nil)
+    private let pathBlock = Locked<(@Sendable (String) -> String?)?>(nil)
     /// The counters of `config.metricsFactory`; nil = the global ones.
     private let ownLookupCounters: CacheLookupCounters?
 

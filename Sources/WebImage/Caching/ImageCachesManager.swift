@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import LibVips
 import Synchronization
 
 /// An ordered list of caches that is itself a cache: SDWebImage's `SDImageCachesManager`.
@@ -17,11 +18,11 @@ public final class ImageCachesManager: ImageCacheProtocol {
         var clearOperationPolicy = ImageCachesManagerOperationPolicy.concurrent
     }
 
-    private let state: Mutex<State>
+    private let state: Locked<State>
 
     /// A manager over `caches`, lowest priority first.
     public init(caches: [any ImageCacheProtocol] = [ImageCache.shared]) {
-        state = Mutex(State(caches: caches))
+        state = Locked(State(caches: caches))
     }
 
     /// The caches, lowest priority first.
@@ -219,10 +220,10 @@ public final class ImageCachesManager: ImageCacheProtocol {
 
 /// A contains-completion that runs at most once.
 final class ContainsAnswer: Sendable {
-    private let completion: Mutex<ImageCacheContainsCompletion?>
+    private let completion: Locked<ImageCacheContainsCompletion?>
 
     init(_ completion: ImageCacheContainsCompletion?) {
-        self.completion = Mutex(completion)
+        self.completion = Locked(completion)
     }
 
     func give(_ type: ImageCacheType) {

@@ -1,11 +1,12 @@
 import Glibc
+import LibVips
 import Synchronization
 
 /// The default memory tier: least-recently-used eviction under a cost and a count limit
 /// (0 = unlimited), exact cost accounting, and an optional weak mirror that still finds an
 /// evicted image while someone else holds it.
 ///
-/// Keys are spread over shards, each an LRU list behind its own `Mutex`, so threads reading
+/// Keys are spread over shards, each an LRU list behind its own lock, so threads reading
 /// different keys do not queue on one lock; a lookup holds its shard's lock for a dictionary
 /// access and a few index writes. Every use stamps the entry with a monotonic clock, and
 /// eviction removes the entry with the oldest stamp among the shards' least recent ones: the
@@ -31,7 +32,7 @@ public final class MemoryCache: MemoryCacheProtocol {
     }
 
     private final class ShardBox: Sendable {
-        let state = Mutex(Shard())
+        let state = Locked(Shard())
     }
 
     private static let shardCount = 8
@@ -48,7 +49,7 @@ public final class MemoryCache: MemoryCacheProtocol {
     private let costSum = Atomic(0)
     private let countSum = Atomic(0)
     /// One evictor at a time, so two never pick the same victim.
-    private let evictionLock = Mutex(())
+    private let evictionLock = Locked(())
 
     /// A cache with `config`'s `maxMemoryCost`, `maxMemoryCount` and `shouldUseWeakMemoryCache`.
     public convenience init(config: ImageCacheConfig) {

@@ -1,9 +1,9 @@
-import Synchronization
+import LibVips
 
 /// Holds an operation that may start after its cancellation was requested (an async task
 /// cancelled before the callback API returned), and cancels it either way.
 final class OperationHolder: Sendable {
-    private let state = Mutex<(operation: (any WebImageOperation)?, cancelled: Bool)>((nil, false))
+    private let state = Locked<(operation: (any WebImageOperation)?, cancelled: Bool)>((nil, false))
 
     func set(_ operation: (any WebImageOperation)?) {
         let cancelNow = state.withLock { state in

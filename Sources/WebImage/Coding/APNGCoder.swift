@@ -1,6 +1,5 @@
 import Foundation
 import LibVips
-import Synchronization
 
 /// Animated PNG: decodes every frame (libvips 8.14 reads only the default image), composited
 /// with the APNG dispose and blend rules; frames are rendered on demand, in order, from a
@@ -26,8 +25,12 @@ public final class APNGCoder: AnimatedImageCoder, ThrowingImageCoder {
     /// The animation in `data`: a whole, well-formed APNG of more than one frame, whose canvas
     /// is within the pixel limit (checked before any pixel is allocated).
     private static func animation(of data: Data, options: ImageCoderOptions) throws(ImageCodingError) -> APNGAnimation {
+        try DecodeLimits.check(data, format: .png, options: options)
         let structure = try APNGStructure(data: data, maxPixelCount: options.decodeMaxPixelCount)
         guard structure.frames.count > 1 else { throw .corruptData(format: .png, reason: "not an animated PNG") }
+        try DecodeLimits.checkAnimation(
+            frameCount: structure.frames.count, width: structure.width, height: structure.height, format: .png, options: options
+        )
         return APNGAnimation(data: data, structure: structure, options: options)
     }
 
@@ -99,7 +102,7 @@ final class APNGAnimation: Sendable {
     let scale: Double
     private let thumbnailBox: (width: Int, height: Int, stretch: Bool)?
     /// The canvas after the last frame drawn, and its index; frames are drawn in order.
-    private let canvas: Mutex<(index: Int, pixels: [UInt8], beforeLast: [UInt8])?> = Mutex(nil)
+    private let canvas: Locked<(index: Int, pixels: [UInt8], beforeLast: [UInt8])?> = Locked(nil)
 
     init(data: Data, structure: APNGStructure, options: ImageCoderOptions) {
         self.data = data

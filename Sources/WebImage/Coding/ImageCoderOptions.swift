@@ -1,7 +1,7 @@
 import Foundation
 
 /// Options for decoding and encoding: SDWebImage's `SDImageCoderOptions`, typed.
-public struct ImageCoderOptions: Sendable {
+public struct ImageCoderOptions: Sendable, Equatable {
     /// Decode only the first frame of an animated image.
     public var decodeFirstFrameOnly = false
     /// The `scale` of decoded images (pixels per point).
@@ -17,6 +17,17 @@ public struct ImageCoderOptions: Sendable {
     public var decodeUseLazyDecoding = false
     /// Refuse images whose header claims more pixels than this (per frame), before allocating any.
     public var decodeMaxPixelCount = ImageCoderOptions.defaultMaxPixelCount
+    /// Refuse progressive JPEGs with more scans than this (each scan is a pass over the whole
+    /// image, and libjpeg-turbo 2.1 sets no limit), before decoding any.
+    public var decodeMaxScanCount = ImageCoderOptions.defaultMaxScanCount
+    /// Refuse animations with more frames than this, before decoding any.
+    public var decodeMaxFrameCount = ImageCoderOptions.defaultMaxFrameCount
+    /// Refuse animations whose frames together hold more pixels than this (frames x canvas),
+    /// before decoding any.
+    public var decodeMaxTotalPixelCount = ImageCoderOptions.defaultMaxTotalPixelCount
+    /// Refuse PNGs whose compressed metadata (iCCP profile, zTXt and iTXt text) inflates to more
+    /// bytes than this in all, before decoding (libpng inflates each such chunk up to 8 MB).
+    public var decodeMaxMetadataBytes = ImageCoderOptions.defaultMaxMetadataBytes
 
     /// Encode only the first frame of an animated image.
     public var encodeFirstFrameOnly = false
@@ -34,9 +45,18 @@ public struct ImageCoderOptions: Sendable {
 
     /// 100 megapixels.
     public static let defaultMaxPixelCount = 100_000_000
+    /// 100 scans: encoders write about 10 (jpegtran's and mozjpeg's scripts 6 to 12).
+    public static let defaultMaxScanCount = 100
+    /// 10,000 frames.
+    public static let defaultMaxFrameCount = 10_000
+    /// 1 gigapixel, ten full-size frames.
+    public static let defaultMaxTotalPixelCount = 1_000_000_000
+    /// 16 MiB: the largest ICC profiles in use are a few megabytes.
+    public static let defaultMaxMetadataBytes = 16 << 20
     /// 60 MiB, SDWebImage's default for `scaleDownLargeImages`.
     public static let defaultScaleDownLimitBytes = 60 * 1024 * 1024
 
-    /// SDWebImage's defaults: no thumbnail, no scale-down, quality 1, 100 megapixels at most.
+    /// SDWebImage's defaults: no thumbnail, no scale-down, quality 1, 100 megapixels at most;
+    /// and limits on the work a small input can ask for (scans, frames, total pixels).
     public init() {}
 }

@@ -1,24 +1,25 @@
 import Foundation
-import Synchronization
+import LibVips
 
 /// An ordered set of coders that is itself a coder: SDWebImage's `SDImageCodersManager`.
 /// The coder added last is asked first.
 public final class ImageCodersManager: ThrowingImageCoder {
-    /// The coders every default decode and encode uses: libvips, then TurboJPEG for small
-    /// JPEGs, libpng for small 8-bit PNGs and APNG on top.
+    /// The coders every default decode and encode uses: the progressive coder (asked last; the
+    /// loaders find it for partial images), libvips, then TurboJPEG for small JPEGs, libpng for
+    /// small 8-bit PNGs and APNG on top.
     public static let shared = ImageCodersManager()
 
-    private let storage: Mutex<[any ImageCoder]>
+    private let storage: Locked<[any ImageCoder]>
 
-    /// A manager with the built-in coders (`VipsImageCoder`, `TurboJPEGCoder`, `LibPNGCoder`,
-    /// `APNGCoder`).
+    /// A manager with the built-in coders (`ProgressiveVipsCoder`, `VipsImageCoder`,
+    /// `TurboJPEGCoder`, `LibPNGCoder`, `APNGCoder`).
     public convenience init() {
-        self.init(coders: [VipsImageCoder.shared, TurboJPEGCoder.shared, LibPNGCoder.shared, APNGCoder()])
+        self.init(coders: [ProgressiveVipsCoder(), VipsImageCoder.shared, TurboJPEGCoder.shared, LibPNGCoder.shared, APNGCoder()])
     }
 
     /// A manager with exactly `coders` (the last is asked first).
     public init(coders: [any ImageCoder]) {
-        storage = Mutex(coders)
+        storage = Locked(coders)
     }
 
     /// The coders, in the order they were added.

@@ -8,6 +8,9 @@ public enum ImageCodingError: Error, Sendable, Equatable, CustomStringConvertibl
     case unsupportedFormat(ImageFormat)
     /// The header claims more pixels than the configured limit; nothing was decoded.
     case tooManyPixels(width: Int, height: Int, limit: Int)
+    /// The data asks for more work than a decode limit allows (`decodeMaxScanCount`,
+    /// `decodeMaxFrameCount`, `decodeMaxTotalPixelCount`, `decodeMaxMetadataBytes`); nothing was decoded.
+    case overLimit(format: ImageFormat, reason: String)
     /// The data is truncated or corrupt; `reason` is the codec's message.
     case corruptData(format: ImageFormat, reason: String)
     /// The encoder failed; `reason` is the codec's message.
@@ -19,6 +22,7 @@ public enum ImageCodingError: Error, Sendable, Equatable, CustomStringConvertibl
         case .unknownFormat: "not an image format this library knows"
         case .unsupportedFormat(let format): "no coder for \(format)"
         case let .tooManyPixels(width, height, limit): "\(width)x\(height) exceeds the limit of \(limit) pixels"
+        case let .overLimit(format, reason): "\(format) over a decode limit: \(reason)"
         case let .corruptData(format, reason): "corrupt \(format) data: \(reason)"
         case let .encodingFailed(format, reason): "cannot encode \(format): \(reason)"
         }

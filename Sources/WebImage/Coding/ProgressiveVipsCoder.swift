@@ -1,6 +1,5 @@
 import Foundation
 import LibVips
-import Synchronization
 
 /// Progressive decoding of JPEG (baseline and progressive), PNG (interlaced or not) and GIF:
 /// each `incrementalDecodedImage` gives the image as far as the bytes received so far allow
@@ -18,7 +17,7 @@ public final class ProgressiveVipsCoder: ProgressiveImageCoder {
 
     private let options: ImageCoderOptions
     /// `PNGStreamDecoder` is used only under this lock.
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     /// The stateless coder, for `canIncrementalDecode` and plain decoding.
     public init() {
@@ -68,6 +67,7 @@ public final class ProgressiveVipsCoder: ProgressiveImageCoder {
     /// header and some image data are there.
     private static func partialImage(_ data: Data, format: ImageFormat, options: ImageCoderOptions) -> Image? {
         guard let loader = VipsLoader(format: format),
+              (try? DecodeLimits.check(data, format: format, options: options)) != nil,
               var image = try? VipsImageRef.load(loader.operation, data: data, options: "fail_on=none"),
               image.width * image.pageHeight <= options.decodeMaxPixelCount
         else { return nil }

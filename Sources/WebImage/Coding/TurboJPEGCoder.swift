@@ -31,6 +31,7 @@ public final class TurboJPEGCoder: ThrowingImageCoder {
         guard let loader = VipsLoader(format: ImageFormat(sniffing: data)), loader.format == .jpeg,
               let stored = TurboJPEG.header(of: data), !stored.isCMYK
         else { return try fallback.decode(data, options: options) }
+        try DecodeLimits.check(data, format: .jpeg, options: options)
         // Orientation and colour profile from the header segments (libvips reads them when
         // they cannot be walked); the pixel limit either way.
         let header: VipsHeader

@@ -60,9 +60,17 @@ struct VipsLoader: Sendable {
     func header(of data: Data, options: ImageCoderOptions) throws(ImageCodingError) -> VipsHeader {
         // libvips 8.14 (libnsgif) counts the frames a cut GIF still holds and decodes them
         // without a warning, even with fail_on=truncated: the blocks are walked here instead.
-        if format == .gif, let problem = GIFBlocks.problem(in: data) {
-            throw .corruptData(format: .gif, reason: problem)
+        if format == .gif {
+            let blocks = GIFBlocks(data)
+            if let problem = blocks.problem { throw .corruptData(format: .gif, reason: problem) }
+            if let frame = blocks.overlongFrame {
+                throw .overLimit(format: .gif, reason: "the LZW data of frame \(frame) is longer than its pixels could need")
+            }
+            try DecodeLimits.checkAnimation(
+                frameCount: blocks.frameCount, width: blocks.screenWidth, height: blocks.screenHeight, format: .gif, options: options
+            )
         }
+        try DecodeLimits.check(data, format: format, options: options)
         // Poppler rebuilds a PDF whose end (cross-reference table, trailer) is cut off and draws
         // what it finds. Acrobat wants the end-of-file marker within the last 1024 bytes (PDF 1.7
         // reference, appendix H): so do we.
@@ -84,6 +92,9 @@ struct VipsLoader: Sendable {
             delays: image.delays, iccProfile: image.iccProfile
         )
         try header.checkPixelLimit(options)
+        try DecodeLimits.checkAnimation(
+            frameCount: header.pageCount, width: header.storedWidth, height: header.storedHeight, format: format, options: options
+        )
         return header
     }
 

@@ -1,6 +1,5 @@
 import Foundation
 import LibVips
-import Synchronization
 
 /// A decoded image: SDWebImage's `UIImage`. Immutable and `Sendable`.
 ///
@@ -29,11 +28,11 @@ public final class Image: Sendable {
 
     let pipeline: ImagePipeline
     let sourceByteCount: Int
-    private let pixels: Mutex<PixelBuffer?>
+    private let pixels: Locked<PixelBuffer?>
     /// The pipeline prepared while decoding (to learn the size), kept for the first reader of a
     /// lazy image so that decode and encode do not each parse the file: libvips images from a
     /// sequential loader can be read once, so it is handed out once, then `pipeline` rebuilds.
-    private let pendingBuild: Mutex<VipsImageRef?>
+    private let pendingBuild: Locked<VipsImageRef?>
 
     init(
         pipeline: ImagePipeline,
@@ -50,8 +49,8 @@ public final class Image: Sendable {
         sourceByteCount: Int = 0
     ) {
         self.pipeline = pipeline
-        self.pixels = Mutex(pixels)
-        self.pendingBuild = Mutex(pixels == nil ? pendingBuild : nil)
+        self.pixels = Locked(pixels)
+        self.pendingBuild = Locked(pixels == nil ? pendingBuild : nil)
         self.pixelWidth = pixelWidth
         self.pixelHeight = pixelHeight
         self.scale = scale > 0 && scale.isFinite ? scale : 1

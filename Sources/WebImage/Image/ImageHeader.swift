@@ -29,6 +29,9 @@ public struct ImageHeader: Sendable, Equatable {
         }
         var options = ImageCoderOptions()
         options.decodeMaxPixelCount = .max
+        // The header of a long animation is read as it is; the limits on work (scans, metadata) stay.
+        options.decodeMaxFrameCount = .max
+        options.decodeMaxTotalPixelCount = .max
         let header = try loader.header(of: data, options: options)
         let animation = format == .png ? APNGStructure.animationControl(in: data) : nil
         self.format = format

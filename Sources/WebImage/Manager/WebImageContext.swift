@@ -2,7 +2,7 @@ import Dispatch
 import Foundation
 
 /// Per-request objects and values: SDWebImage's `SDWebImageContext`, as typed properties.
-/// Only the members the cache reads exist so far; the loader and view members come with them.
+/// The cache's and the loaders' members exist so far; the manager and view members come with them.
 public struct WebImageContext: Sendable {
     /// The cache to use instead of the manager's.
     public var imageCache: (any ImageCacheProtocol)?
@@ -28,6 +28,17 @@ public struct WebImageContext: Sendable {
     public var originalStoreCacheType: ImageCacheType = .disk
     /// With `.matchAnimatedImageClass`: the animated image provider type a cached image must have.
     public var animatedImageClass: (any AnimatedImageProvider.Type)?
+    /// The coder that decodes loaded data instead of `ImageCodersManager.shared`.
+    public var imageCoder: (any ImageCoder)?
+    /// Changes this download's request instead of the downloader's modifier.
+    public var downloadRequestModifier: (any DownloaderRequestModifierProtocol)?
+    /// Changes this download's response instead of the downloader's modifier.
+    public var downloadResponseModifier: (any DownloaderResponseModifierProtocol)?
+    /// Turns this download's body into image data instead of the downloader's decryptor.
+    public var downloadDecryptor: (any DownloaderDecryptorProtocol)?
+    /// Validators of a cached copy: the download asks whether it changed (`If-None-Match`,
+    /// `If-Modified-Since`) and fails with `WebImageError.cacheNotModified` on a 304.
+    public var downloadValidators: HTTPValidators?
     /// The queue asynchronous completions run on; when nil they run on a background thread.
     public var callbackQueue: DispatchQueue?
     /// Values for plugins.

@@ -1,14 +1,22 @@
 import Foundation
-import Synchronization
+import LibVips
 import Testing
 import WebImage
 
 /// The player stepped by hand (`ManualAnimationClock`), frames decoded as they are asked for
 /// (`FrameDecodeExecutor.inline`) unless a test holds the decodes back.
 @Suite struct AnimatedImagePlayerTests {
-    /// TestImageAnimated.webp: 8 frames of 100 ms.
+    /// TestImageAnimated.webp: 8 frames of 100 ms, decoded once for every test (read only).
+    static let sharedWebP: AnimatedImage? = {
+        guard let data = try? TestImages.data("sdwebimage/TestImageAnimated.webp"), let animated = AnimatedImage(data: data) else { return nil }
+        animated.preloadAllFrames()
+        return animated
+    }()
+
     static func webP() throws -> AnimatedImage {
-        try #require(AnimatedImage(data: try TestImages.data("sdwebimage/TestImageAnimated.webp")))
+        let animated = try #require(sharedWebP)
+        try #require(animated.isAllFramesLoaded)
+        return animated
     }
 
     static func player(
@@ -20,7 +28,7 @@ import WebImage
 
     /// The frame indexes the frame handler reports.
     final class Shown: Sendable {
-        let indexes = Mutex<[Int]>([])
+        let indexes = Locked<[Int]>([])
         var all: [Int] { indexes.withLock { $0 } }
         func attach(to player: AnimatedImagePlayer) {
             player.animationFrameHandler = { index, _ in self.indexes.withLock { $0.append(index) } }
@@ -75,7 +83,7 @@ import WebImage
         let animated = try #require(AnimatedImage(data: try TestImages.data("sdwebimage/TestLoopCount.gif")))
         let (player, clock) = try Self.player(animated)
         #expect(player.totalLoopCount == 1)
-        let loops = Mutex<[Int]>([])
+        let loops = Locked<[Int]>([])
         player.animationLoopHandler = { count in loops.withLock { $0.append(count) } }
         player.startPlaying()
         clock.advance(by: 0.6)
@@ -87,7 +95,7 @@ import WebImage
 
         let (thrice, thriceClock) = try Self.player(animated)
         thrice.totalLoopCount = 3
-        let counted = Mutex<[Int]>([])
+        let counted = Locked<[Int]>([])
         thrice.animationLoopHandler = { count in counted.withLock { $0.append(count) } }
         thrice.startPlaying()
         for _ in 0..<100 { thriceClock.advance(by: 0.1) }
@@ -148,7 +156,7 @@ import WebImage
     /// With decodes held back, frames due are skipped (time goes on) and the player shows the
     /// due frame as soon as it is decoded.
     @Test func aFrameNotDecodedInTimeIsSkipped() throws {
-        let jobs = Mutex<[@Sendable () -> Void]>([])
+        let jobs = Locked<[@Sendable () -> Void]>([])
         let held = FrameDecodeExecutor { job in jobs.withLock { $0.append(job) } }
         let (player, clock) = try Self.player(try Self.webP(), executor: held)
         player.startPlaying()

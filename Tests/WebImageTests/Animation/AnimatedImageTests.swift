@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import LibVips
 import Testing
 import WebImage
 
@@ -92,7 +92,7 @@ import WebImage
 
 /// An animated coder that counts its instances and hands the work to libvips' GIF/WebP coder.
 final class RecordingAnimatedCoder: AnimatedImageCoder {
-    static let made = Mutex(0)
+    static let made = Locked(0)
     private let base: VipsAnimatedImageCoder?
 
     init() { base = nil }

@@ -1,6 +1,6 @@
 import Foundation
 import Glibc
-import Synchronization
+import LibVips
 import Testing
 @testable import WebImage
 
@@ -61,7 +61,7 @@ struct ScratchFolder {
 
 /// Counts how often a completion runs.
 final class CallCounter: Sendable {
-    private let count = Mutex(0)
+    private let count = Locked(0)
 
     func increment() {
         count.withLock { $0 += 1 }

@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import LibVips
 import Testing
 @testable import WebImage
 
@@ -40,7 +40,7 @@ struct CustomTierTests {
 
 /// A memory tier without limits: a dictionary behind a lock.
 private final class DictionaryMemoryCache: MemoryCacheProtocol {
-    private let images = Mutex<[String: (image: Image, cost: Int)]>([:])
+    private let images = Locked<[String: (image: Image, cost: Int)]>([:])
 
     init(config: ImageCacheConfig) {}
 
@@ -55,7 +55,7 @@ private final class DictionaryMemoryCache: MemoryCacheProtocol {
 /// The default disk tier, recording the keys written.
 private final class RecordingDiskCache: DiskCacheProtocol {
     private let disk: DiskCache
-    private let written = Mutex<[String]>([])
+    private let written = Locked<[String]>([])
 
     init?(cachePath: String, config: ImageCacheConfig) {
         disk = DiskCache(cachePath: cachePath, config: config)

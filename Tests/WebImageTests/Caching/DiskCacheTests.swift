@@ -309,16 +309,36 @@ struct DiskCacheTests {
         }
     }
 
-    @Test func staleTemporaryFilesAreCleanedButFreshOnesKept() throws {
+    @Test func abandonedTemporaryFilesAreCleanedButOnesBeingWrittenKept() throws {
         try withDiskCache { cache, folder in
-            let stale = folder + "/" + CacheFile.temporaryPrefix + "stale"
-            let fresh = folder + "/" + CacheFile.temporaryPrefix + "fresh"
-            for path in [stale, fresh] { _ = FileManager.default.createFile(atPath: path, contents: Data([1])) }
-            CacheFixtures.age(stale, by: DiskCache.staleTemporaryAge + 60)
+            let abandoned = folder + "/" + CacheFile.temporaryPrefix + "abandoned"
+            let beingWritten = folder + "/" + CacheFile.temporaryPrefix + "being-written"
+            for path in [abandoned, beingWritten] { _ = FileManager.default.createFile(atPath: path, contents: Data([1])) }
+            // A writer holds its temporary file locked until it is renamed.
+            let writer = open(beingWritten, O_WRONLY)
+            defer { close(writer) }
+            #expect(flock(writer, LOCK_EX) == 0)
             cache.removeExpiredData()
-            #expect(!FileManager.default.fileExists(atPath: stale))
-            #expect(FileManager.default.fileExists(atPath: fresh))
+            #expect(!FileManager.default.fileExists(atPath: abandoned))
+            #expect(FileManager.default.fileExists(atPath: beingWritten))
+            cache.removeAllData()
+            #expect(FileManager.default.fileExists(atPath: beingWritten))
             #expect(cache.totalCount == 0)
         }
+    }
+
+    @Test func aCacheStartRemovesTemporaryFilesNobodyWrites() throws {
+        let scratch = try ScratchFolder()
+        defer { scratch.remove() }
+        let folder = scratch.path + "/start"
+        try DiskCache(cachePath: folder, config: ImageCacheConfig()).setData(Data("kept".utf8), forKey: "kept")
+        let abandoned = folder + "/" + CacheFile.temporaryPrefix + "abandoned"
+        _ = FileManager.default.createFile(atPath: abandoned, contents: Data([1]))
+        var config = ImageCacheConfig()
+        config.expiredDataRemovalInterval = 0
+        let cache = DiskCache(cachePath: folder, config: config)
+        cache.waitForMaintenance()
+        #expect(!FileManager.default.fileExists(atPath: abandoned))
+        #expect(cache.data(forKey: "kept") == Data("kept".utf8))
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import WebImage
+import WebImageTestServer
 
 @Suite struct BadInputTests {
     /// Every format with a real file, animated GIF, WebP and APNG included.

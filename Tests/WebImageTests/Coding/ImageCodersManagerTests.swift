@@ -14,9 +14,21 @@ private struct MarkerPNGCoder: ThrowingImageCoder {
 }
 
 @Suite struct ImageCodersManagerTests {
-    @Test func theSharedManagerHasLibvipsThenTurboJPEGThenLibPNGThenAPNG() {
+    @Test func theSharedManagerHasProgressiveThenLibvipsThenTurboJPEGThenLibPNGThenAPNG() {
         let types = ImageCodersManager.shared.coders.map { String(describing: type(of: $0)) }
-        #expect(types == ["VipsImageCoder", "TurboJPEGCoder", "LibPNGCoder", "APNGCoder"])
+        #expect(types == ["ProgressiveVipsCoder", "VipsImageCoder", "TurboJPEGCoder", "LibPNGCoder", "APNGCoder"])
+    }
+
+    /// The loaders pick the last coder that decodes a prefix incrementally (SDWebImage's rule);
+    /// the shared set must have one for JPEG, PNG and GIF.
+    @Test func theSharedManagerDecodesJPEGPNGAndGIFIncrementally() throws {
+        for name in ["photos/rocket.jpg", "sdwebimage/TestImage.png", "sdwebimage/TestImage.gif"] {
+            let prefix = try TestImages.data(name).prefix(200)
+            let progressive = ImageCodersManager.shared.coders.reversed()
+                .compactMap { $0 as? any ProgressiveImageCoder }
+                .first { $0.canIncrementalDecode(from: prefix) }
+            #expect(progressive != nil, "\(name)")
+        }
     }
 
     @Test func theCoderAddedLastIsAskedFirstAndCanBeRemoved() throws {

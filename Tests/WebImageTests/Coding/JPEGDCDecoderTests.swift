@@ -1,6 +1,7 @@
 import Foundation
 import LibVips
 import Testing
+import WebImageTestServer
 
 /// Progressive JPEGs at 1/8 from their DC coefficients alone (`TurboJPEG.oneEighthFromDC`, how
 /// thumbnails of such files are read): the samples libjpeg-turbo gives reading the whole file.
@@ -143,22 +144,5 @@ import Testing
         }
         // Some damage falls where neither reader looks (an AC scan's values, say): both read it.
         #expect(agreed > 0)
-    }
-}
-
-/// SplitMix64: the same random damage on every run.
-struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-
-    init(seed: UInt64) {
-        state = seed
-    }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import WebImage
+import WebImageTestServer
 
 /// The `webimage` command as a user runs it: a child process, real files, a real HTTP server.
 @Suite struct CommandLineToolTests {
@@ -38,26 +39,39 @@ import WebImage
     }
 
     @Test func infoAndConvertReadHTTPURLs() async throws {
-        let jpeg = try TestImages.data("photos/rocket.jpg")
-        let server = try await TestHTTPServer.start(routes: [
-            "/rocket.jpg": .init(headers: [("Content-Type", "image/jpeg")], body: Array(jpeg)),
-            "/redirect": .init(status: .found, headers: [("Location", "/rocket.jpg")]),
-        ])
-        defer { Task { try? await server.shutdown() } }
+        let server = try await TestServer.start()
+        defer { Task { await server.shutdown() } }
+        let rocket = server.url("/images/photos/rocket.jpg").absoluteString
+        let redirected = server.url("/redirect/1/images/photos/rocket.jpg").absoluteString
 
-        let info = try await ChildProcess.run("webimage", ["info", server.url("/rocket.jpg"), server.url("/redirect")])
+        let info = try await ChildProcess.run("webimage", ["info", rocket, redirected])
         #expect(info.status == 0, "\(info.standardError)")
         #expect(info.standardOutput.split(separator: "\n").allSatisfy { $0.hasSuffix(": jpeg 640x427 frames=1 loop=0") })
 
-        let missing = try await ChildProcess.run("webimage", ["info", server.url("/missing.png")])
+        let missing = try await ChildProcess.run("webimage", ["info", server.url("/missing.png").absoluteString])
         #expect(missing.status != 0 && missing.standardError.contains("HTTP 404"))
 
         let output = FileManager.default.temporaryDirectory.appendingPathComponent("webimage-cli-\(UUID().uuidString).webp")
         defer { try? FileManager.default.removeItem(at: output) }
-        let convert = try await ChildProcess.run("webimage", ["convert", server.url("/rocket.jpg"), output.path, "--thumbnail", "100x100"])
+        let convert = try await ChildProcess.run("webimage", ["convert", rocket, output.path, "--thumbnail", "100x100"])
         #expect(convert.status == 0, "\(convert.standardError)")
         let thumbnail = try TestImages.decoded(try Data(contentsOf: output))
         #expect(thumbnail.format == .webP && thumbnail.pixelWidth == 100 && abs(thumbnail.pixelHeight - 67) <= 1)
+    }
+
+    /// The command fetched with its own client call, which waited out its whole 30 s deadline
+    /// on a refused connection; through ImageDownloader it fails at once, in words.
+    @Test func aRefusedConnectionFailsAtOnceWithAReason() async throws {
+        let server = try await TestServer.start()
+        let closed = server.url("/images/photos/rocket.jpg").absoluteString
+        await server.shutdown()
+        let started = ContinuousClock.now
+        let result = try await ChildProcess.run("webimage", ["info", closed])
+        #expect(result.status == 1)
+        #expect(result.standardError.contains("could not connect"), "\(result.standardError)")
+        // The command used to wait out 30 s; alone this takes well under a second (the bound is
+        // loose because the suite's tests share the machine's 2 cores).
+        #expect(ContinuousClock.now - started < .seconds(25))
     }
 
     @Test func convertWritesTheAskedFormatAndRefusesBadOptions() async throws {

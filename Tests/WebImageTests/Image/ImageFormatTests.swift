@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import WebImage
+import WebImageTestServer
 
 @Suite struct ImageFormatTests {
     static let expected: [(String, ImageFormat)] = [

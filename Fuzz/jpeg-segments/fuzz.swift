@@ -1,0 +1,21 @@
+// The JPEG marker walkers of our own: the header segments (EXIF orientation, ICC profile
+// chunks), the progressive scan count, and the scan selection for a 1/8 decode.
+import Foundation
+import LibVips
+@testable import WebImage
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzz(_ bytes: UnsafePointer<UInt8>, _ count: Int) -> CInt {
+    let data = Data(bytes: bytes, count: count)
+    if let metadata = JPEGMetadata(data) {
+        precondition((1...8).contains(metadata.orientation))
+        precondition((metadata.iccProfile?.count ?? 0) <= count)
+    }
+    let scans = DecodeCost.progressiveJPEGScans(in: data, countingUpTo: 100)
+    precondition(scans <= 101)
+    if let cut = TurboJPEG.scansReadAtOneEighth(of: data) {
+        // The cut file keeps the start of image and ends with EOI, and is never longer than the input + EOI.
+        precondition(cut.count <= count + 2 && cut.starts(with: [0xFF, 0xD8]) && cut.suffix(2).elementsEqual([0xFF, 0xD9]))
+    }
+    return 0
+}

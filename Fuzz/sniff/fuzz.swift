@@ -1,0 +1,9 @@
+// Format sniffing (ImageFormat(sniffing:)): magic bytes, ISO media brands, the SVG prolog.
+import Foundation
+import WebImage
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzz(_ bytes: UnsafePointer<UInt8>, _ count: Int) -> CInt {
+    _ = ImageFormat(sniffing: Data(bytes: bytes, count: count))
+    return 0
+}

@@ -1,0 +1,148 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// The partial decode of a progressive load: one coder instance for the whole transfer, at
+/// most one decode running at a time.
+struct PartialDecode {
+    let coder: any ProgressiveImageCoder
+    let options: ImageCoderOptions
+    var task: Task<Void, Never>?
+    /// Bytes that arrived while a decode ran: decoded next, so the last piece is not skipped.
+    var newerData: Data?
+}
+
+extension DownloadOperation {
+    /// After the transfer: decrypts the body, then decodes it once per distinct set of decode
+    /// options among the callers (one decode serves several callers asking for the same size),
+    /// including callers that join meanwhile, and completes them.
+    func finish(body: Data, response: HTTPURLResponse) async {
+        let transferring = state.withLock { isRunningPhase($0.phase) }
+        guard transferring else { return }
+        recordTransferEnd(error: nil)
+        let decryptor = environment.decryptor
+        let data: Data? = decryptor == nil ? body : try? await BlockingPool.run { decryptor?.decryptedData(with: body, response: response) }
+        guard let data, !data.isEmpty else {
+            completeAll(error: WebImageError.badImageData)
+            return
+        }
+        let started = state.withLock { state -> Bool in
+            guard isRunningPhase(state.phase) else { return false }
+            state.phase = .finishing(data: data)
+            return true
+        }
+        guard started else { return }
+        var decoded: [(options: ImageCoderOptions, result: Result<Image, WebImageError>)] = []
+        while true {
+            let batch: [Caller] = state.withLock { state in
+                let batch = state.callers
+                state.callers = []
+                if batch.isEmpty { state.phase = .finished }
+                return batch
+            }
+            if batch.isEmpty { break }
+            for caller in batch {
+                guard caller.decodes else {
+                    caller.callbacks.finish(nil, data, nil, operation: self)
+                    continue
+                }
+                let result: Result<Image, WebImageError>
+                if caller.context?.imageCoder == nil, let earlier = decoded.first(where: { $0.options == caller.coderOptions }) {
+                    result = earlier.result
+                } else {
+                    result = await Self.decode(data, url: url, options: caller.coderOptions, context: caller.context)
+                    if caller.context?.imageCoder == nil { decoded.append((caller.coderOptions, result)) }
+                }
+                switch result {
+                case .success(let image): caller.callbacks.finish(image, data, nil, operation: self)
+                case .failure(let error): caller.callbacks.finish(nil, nil, error, operation: self)
+                }
+            }
+        }
+        DownloadObservability.logger.debug("download finished", metadata: ["url": "\(url)", "bytes": "\(data.count)"])
+        end()
+    }
+
+    private static func decode(_ data: Data, url: URL, options: ImageCoderOptions, context: WebImageContext?) async -> Result<Image, WebImageError> {
+        do {
+            return .success(try await BlockingPool.run { () throws(WebImageError) -> Image in
+                try LoaderDecoding.decode(data, url: url, options: options, context: context)
+            })
+        } catch let error as WebImageError {
+            return .failure(error)
+        } catch {
+            return .failure(.badImageData)
+        }
+    }
+
+    private func isRunningPhase(_ phase: Phase) -> Bool {
+        if case .running = phase { return true }
+        return false
+    }
+
+    /// Fails every caller with `error` after a finished transfer (bad data).
+    private func completeAll(error: WebImageError) {
+        let callers: [Caller]? = state.withLock { state in
+            guard isRunningPhase(state.phase) else { return nil }
+            state.phase = .finished
+            defer { state.callers = [] }
+            return state.callers
+        }
+        guard let callers else { return }
+        for caller in callers { caller.callbacks.finish(nil, nil, error, operation: self) }
+        end()
+    }
+
+    /// With a caller asking for `.progressiveLoad` and no decryptor: starts a partial decode of
+    /// the bytes so far unless one is running. The coder is the shared coders' last progressive
+    /// coder that takes the first bytes (SDWebImage's rule).
+    func decodePartialIfWanted(_ body: Data, expected: Int) {
+        guard environment.decryptor == nil, expected == 0 || body.count < expected else { return }
+        state.withLock { state in
+            guard let first = state.callers.first(where: { $0.options.contains(.progressiveLoad) }) else { return }
+            if state.partialDecode == nil {
+                guard let coder = Self.progressiveCoder(for: body, options: first.coderOptions) else { return }
+                state.partialDecode = PartialDecode(coder: coder, options: first.coderOptions)
+            }
+            guard let partial = state.partialDecode else { return }
+            guard partial.task == nil else {
+                state.partialDecode?.newerData = body
+                return
+            }
+            let coder = partial.coder
+            let options = partial.options
+            state.partialDecode?.task = Task { await self.runPartialDecode(body, coder: coder, options: options) }
+        }
+    }
+
+    private func runPartialDecode(_ data: Data, coder: any ProgressiveImageCoder, options: ImageCoderOptions) async {
+        let image = try? await BlockingPool.run { () -> Image? in
+            coder.updateIncrementalData(data, finished: false)
+            return coder.incrementalDecodedImage(options: options)
+        }
+        let (callers, newer): ([Caller], Data?) = state.withLock { state in
+            guard isRunningPhase(state.phase) else {
+                state.partialDecode?.task = nil
+                return ([], nil)
+            }
+            let newer = state.partialDecode?.newerData
+            state.partialDecode?.newerData = nil
+            if newer == nil { state.partialDecode?.task = nil }
+            return (state.callers.filter { $0.options.contains(.progressiveLoad) }, newer)
+        }
+        if let image = image ?? nil, image.isIncremental {
+            for caller in callers { caller.callbacks.deliverPartial(image, data: nil) }
+        }
+        // Still the running task (the transfer waits for it before finishing): decode the newest bytes.
+        if let newer { await runPartialDecode(newer, coder: coder, options: options) }
+    }
+
+    private static func progressiveCoder(for data: Data, options: ImageCoderOptions) -> (any ProgressiveImageCoder)? {
+        for coder in ImageCodersManager.shared.coders.reversed() {
+            guard let progressive = coder as? any ProgressiveImageCoder, progressive.canIncrementalDecode(from: data) else { continue }
+            return type(of: progressive).init(incrementalWithOptions: options)
+        }
+        return nil
+    }
+}

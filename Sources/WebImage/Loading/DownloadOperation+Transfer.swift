@@ -1,0 +1,235 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import NIOSSL
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Why one attempt failed, and whether another may follow.
+struct TransferFailure: Error {
+    let error: any Error
+    /// A transient failure: a retry may succeed.
+    var isRetryable = false
+    /// The server's `Retry-After`, in seconds.
+    var retryAfter: TimeInterval?
+    /// The bytes received so far may be completed with a range request (`If-Range` value).
+    var resumeValidator: String?
+
+    static func final(_ error: any Error) -> TransferFailure { TransferFailure(error: error) }
+}
+
+extension DownloadOperation {
+    /// Runs the request with its retries, then decodes for every caller.
+    func run() async {
+        let started = ContinuousClock.now
+        environment.events.post(.start(url: url, request: request))
+        DownloadObservability.logger.debug("download started", metadata: ["url": "\(url)"])
+        var body = Data()
+        var retries = 0
+        var resumeValidator: String?
+        var outcome: Result<HTTPURLResponse, any Error>
+        while true {
+            do {
+                outcome = .success(try await transfer(into: &body, resumeValidator: resumeValidator))
+                break
+            } catch let failure as TransferFailure {
+                let policy = environment.config.retryPolicy
+                guard failure.isRetryable, retries < policy.maxRetryCount, !Task.isCancelled else {
+                    outcome = .failure(failure.error)
+                    break
+                }
+                resumeValidator = failure.resumeValidator
+                if resumeValidator == nil { body.removeAll(keepingCapacity: true) }
+                let delay = policy.delay(beforeRetry: retries, retryAfter: failure.retryAfter)
+                retries += 1
+                state.withLock { $0.metrics.retryCount = retries }
+                environment.observability.retries.increment()
+                DownloadObservability.logger.debug("download retried", metadata: [
+                    "url": "\(url)", "error": "\(failure.error)", "delay": "\(delay)", "resume": "\(resumeValidator != nil)",
+                ])
+                do {
+                    try await Task.sleep(for: .seconds(delay))
+                } catch {
+                    outcome = .failure(WebImageError.cancelled)
+                    break
+                }
+            } catch {
+                outcome = .failure(error)
+                break
+            }
+        }
+        let elapsed = ContinuousClock.now - started
+        state.withLock { $0.metrics.totalTime = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18 }
+        environment.observability.duration.recordNanoseconds(elapsed.components.seconds * 1_000_000_000 + elapsed.components.attoseconds / 1_000_000_000)
+        // A partial image never follows the final one: the last partial decode ends first, and
+        // bytes it has not seen are not decoded partially any more.
+        let lastPartialDecode = state.withLock { state -> Task<Void, Never>? in
+            state.partialDecode?.newerData = nil
+            return state.partialDecode?.task
+        }
+        await lastPartialDecode?.value
+        switch outcome {
+        case .success(let response):
+            await finish(body: body, response: response)
+        case .failure(let error):
+            fail(Task.isCancelled ? WebImageError.cancelled : error)
+        }
+    }
+
+    /// One attempt: sends the request (a range request when resuming), checks the response and
+    /// streams the body into `body`.
+    private func transfer(into body: inout Data, resumeValidator: String?) async throws -> HTTPURLResponse {
+        let config = environment.config
+        var extraHeaders = key.validators?.conditionalHeaders ?? []
+        if let resumeValidator, !body.isEmpty {
+            extraHeaders += [("Range", "bytes=\(body.count)-"), ("If-Range", resumeValidator)]
+        }
+        guard var clientRequest = HTTPMessages.clientRequest(for: request, extraHeaders: extraHeaders) else {
+            throw TransferFailure.final(WebImageError.invalidDownloadOperation)
+        }
+        if options.contains(.allowInvalidSSLCertificates) {
+            var tls = TLSConfiguration.makeClientConfiguration()
+            tls.certificateVerification = .none
+            clientRequest.tlsConfiguration = tls
+        }
+        let sent = ContinuousClock.now
+        let clientResponse: HTTPClientResponse
+        do {
+            clientResponse = try await environment.client.execute(clientRequest, deadline: .distantFuture)
+        } catch {
+            throw Self.transportFailure(error, url: url, resumeValidator: nil)
+        }
+        let firstByte = ContinuousClock.now - sent
+        guard var response = HTTPMessages.urlResponse(for: clientResponse, url: clientResponse.url ?? url) else {
+            throw TransferFailure.final(WebImageError.invalidDownloadResponse)
+        }
+        if let modifier = environment.responseModifier {
+            guard let modified = modifier.modifiedResponse(with: response) else {
+                throw TransferFailure.final(WebImageError.invalidDownloadResponse)
+            }
+            response = modified
+        }
+        state.withLock { state in
+            state.response = response
+            state.metrics.timeToFirstByte = Double(firstByte.components.seconds) + Double(firstByte.components.attoseconds) * 1e-18
+            state.metrics.redirectCount = max(0, clientResponse.history.count - 1)
+        }
+        let status = response.statusCode
+        if status == 304, key.validators != nil { throw TransferFailure.final(WebImageError.cacheNotModified) }
+        guard config.acceptableStatusCodes.contains(status) || (status == 206 && !body.isEmpty) else {
+            let error = WebImageError.invalidDownloadStatusCode(statusCode: status, response: response)
+            throw TransferFailure(
+                error: error, isRetryable: DownloadRetryPolicy.isTransient(statusCode: status),
+                retryAfter: DownloadRetryPolicy.retryAfterSeconds(response.value(forHTTPHeaderField: "Retry-After"))
+            )
+        }
+        if let acceptable = config.acceptableContentTypes {
+            let mimeType = HTTPMessages.mimeType(of: response)
+            guard let mimeType, acceptable.contains(mimeType) else {
+                throw TransferFailure.final(WebImageError.invalidDownloadContentType(mimeType: mimeType, response: response))
+            }
+        }
+        if !body.isEmpty {
+            if status == 206, HTTPMessages.contentRangeStart(of: response) == body.count {
+                state.withLock { $0.metrics.resumed = true }
+            } else {
+                body.removeAll(keepingCapacity: true)   // the server sent the whole file again
+            }
+        }
+        let length = HTTPMessages.contentLength(of: response).map { $0 + body.count }
+        if let length, length > config.maximumResponseSize {
+            throw TransferFailure.final(Self.tooLarge(url: url, limit: config.maximumResponseSize))
+        }
+        if let length { body.reserveCapacity(length) }
+        environment.events.post(.receiveResponse(url: url, response: response))
+        let expected = length ?? 0
+        reportProgress(received: body.count, expected: expected, force: true)
+        let validator = Self.resumeValidator(of: response)
+        do {
+            for try await chunk in clientResponse.body {
+                body.append(contentsOf: chunk.readableBytesView)
+                environment.observability.bytes.increment(by: chunk.readableBytes)
+                guard body.count <= config.maximumResponseSize else {
+                    throw TransferFailure.final(Self.tooLarge(url: url, limit: config.maximumResponseSize))
+                }
+                let wantsPartial = reportProgress(received: body.count, expected: expected, force: false, newBytes: chunk.readableBytes)
+                if wantsPartial { decodePartialIfWanted(body, expected: expected) }
+            }
+        } catch let failure as TransferFailure {
+            throw failure
+        } catch {
+            throw Self.transportFailure(error, url: url, resumeValidator: body.isEmpty ? nil : validator)
+        }
+        reportProgress(received: body.count, expected: expected, force: true)
+        return response
+    }
+
+    /// Counts `newBytes` and reports progress to the callers that asked for it: at most every
+    /// `minimumProgressInterval` of the expected size, always when `force` is set or the size is
+    /// unknown. One lock per chunk; returns whether a caller wants partial images.
+    @discardableResult
+    private func reportProgress(received: Int, expected: Int, force: Bool, newBytes: Int = 0) -> Bool {
+        let interval = environment.config.effectiveProgressInterval
+        let (callers, wantsPartial): ([Caller], Bool) = state.withLock { state in
+            state.metrics.bytesReceived += newBytes
+            guard isRunning(state.phase) else { return ([], false) }
+            let wantsPartial = state.callers.contains { $0.options.contains(.progressiveLoad) }
+            if !force, expected > 0, interval > 0,
+               Double(received - state.lastProgressReported) < interval * Double(expected) {
+                return ([], wantsPartial)
+            }
+            if force, received == state.lastProgressReported, received > 0 { return ([], wantsPartial) }
+            state.lastProgressReported = received
+            return (state.callers.filter { $0.callbacks.hasProgressHandler }, wantsPartial)
+        }
+        for caller in callers { caller.callbacks.reportProgress(received, expected, url) }
+        return wantsPartial
+    }
+
+    private func isRunning(_ phase: Phase) -> Bool {
+        if case .running = phase { return true }
+        return false
+    }
+
+    /// The `If-Range` value that lets a dropped body resume: a strong entity tag, when the server
+    /// also said it serves byte ranges.
+    private static func resumeValidator(of response: HTTPURLResponse) -> String? {
+        guard response.value(forHTTPHeaderField: "Accept-Ranges")?.lowercased().contains("bytes") == true,
+              let validators = HTTPValidators(response: response), validators.hasStrongEntityTag
+        else { return nil }
+        return validators.entityTag
+    }
+
+    private static func tooLarge(url: URL, limit: Int) -> URLError {
+        URLError(.dataLengthExceedsMaximum, userInfo: [
+            NSURLErrorFailingURLErrorKey: url, NSLocalizedDescriptionKey: "the response is larger than \(limit) bytes",
+        ])
+    }
+
+    /// A transport failure; timeouts and dropped connections may be retried, refused connections,
+    /// unknown hosts, TLS failures and redirect loops may not.
+    private static func transportFailure(_ error: any Error, url: URL, resumeValidator: String?) -> TransferFailure {
+        if error is CancellationError || (error as? HTTPClientError) == .cancelled {
+            return .final(WebImageError.cancelled)
+        }
+        let urlError = HTTPMessages.urlError(for: error, url: url)
+        let retryable: Set<URLError.Code> = [.timedOut, .networkConnectionLost]
+        return TransferFailure(error: urlError, isRetryable: retryable.contains(urlError.code), resumeValidator: resumeValidator)
+    }
+
+    /// Fails every caller with `error` (unless the operation was cancelled: they know already).
+    private func fail(_ error: any Error) {
+        let callers: [Caller]? = state.withLock { state in
+            if case .finished = state.phase { return nil }
+            state.phase = .finished
+            defer { state.callers = [] }
+            return state.callers
+        }
+        guard let callers else { return }
+        DownloadObservability.logger.debug("download failed", metadata: ["url": "\(url)", "error": "\(error)"])
+        recordTransferEnd(error: error)
+        for caller in callers { caller.callbacks.finish(nil, nil, error, operation: self) }
+        end()
+    }
+}

@@ -1,0 +1,158 @@
+import AsyncHTTPClient
+import Foundation
+import LibVips
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// What identifies one shared request: the URL, and the validators of a revalidation (a
+/// conditional request answers differently from a plain one, so they are not shared).
+struct DownloadKey: Hashable, Sendable {
+    let url: URL
+    let validators: HTTPValidators?
+}
+
+/// What a download needs from its downloader, fixed when it is made.
+struct DownloadEnvironment: Sendable {
+    let client: HTTPClient
+    let config: ImageDownloaderConfig
+    let responseModifier: (any DownloaderResponseModifierProtocol)?
+    let decryptor: (any DownloaderDecryptorProtocol)?
+    let events: DownloadEventBroadcaster
+    let observability: DownloadObservability
+}
+
+/// One HTTP request shared by every caller of the same URL (SDWebImage's download operation).
+/// It waits in the downloader's queue, runs once, and is never reused: a caller that comes after
+/// it finished or was cancelled gets a new one. Cancelling one caller completes only that caller;
+/// when the last caller leaves, the request stops and its connection is closed.
+final class DownloadOperation: Sendable {
+    struct Caller {
+        let id: UInt64
+        let options: DownloaderOptions
+        let context: WebImageContext?
+        let coderOptions: ImageCoderOptions
+        /// False for callers that want the bytes only.
+        let decodes: Bool
+        let callbacks: DownloadCallbacks
+    }
+
+    enum Phase {
+        case waiting
+        case running(Task<Void, Never>)
+        /// The body is in; callers are being decoded for (late callers join).
+        case finishing(data: Data)
+        case finished
+    }
+
+    struct State {
+        var phase = Phase.waiting
+        var callers: [Caller] = []
+        var nextCallerID: UInt64 = 0
+        var response: HTTPURLResponse?
+        var metrics = DownloadMetrics()
+        var lastProgressReported = 0
+        var partialDecode: PartialDecode?
+    }
+
+    let key: DownloadKey
+    let request: URLRequest
+    /// The options of the first caller: they decide TLS verification.
+    let options: DownloaderOptions
+    let environment: DownloadEnvironment
+    let state = Locked(State())
+    /// Called once when the operation is done (finished, failed or cancelled): frees its slot.
+    private let onEnd: @Sendable (DownloadOperation) -> Void
+
+    init(key: DownloadKey, request: URLRequest, options: DownloaderOptions, environment: DownloadEnvironment,
+         onEnd: @escaping @Sendable (DownloadOperation) -> Void) {
+        self.key = key
+        self.request = request
+        self.options = options
+        self.environment = environment
+        self.onEnd = onEnd
+    }
+
+    var url: URL { key.url }
+
+    /// The highest priority among the callers.
+    var priority: DownloadPriority {
+        state.withLock { state in state.callers.map { DownloadPriority($0.options) }.max() ?? .low }
+    }
+
+    /// Adds a caller unless the operation is done; returns its id. A caller that joins while the
+    /// body is being decoded for the others is decoded for too.
+    func addCaller(options: DownloaderOptions, context: WebImageContext?, decodes: Bool, callbacks: DownloadCallbacks) -> UInt64? {
+        state.withLock { state in
+            if case .finished = state.phase { return nil }
+            let id = state.nextCallerID
+            state.nextCallerID += 1
+            let coderOptions = LoaderDecoding.coderOptions(for: key.url, options: options, context: context)
+            state.callers.append(Caller(id: id, options: options, context: context, coderOptions: coderOptions, decodes: decodes, callbacks: callbacks))
+            return id
+        }
+    }
+
+    /// Completes caller `id` with `.cancelled`; stops the request when no caller is left.
+    func cancel(callerID id: UInt64) {
+        let (caller, stopped) = state.withLock { state -> (Caller?, Task<Void, Never>??) in
+            guard let index = state.callers.firstIndex(where: { $0.id == id }) else { return (nil, nil) }
+            let caller = state.callers.remove(at: index)
+            guard state.callers.isEmpty else { return (caller, nil) }
+            switch state.phase {
+            case .waiting:
+                state.phase = .finished
+                return (caller, .some(nil))
+            case .running(let task):
+                state.phase = .finished
+                return (caller, .some(task))
+            case .finishing, .finished:
+                return (caller, nil)
+            }
+        }
+        if let stopped {
+            stopped?.cancel()
+            recordTransferEnd(error: WebImageError.cancelled)
+        }
+        caller?.callbacks.finish(nil, nil, WebImageError.cancelled)
+        if stopped != nil { end() }
+    }
+
+    /// Cancels every caller.
+    func cancelAll() {
+        let ids = state.withLock { $0.callers.map(\.id) }
+        for id in ids { cancel(callerID: id) }
+    }
+
+    /// Starts the request unless every caller left while it waited.
+    func start() {
+        state.withLock { state in
+            guard case .waiting = state.phase else { return }
+            state.phase = .running(Task { await self.run() })
+        }
+    }
+
+    var response: HTTPURLResponse? { state.withLock { $0.response } }
+    var metrics: DownloadMetrics { state.withLock { $0.metrics } }
+
+    /// Posts the stop (and finish) event and counts the outcome: when the transfer ends, before
+    /// the callers hear of it, as SDWebImage posts its notifications.
+    func recordTransferEnd(error: (any Error)?) {
+        environment.events.post(.stop(url: url))
+        if error == nil { environment.events.post(.finish(url: url)) }
+        environment.observability.countOutcome(error)
+    }
+
+    /// Frees the slot once every caller is served.
+    func end() {
+        onEnd(self)
+    }
+
+    /// True while the transfer may still deliver (no cancellation, not finished).
+    var isTransferring: Bool {
+        state.withLock { state in
+            if case .running = state.phase { return true }
+            return false
+        }
+    }
+}

@@ -1,0 +1,51 @@
+import Foundation
+import Metrics
+
+/// How an `ImageDownloader` downloads: SDWebImage's `SDWebImageDownloaderConfig`, plus retries
+/// and limits. Copied when the downloader is made.
+public struct ImageDownloaderConfig: Sendable {
+    /// Downloads running at once; the rest wait (default 6).
+    public var maxConcurrentDownloads = 6
+    /// Seconds without any byte from the server (connecting, waiting for the head, between body
+    /// chunks) before a download fails with `URLError(.timedOut)` (default 15; 0 means 15).
+    public var downloadTimeout: TimeInterval = 15
+    /// Progress is reported when at least this fraction of the expected size arrived since the
+    /// last report (default 0: every chunk; clamped to 0...1). The end is always reported.
+    public var minimumProgressInterval: Double = 0
+    /// Which waiting download starts next within a priority (default `.fifo`).
+    public var executionOrder: DownloadExecutionOrder = .fifo
+    /// With `password`: sent as HTTP Basic authorization.
+    public var username: String?
+    /// With `username`: sent as HTTP Basic authorization.
+    public var password: String?
+    /// Statuses that count as success (default 200..<300).
+    public var acceptableStatusCodes: Set<Int> = Set(200..<300)
+    /// MIME types that count as success; nil accepts any (default nil).
+    public var acceptableContentTypes: Set<String>?
+    /// Retries of transient failures (default: 2, exponential backoff from 0.5 s with jitter,
+    /// `Retry-After` honoured up to 30 s).
+    public var retryPolicy = DownloadRetryPolicy()
+    /// Larger bodies fail with `URLError(.dataLengthExceedsMaximum)`: from `Content-Length` before
+    /// the body is read, and while streaming otherwise (default 100 MB).
+    public var maximumResponseSize = 100 * 1024 * 1024
+    /// Redirects followed per attempt; more, or a cycle, fail with `URLError(.httpTooManyRedirects)`
+    /// (default 10).
+    public var maximumRedirects = 10
+    /// Where the download counters go; nil uses the global `MetricsSystem` backend.
+    public var metricsFactory: (any MetricsFactory)?
+
+    /// The default configuration.
+    public init() {}
+
+    /// The default configuration, as `ImageDownloader.shared` uses it.
+    public static let `default` = ImageDownloaderConfig()
+
+    /// The idle timeout in force: `downloadTimeout`, with 0 (or a nonsense value) meaning 15 s.
+    var effectiveTimeout: TimeInterval {
+        downloadTimeout > 0 && downloadTimeout.isFinite ? downloadTimeout : 15
+    }
+
+    var effectiveProgressInterval: Double {
+        minimumProgressInterval.isFinite ? min(1, max(0, minimumProgressInterval)) : 0
+    }
+}

@@ -1,0 +1,223 @@
+import Foundation
+import LibVips
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+import NIOSSL
+
+/// A real HTTP/1.1 server on 127.0.0.1, on a port the system picks, for tests and benchmarks of
+/// everything that fetches: it serves the repository's test images and injects faults per request
+/// (see `TestServerRoutes` for the routes and query parameters), optionally over TLS with a
+/// self-signed certificate, and counts what it saw.
+public final class TestServer: Sendable {
+    /// What the server saw so far.
+    public struct Statistics: Sendable {
+        /// Requests received, by path (without the query).
+        public var requests: [String: Int] = [:]
+        /// The requests themselves, by path, in arrival order.
+        public var requestLog: [String: [TestRequest]] = [:]
+        /// Responses whose connection closed before the whole body was sent, by path.
+        public var abortedResponses: [String: Int] = [:]
+        /// Responses sent whole, by path.
+        public var completedResponses: [String: Int] = [:]
+        /// Connections open now.
+        public var openConnections = 0
+        /// The most connections open at once.
+        public var maxOpenConnections = 0
+        /// Requests being answered now.
+        public var requestsInFlight = 0
+        /// The most requests answered at once.
+        public var maxRequestsInFlight = 0
+        /// Requests to any path.
+        public var totalRequests: Int { requests.values.reduce(0, +) }
+    }
+
+    /// The port.
+    public let port: Int
+    /// True when the server speaks TLS.
+    public let usesTLS: Bool
+    private let channel: any Channel
+    let core: TestServerCore
+
+    private init(port: Int, usesTLS: Bool, channel: any Channel, core: TestServerCore) {
+        self.port = port
+        self.usesTLS = usesTLS
+        self.channel = channel
+        self.core = core
+    }
+
+    /// The repository's test images (`Tests/Images`, or `$WEBIMAGE_TESTDATA`).
+    public static let imagesFolder: URL = {
+        if let path = ProcessInfo.processInfo.environment["WEBIMAGE_TESTDATA"], !path.isEmpty {
+            return URL(fileURLWithPath: path)
+        }
+        // Sources/WebImageTestServer/TestServer.swift -> repository root -> Tests/Images
+        return URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("Tests/Images")
+    }()
+
+    /// Starts a server; with `tls`, it speaks HTTPS with a self-signed certificate.
+    public static func start(tls: Bool = false) async throws -> TestServer {
+        let sslContext = tls ? try NIOSSLContext(configuration: .makeServerConfiguration(
+            certificateChain: try NIOSSLCertificate.fromPEMBytes(Array(TestServerCertificate.certificatePEM.utf8)).map { .certificate($0) },
+            privateKey: .privateKey(try NIOSSLPrivateKey(bytes: Array(TestServerCertificate.privateKeyPEM.utf8), format: .pem))
+        )) : nil
+        let core = TestServerCore(imagesFolder: imagesFolder)
+        let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .serverChannelOption(.backlog, value: 256)
+            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .childChannelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    let sync = channel.pipeline.syncOperations
+                    if let sslContext { try sync.addHandler(NIOSSLServerHandler(context: sslContext)) }
+                    try sync.configureHTTPServerPipeline(withErrorHandling: true)
+                    try sync.addHandler(TestServerHandler(core: core))
+                }
+            }
+            .bind(host: "127.0.0.1", port: 0)
+            .get()
+        guard let port = channel.localAddress?.port else { throw ChannelError.unknownLocalAddress }
+        return TestServer(port: port, usesTLS: tls, channel: channel, core: core)
+    }
+
+    /// The address of `path` (which may carry a query) on this server.
+    public func url(_ path: String) -> URL {
+        // A path and query made by the tests: always a valid URL.
+        URL(string: "\(usesTLS ? "https" : "http")://127.0.0.1:\(port)\(path.hasPrefix("/") ? "" : "/")\(path)")
+            ?? URL(fileURLWithPath: "/invalid-test-path")
+    }
+
+    /// Answers `path` with `handler` instead of the built-in routes; the query parameters still
+    /// shape the delivery.
+    public func route(_ path: String, _ handler: @escaping @Sendable (TestRequest) -> TestResponse) {
+        core.setRoute(path, handler)
+    }
+
+    /// A snapshot of what the server saw.
+    public var statistics: Statistics { core.statistics }
+
+    /// Requests received for `path`.
+    public func requestCount(_ path: String) -> Int { core.statistics.requests[path] ?? 0 }
+
+    /// Waits until `condition` holds for the statistics (checked on every change); false when
+    /// `timeout` passes first.
+    @discardableResult
+    public func wait(timeout: Duration = .seconds(10), until condition: @escaping @Sendable (Statistics) -> Bool) async -> Bool {
+        await core.wait(timeout: timeout, until: condition)
+    }
+
+    /// Stops accepting connections and closes the listening socket.
+    public func shutdown() async {
+        try? await channel.close()
+    }
+}
+
+/// The server's shared state: routes, statistics and waiters.
+final class TestServerCore: Sendable {
+    private struct Waiter {
+        let condition: @Sendable (TestServer.Statistics) -> Bool
+        let continuation: CheckedContinuation<Bool, Never>
+    }
+
+    private struct State {
+        var statistics = TestServer.Statistics()
+        var routes: [String: @Sendable (TestRequest) -> TestResponse] = [:]
+        var attempts: [String: Int] = [:]
+        var waiters: [UInt64: Waiter] = [:]
+        var nextWaiter: UInt64 = 0
+    }
+
+    let imagesFolder: URL
+    private let state = Locked(State())
+
+    init(imagesFolder: URL) {
+        self.imagesFolder = imagesFolder
+    }
+
+    var statistics: TestServer.Statistics { state.withLock { $0.statistics } }
+
+    func setRoute(_ path: String, _ handler: @escaping @Sendable (TestRequest) -> TestResponse) {
+        state.withLock { $0.routes[path] = handler }
+    }
+
+    /// Records a request and returns it with its attempt number and the answer.
+    func receive(method: String, uri: String, headers: [(String, String)]) -> (TestRequest, TestResponse) {
+        let components = URLComponents(string: uri)
+        let path = components?.path ?? uri
+        var query: [String: String] = [:]
+        for item in components?.queryItems ?? [] { query[item.name] = item.value ?? "" }
+        let (request, handler) = update { state -> (TestRequest, (@Sendable (TestRequest) -> TestResponse)?) in
+            state.attempts[uri, default: 0] += 1
+            let request = TestRequest(method: method, path: path, query: query, headers: headers, attempt: state.attempts[uri] ?? 1)
+            state.statistics.requests[path, default: 0] += 1
+            state.statistics.requestLog[path, default: []].append(request)
+            state.statistics.requestsInFlight += 1
+            state.statistics.maxRequestsInFlight = max(state.statistics.maxRequestsInFlight, state.statistics.requestsInFlight)
+            return (request, state.routes[path])
+        }
+        guard let handler else { return (request, TestServerRoutes.response(for: request, imagesFolder: imagesFolder)) }
+        var response = handler(request)
+        TestServerRoutes.applyDelivery(query, attempt: request.attempt, to: &response)
+        return (request, response)
+    }
+
+    func responseEnded(path: String, completed: Bool) {
+        update { state in
+            state.statistics.requestsInFlight -= 1
+            if completed {
+                state.statistics.completedResponses[path, default: 0] += 1
+            } else {
+                state.statistics.abortedResponses[path, default: 0] += 1
+            }
+        }
+    }
+
+    func connectionOpened() {
+        update { state in
+            state.statistics.openConnections += 1
+            state.statistics.maxOpenConnections = max(state.statistics.maxOpenConnections, state.statistics.openConnections)
+        }
+    }
+
+    func connectionClosed() {
+        update { $0.statistics.openConnections -= 1 }
+    }
+
+    func wait(timeout: Duration, until condition: @escaping @Sendable (TestServer.Statistics) -> Bool) async -> Bool {
+        let id = state.withLock { state -> UInt64 in
+            state.nextWaiter += 1
+            return state.nextWaiter
+        }
+        let timer = Task {
+            try? await Task.sleep(for: timeout)
+            self.resumeWaiter(id, with: false)
+        }
+        defer { timer.cancel() }
+        return await withCheckedContinuation { continuation in
+            let satisfied = state.withLock { state -> Bool in
+                if condition(state.statistics) { return true }
+                state.waiters[id] = Waiter(condition: condition, continuation: continuation)
+                return false
+            }
+            if satisfied { continuation.resume(returning: true) }
+        }
+    }
+
+    private func resumeWaiter(_ id: UInt64, with value: Bool) {
+        state.withLock { $0.waiters.removeValue(forKey: id) }?.continuation.resume(returning: value)
+    }
+
+    /// Changes the state, then resumes the waiters whose condition now holds.
+    @discardableResult
+    private func update<T>(_ body: (inout State) -> T) -> T {
+        let (result, ready) = state.withLock { state -> (T, [Waiter]) in
+            let result = body(&state)
+            let statistics = state.statistics
+            let ready = state.waiters.filter { $0.value.condition(statistics) }
+            for id in ready.keys { state.waiters[id] = nil }
+            return (result, Array(ready.values))
+        }
+        for waiter in ready { waiter.continuation.resume(returning: true) }
+        return result
+    }
+}

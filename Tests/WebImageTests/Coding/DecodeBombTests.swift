@@ -1,0 +1,230 @@
+import Foundation
+import Testing
+import LibVips
+@testable import WebImage
+
+/// Small inputs that would cost a lot to decode, built from the real test images: each is
+/// refused with a typed error, within a stated time (1 s, a debug build, the whole call).
+@Suite struct DecodeBombTests {
+    static let timeBound = Duration.seconds(1)
+
+    /// The error `data` is refused with, failing the test if it decodes or takes over the bound.
+    static func refusal(
+        _ data: Data, _ options: ImageCoderOptions = ImageCoderOptions(), sourceLocation: SourceLocation = #_sourceLocation
+    ) -> ImageCodingError? {
+        var refusal: ImageCodingError?
+        let elapsed = ContinuousClock().measure {
+            do throws(ImageCodingError) {
+                let image = try ImageCodersManager.shared.decode(data, options: options)
+                Issue.record("decoded as \(image.pixelWidth)x\(image.pixelHeight), \(image.frameCount) frames", sourceLocation: sourceLocation)
+            } catch {
+                refusal = error
+            }
+        }
+        #expect(elapsed < timeBound, "took \(elapsed)", sourceLocation: sourceLocation)
+        return refusal
+    }
+
+    static func isOverLimit(_ error: ImageCodingError?, _ format: ImageFormat) -> Bool {
+        guard case .overLimit(format, _) = error else { return false }
+        return true
+    }
+
+    // MARK: Progressive JPEG
+
+    /// The byte ranges of a JPEG's scans (SOS marker to the next marker that starts a scan or
+    /// ends the image). The fixture has no embedded thumbnail, so every 0xFF 0xDA is a scan.
+    static func scans(of bytes: [UInt8]) -> [Range<Int>] {
+        let starts = bytes.indices.dropLast().filter { bytes[$0] == 0xFF && bytes[$0 + 1] == 0xDA }
+        let end = bytes.count - 2
+        return zip(starts, starts.dropFirst() + [end]).map { $0..<$1 }
+    }
+
+    @Test func progressiveJPEGWithThousandsOfScansIsRefused() throws {
+        var bytes = [UInt8](try TestImages.fixture("rocket-progressive-split-chroma.jpg"))
+        let smallest = try #require(Self.scans(of: bytes).min { $0.count < $1.count })
+        let scan = Array(bytes[smallest])
+        // 5,000 more copies of the smallest scan, before the end-of-image marker.
+        bytes.insert(contentsOf: Array([[UInt8]](repeating: scan, count: 5_000).joined()), at: bytes.count - 2)
+        let error = Self.refusal(Data(bytes))
+        #expect(Self.isOverLimit(error, .jpeg), "\(String(describing: error))")
+    }
+
+    @Test func scanLimitIsAnOption() throws {
+        let data = try TestImages.fixture("rocket-progressive-split-chroma.jpg")
+        let scanCount = Self.scans(of: [UInt8](data)).count
+        _ = try TestImages.decoded(data)
+        var options = ImageCoderOptions()
+        options.decodeMaxScanCount = scanCount - 1
+        #expect(Self.isOverLimit(Self.refusal(data, options), .jpeg))
+        options.decodeMaxScanCount = scanCount
+        #expect(try ImageCodersManager.shared.decode(data, options: options).pixelWidth == 640)
+    }
+
+    // MARK: GIF
+
+    /// A GIF cut into its header (with the global colour table), its blocks and the trailer.
+    struct GIFParts {
+        var header: [UInt8]
+        var blocks: [[UInt8]]
+
+        init(_ data: Data) throws {
+            let bytes = [UInt8](data)
+            var offset = 13 + (bytes[10] & 0x80 == 0 ? 0 : 3 << (Int(bytes[10] & 0x07) + 1))
+            header = Array(bytes[..<offset])
+            blocks = []
+            while bytes[offset] != 0x3B {
+                let start = offset
+                if bytes[offset] == 0x21 {
+                    offset += 2
+                } else {
+                    try #require(bytes[offset] == 0x2C)
+                    let flags = bytes[offset + 9]
+                    offset += 10 + (flags & 0x80 == 0 ? 0 : 3 << (Int(flags & 0x07) + 1)) + 1
+                }
+                while bytes[offset] != 0 { offset += 1 + Int(bytes[offset]) }
+                offset += 1
+                blocks.append(Array(bytes[start..<offset]))
+            }
+        }
+
+        /// The first frame: its graphic control extension and image block.
+        var firstFrame: [UInt8] {
+            get throws {
+                let image = try #require(blocks.firstIndex { $0[0] == 0x2C })
+                return blocks[image - 1] + blocks[image]
+            }
+        }
+
+        func file(blocks: [[UInt8]]) -> Data {
+            Data(header + blocks.joined() + [0x3B])
+        }
+    }
+
+    @Test func gifWithTensOfThousandsOfFramesIsRefused() throws {
+        let gif = try GIFParts(TestImages.data("photos/no_time_for_that_tiny.gif"))
+        let data = gif.file(blocks: try [[UInt8]](repeating: gif.firstFrame, count: 20_000))
+        let error = Self.refusal(data)
+        #expect(Self.isOverLimit(error, .gif), "\(String(describing: error))")
+    }
+
+    @Test func gifWhoseFramesTotalOverTheLimitIsRefused() throws {
+        var gif = try GIFParts(TestImages.data("photos/no_time_for_that_tiny.gif"))
+        // A 10000x10000 canvas (the per-frame limit) for its 24 frames: 2.4 gigapixels.
+        gif.header.replaceSubrange(6..<10, with: [0x10, 0x27, 0x10, 0x27])
+        let error = Self.refusal(gif.file(blocks: gif.blocks))
+        #expect(Self.isOverLimit(error, .gif), "\(String(describing: error))")
+    }
+
+    @Test func gifWithAHugeLZWStreamIsRefused() throws {
+        let gif = try GIFParts(TestImages.data("photos/no_time_for_that_tiny.gif"))
+        var frame = try gif.firstFrame
+        // 2 MB more image data (clear codes) in a 14x25 frame, before its terminating block.
+        let subBlock = [UInt8(255)] + [UInt8](repeating: 0x10, count: 255)
+        frame.insert(contentsOf: Array([[UInt8]](repeating: subBlock, count: 8_000).joined()), at: frame.count - 1)
+        let error = Self.refusal(gif.file(blocks: [frame]))
+        #expect(Self.isOverLimit(error, .gif), "\(String(describing: error))")
+    }
+
+    // MARK: PNG metadata
+
+    /// `file` with `chunks` (type, body) inserted after its IHDR chunk, each with its CRC.
+    static func png(_ file: String, inserting chunks: [(String, [UInt8])]) throws -> Data {
+        var bytes = [UInt8](try TestImages.data(file))
+        let afterHeader = 8 + 12 + 13
+        var inserted: [UInt8] = []
+        for (type, body) in chunks {
+            let typeAndBody = Array(type.utf8) + body
+            inserted += withUnsafeBytes(of: UInt32(body.count).bigEndian, Array.init) + typeAndBody
+            inserted += withUnsafeBytes(of: CRC32.checksum(Data(typeAndBody)).bigEndian, Array.init)
+        }
+        bytes.insert(contentsOf: inserted, at: afterHeader)
+        return Data(bytes)
+    }
+
+    /// A zlib stream that inflates to `mebibytes` MiB of zeros (and a filter byte a row): the
+    /// image data of a black RGBA image 4096 pixels wide as libvips' PNG encoder writes it.
+    static func zlibOfZeros(mebibytes: Int) throws -> [UInt8] {
+        let black = PixelBuffer(width: 4096, height: mebibytes * 64, bands: 4) { $0.initializeMemory(as: UInt8.self, repeating: 0) }
+        let png = [UInt8](try ImageCodersManager.shared.encode(Image(bitmap: black, format: .png), format: .png, options: ImageCoderOptions()))
+        var stream: [UInt8] = []
+        var offset = 8
+        while offset + 12 <= png.count {
+            let length = png[offset..<(offset + 4)].reduce(0) { $0 << 8 | Int($1) }
+            if png[(offset + 4)..<(offset + 8)].elementsEqual("IDAT".utf8) { stream += png[(offset + 8)..<(offset + 8 + length)] }
+            offset += 12 + length
+        }
+        return stream
+    }
+
+    @Test func pngWithAHugeICCProfileIsRefused() throws {
+        // A 32 MiB profile in 32 kB (libvips' reader inflates 8 MB of it, then warns).
+        let zeros = try Self.zlibOfZeros(mebibytes: 32)
+        let data = try Self.png("pngsuite/basn2c08.png", inserting: [("iCCP", Array("bomb".utf8) + [0, 0] + zeros)])
+        let error = Self.refusal(data)
+        #expect(Self.isOverLimit(error, .png), "\(String(describing: error))")
+    }
+
+    @Test(arguments: ["pngsuite/basn2c08.png", "pngsuite/basn2c16.png", "sdwebimage/TestImageAnimated.apng"])
+    func pngWithManyHugeTextChunksIsRefused(file: String) throws {
+        let zeros = try Self.zlibOfZeros(mebibytes: 32)
+        let text = ("zTXt", Array("Comment".utf8) + [0, 0] + zeros)
+        let international = ("iTXt", Array("Comment".utf8) + [0, 1, 0, 0, 0] + zeros)
+        // 10 chunks of each kind, 32 MiB each once inflated (libvips' reader took 62 to 99 s over
+        // 50 such chunks of 100 MiB, inflating 8 MB of each).
+        let data = try Self.png(file, inserting: Array(repeating: text, count: 10) + Array(repeating: international, count: 10))
+        let error = Self.refusal(data)
+        #expect(Self.isOverLimit(error, .png), "\(String(describing: error))")
+    }
+
+    @Test func metadataLimitIsAnOption() throws {
+        let zeros = try Self.zlibOfZeros(mebibytes: 2)
+        let data = try Self.png("pngsuite/basn2c08.png", inserting: [("zTXt", Array("Comment".utf8) + [0, 0] + zeros)])
+        #expect(try TestImages.decoded(data).pixelWidth == 32)
+        var options = ImageCoderOptions()
+        options.decodeMaxMetadataBytes = 1 << 20
+        #expect(Self.isOverLimit(Self.refusal(data, options), .png))
+    }
+
+    // MARK: Animations over the total
+
+    @Test(arguments: ["sdwebimage/TestImageAnimated.webp", "sdwebimage/TestImageAnimated.apng", "sdwebimage/TestImage.gif"])
+    func animationOverTheTotalPixelLimitIsRefused(file: String) throws {
+        let data = try TestImages.data(file)
+        let image = try TestImages.decoded(data)
+        let total = image.pixelWidth * image.pixelHeight * image.frameCount
+        var options = ImageCoderOptions()
+        options.decodeMaxTotalPixelCount = total
+        #expect(try ImageCodersManager.shared.decode(data, options: options).frameCount == image.frameCount)
+        options.decodeMaxTotalPixelCount = total - 1
+        #expect(Self.isOverLimit(Self.refusal(data, options), image.format))
+        options = ImageCoderOptions()
+        options.decodeMaxFrameCount = image.frameCount - 1
+        #expect(Self.isOverLimit(Self.refusal(data, options), image.format))
+    }
+
+    // MARK: Vector canvases
+
+    @Test func svgAskingForAHugeCanvasIsRefused() throws {
+        let svg = try String(decoding: TestImages.data("sdwebimage/TestImage.svg"), as: UTF8.self)
+        let huge = svg.replacingOccurrences(of: "<svg ", with: "<svg width=\"200000\" height=\"200000\" ")
+        let error = Self.refusal(Data(huge.utf8))
+        guard case .tooManyPixels(200_000, 200_000, _) = error else {
+            Issue.record("\(String(describing: error))")
+            return
+        }
+    }
+
+    @Test func pdfAskingForAHugeCanvasIsRefused() throws {
+        let pdf = try TestImages.data("sdwebimage/TestImage.pdf")
+        let mediaBox = try #require(pdf.range(of: Data("[ 0 0 36 36 ]".utf8)))
+        var huge = pdf
+        // The largest page PDF allows (14,400 units a side), at 72 dpi: 207 megapixels.
+        huge.replaceSubrange(mediaBox, with: Data("[0 0 14400 14400]".utf8))
+        let error = Self.refusal(huge)
+        guard case .tooManyPixels(14_400, 14_400, _) = error else {
+            Issue.record("\(String(describing: error))")
+            return
+        }
+    }
+}

@@ -1,0 +1,194 @@
+import Foundation
+import Testing
+import WebImage
+import WebImageTestServer
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+@Suite("Loading: slow, failing and hostile servers") struct DownloadFaultTests {
+    @Test func aServerSlowerThanTheTimeoutFailsWithTimedOutInTime() async throws {
+        try await withTestServer { server in
+            let downloader = makeDownloader { $0.downloadTimeout = 1; $0.retryPolicy = .none }
+            let path = "/images/photos/rocket.jpg"
+            let started = ContinuousClock.now
+            let (token, recorder) = downloader.recordedDownload(server.url(path + "?delay=60000"))
+            let outcome = await recorder.outcome()
+            let elapsed = ContinuousClock.now - started
+            #expect(outcome.urlError?.code == .timedOut, "\(String(reflecting: outcome.error))")
+            #expect(outcome.urlError?.errorUserInfo[NSUnderlyingErrorKey] != nil)
+            // The client gave up and closed the connection long before the server's 60 s answer.
+            // Alone this takes 1.0 s; the bound is loose because the whole suite's tests share the
+            // 2 cooperative threads of this machine, and a resumed test waits its turn.
+            #expect(elapsed < .seconds(30) && (token?.metrics.totalTime ?? 99) < 30)
+            #expect(await server.wait { $0.abortedResponses[path] == 1 })
+        }
+    }
+
+    @Test func aStalledBodyTimesOutAndIsRetried() async throws {
+        try await withTestServer { server in
+            let downloader = makeDownloader { $0.downloadTimeout = 0.3 }
+            // The body stalls for 2 s after its first piece on every attempt: three attempts, then the error.
+            let (token, recorder) = downloader.recordedDownload(server.url("/images/photos/rocket.jpg?parts=2&chunkDelay=2000"))
+            let outcome = await recorder.outcome()
+            #expect(outcome.urlError?.code == .timedOut, "\(String(reflecting: outcome.error))")
+            #expect(token?.metrics.retryCount == 2)
+            #expect(server.requestCount("/images/photos/rocket.jpg") == 3, "\(server.statistics.requestLog)")
+        }
+    }
+
+    @Test func a503WithRetryAfterIsRetriedAfterThatWait() async throws {
+        try await withTestServer { server in
+            // Without Retry-After the wait would be the 60 s base delay.
+            let downloader = makeDownloader { $0.retryPolicy = DownloadRetryPolicy(maxRetryCount: 2, baseDelay: 60, maxDelay: 60, jitter: 0) }
+            let started = ContinuousClock.now
+            let result = try await downloader.downloadImage(with: server.url("/images/photos/rocket.jpg?failFirst=1&retryAfter=1"))
+            let elapsed = ContinuousClock.now - started
+            #expect(result.image.pixelWidth == 640 && result.metrics.retryCount == 1)
+            // Alone about 1.0 s (loose upper bound: see the timeout test).
+            #expect(elapsed >= .seconds(1) && elapsed < .seconds(30))
+            #expect(server.requestCount("/images/photos/rocket.jpg") == 2)
+        }
+    }
+
+    @Test func retryAfterAsAnHTTPDateIsHonoured() async throws {
+        try await withTestServer { server in
+            let formatter = DateFormatter()
+            formatter.locale = Locale(identifier: "en_US_POSIX")
+            formatter.timeZone = TimeZone(identifier: "GMT")
+            formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
+            let date = formatter.string(from: Date().addingTimeInterval(2)).addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
+            let started = ContinuousClock.now
+            let result = try await makeDownloader().downloadImage(with: server.url("/images/sdwebimage/TestImage.png?failFirst=1&retryAfter=\(date)"))
+            #expect(result.image.pixelWidth == 300)
+            // The date has whole seconds: the wait is between 1 and 2 s.
+            #expect(ContinuousClock.now - started >= .milliseconds(900))
+        }
+    }
+
+    @Test func persistentServerErrorsGiveUpAfterTheRetryCount() async throws {
+        try await withTestServer { server in
+            let outcome = await makeDownloader().recordedDownload(server.url("/status/503")).1.outcome()
+            #expect(outcome.webImageError == .invalidDownloadStatusCode(statusCode: 503, response: nil))
+            #expect(server.requestCount("/status/503") == 3)
+            let tooMany = await makeDownloader().recordedDownload(server.url("/status/429")).1.outcome()
+            #expect(tooMany.webImageError == .invalidDownloadStatusCode(statusCode: 429, response: nil))
+            #expect(server.requestCount("/status/429") == 3)
+            _ = await makeDownloader().recordedDownload(server.url("/status/403")).1.outcome()
+            #expect(server.requestCount("/status/403") == 1)
+        }
+    }
+
+    @Test func redirectsAreFollowedAndALoopFailsWithinTheLimit() async throws {
+        try await withTestServer { server in
+            let downloader = makeDownloader()
+            let result = try await downloader.downloadImage(with: server.url("/redirect/3/images/sdwebimage/TestImage.png"))
+            #expect(result.image.pixelWidth == 300 && result.metrics.redirectCount == 3)
+            #expect(result.response?.url?.path == "/images/sdwebimage/TestImage.png")
+
+            let started = ContinuousClock.now
+            let loop = await downloader.recordedDownload(server.url("/loop/a")).1.outcome()
+            #expect(loop.urlError?.code == .httpTooManyRedirects)
+            #expect(ContinuousClock.now - started < .seconds(2))
+            #expect(server.statistics.totalRequests < 20)
+
+            let limited = makeDownloader { $0.maximumRedirects = 2 }
+            let tooMany = await limited.recordedDownload(server.url("/redirect/3/images/sdwebimage/TestImage.png")).1.outcome()
+            #expect(tooMany.urlError?.code == .httpTooManyRedirects)
+        }
+    }
+
+    @Test func aContentLengthOverTheLimitFailsBeforeTheBodyIsRead() async throws {
+        try await withTestServer { server in
+            let downloader = makeDownloader { $0.maximumResponseSize = 100_000 }
+            let path = "/images/photos/hubble_deep_field.jpg"
+            let recorder = downloader.recordedDownload(server.url(path + "?chunk=10000&chunkDelay=100")).1
+            let outcome = await recorder.outcome()
+            #expect(outcome.urlError?.code == .dataLengthExceedsMaximum)
+            #expect(recorder.progressReports.allSatisfy { $0.0 == 0 }, "no body byte was taken")
+            #expect(await server.wait { $0.abortedResponses[path] == 1 })
+        }
+    }
+
+    @Test func aChunkedBodyGrowingPastTheLimitFailsAsSoonAsItDoes() async throws {
+        try await withTestServer { server in
+            let downloader = makeDownloader { $0.maximumResponseSize = 100_000 }
+            let path = "/images/photos/hubble_deep_field.jpg"
+            let recorder = downloader.recordedDownload(server.url(path + "?chunked=1&chunk=20000&chunkDelay=50")).1
+            let outcome = await recorder.outcome()
+            #expect(outcome.urlError?.code == .dataLengthExceedsMaximum)
+            #expect(recorder.progressReports.map(\.0).max() ?? 0 <= 100_000)
+            #expect(await server.wait { $0.abortedResponses[path] == 1 }, "stopped long before the 528 KB end")
+        }
+    }
+
+    @Test func aBodyDroppedMidwayResumesWithARangeRequestAndYieldsTheExactBytes() async throws {
+        try await withTestServer { server in
+            let original = try TestImages.data("photos/hubble_deep_field.jpg")
+            let path = "/images/photos/hubble_deep_field.jpg"
+            let result = try await makeDownloader().downloadImage(with: server.url(path + "?drop=\(original.count / 2)&chunk=16384"))
+            #expect(result.data == original)
+            #expect(result.metrics.resumed && result.metrics.retryCount == 1)
+            let log = try #require(server.statistics.requestLog[path])
+            #expect(log.count == 2)
+            // From what the client had when the connection dropped (at most the half the server sent).
+            let start = log.last?.header("Range").flatMap { Int($0.dropFirst(6).dropLast()) } ?? 0
+            #expect(start > 0 && start <= original.count / 2)
+            #expect(log.last?.header("If-Range") == result.validators?.entityTag)
+        }
+    }
+
+    @Test func aDroppedBodyWithoutValidatorsStartsOver() async throws {
+        try await withTestServer { server in
+            let original = try TestImages.data("photos/rocket.jpg")
+            let path = "/images/photos/rocket.jpg"
+            let result = try await makeDownloader().downloadImage(with: server.url(path + "?drop=50000&noValidators=1"))
+            #expect(result.data == original && !result.metrics.resumed)
+            #expect(server.statistics.requestLog[path]?.last?.header("Range") == nil)
+        }
+    }
+
+    @Test func aRefusedConnectionFailsAtOnce() async throws {
+        // A port that was just free: nothing listens there.
+        let server = try await TestServer.start()
+        let url = server.url("/images/photos/rocket.jpg")
+        await server.shutdown()
+        let started = ContinuousClock.now
+        let outcome = await makeDownloader { $0.downloadTimeout = 120 }.recordedDownload(url).1.outcome()
+        #expect(outcome.urlError?.code == .cannotConnectToHost, "\(String(reflecting: outcome.error))")
+        // AsyncHTTPClient alone retries the connection until the connect timeout (120 s here).
+        // Alone this takes a few ms (loose upper bound: see the timeout test).
+        #expect(ContinuousClock.now - started < .seconds(60))
+    }
+
+    @Test func anUnknownHostIsCannotFindHost() async throws {
+        let url = try #require(URL(string: "http://no-such-host.invalid/x.png"))
+        let outcome = await makeDownloader().recordedDownload(url).1.outcome()
+        #expect(outcome.urlError?.code == .cannotFindHost, "\(String(reflecting: outcome.error))")
+    }
+
+    @Test func aSelfSignedServerFailsByDefaultAndWorksWhenAllowed() async throws {
+        try await withTestServer(tls: true) { server in
+            let url = server.url("/images/sdwebimage/TestImage.png")
+            let refused = await makeDownloader().recordedDownload(url).1.outcome()
+            #expect(refused.urlError?.code == .secureConnectionFailed, "\(String(reflecting: refused.error))")
+            let allowed = try await makeDownloader().downloadImage(with: url, options: .allowInvalidSSLCertificates)
+            #expect(allowed.image.pixelWidth == 300)
+        }
+    }
+
+    @Test func blockingFailedURLsFollowsWhatWillFailAgain() throws {
+        let downloader = makeDownloader()
+        let url = try #require(URL(string: "http://example.invalid/a.png"))
+        #expect(downloader.shouldBlockFailedURL(url, error: WebImageError.badImageData))
+        #expect(downloader.shouldBlockFailedURL(url, error: WebImageError.invalidDownloadStatusCode(statusCode: 404, response: nil)))
+        for transient in [503, 500, 408, 429] {
+            #expect(!downloader.shouldBlockFailedURL(url, error: WebImageError.invalidDownloadStatusCode(statusCode: transient, response: nil)))
+        }
+        for code in [URLError.Code.timedOut, .cannotConnectToHost, .networkConnectionLost, .cancelled, .cannotFindHost] {
+            #expect(!downloader.shouldBlockFailedURL(url, error: URLError(code)))
+        }
+        #expect(downloader.shouldBlockFailedURL(url, error: URLError(.badServerResponse)))
+        #expect(!downloader.shouldBlockFailedURL(url, error: WebImageError.cancelled))
+    }
+}

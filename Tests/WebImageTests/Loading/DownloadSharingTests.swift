@@ -1,0 +1,137 @@
+import Foundation
+import Testing
+import WebImage
+import WebImageTestServer
+
+@Suite("Loading: shared downloads and cancellation") struct DownloadSharingTests {
+    @Test func aHundredCallersOfOneURLShareOneRequest() async throws {
+        try await withTestServer { server in
+            let downloader = makeDownloader()
+            // Slow enough that every caller attaches while the one request runs.
+            let url = server.url("/images/photos/rocket.jpg?parts=4&chunkDelay=50")
+            let recorders = (0..<100).map { _ in downloader.recordedDownload(url).1 }
+            for recorder in recorders {
+                let outcome = await recorder.outcome()
+                #expect(outcome.image?.pixelWidth == 640 && outcome.error == nil)
+            }
+            #expect(server.requestCount("/images/photos/rocket.jpg") == 1)
+            #expect(downloader.currentDownloadCount == 0)
+        }
+    }
+
+    @Test func cancellingOneOfTwoCallersFailsOnlyThatOne() async throws {
+        try await withTestServer { server in
+            let downloader = makeDownloader()
+            let url = server.url("/images/photos/rocket.jpg?parts=4&chunkDelay=50")
+            let (first, firstRecorder) = downloader.recordedDownload(url)
+            let (_, secondRecorder) = downloader.recordedDownload(url)
+            first?.cancel()
+            first?.cancel()   // idempotent
+            let cancelled = await firstRecorder.outcome()
+            #expect(cancelled.webImageError == .cancelled && cancelled.webImageError?.code == 2002 && cancelled.image == nil)
+            #expect(await secondRecorder.outcome().image?.pixelWidth == 640)
+            #expect(firstRecorder.completionCount == 1 && first?.isCancelled == true)
+            #expect(server.requestCount("/images/photos/rocket.jpg") == 1)
+        }
+    }
+
+    @Test func cancellingEveryCallerStopsTheRequestAndClosesItsConnection() async throws {
+        try await withTestServer { server in
+            let downloader = makeDownloader()
+            let path = "/images/photos/rocket.jpg"
+            let url = server.url(path + "?chunk=1000&chunkDelay=20")   // about 2.3 s in all
+            let (first, firstRecorder) = downloader.recordedDownload(url)
+            let (second, secondRecorder) = downloader.recordedDownload(url)
+            #expect(downloader.currentDownloadCount == 1)
+            #expect(await server.wait { ($0.requests[path] ?? 0) == 1 })
+            first?.cancel()
+            second?.cancel()
+            #expect(await firstRecorder.outcome().webImageError == .cancelled)
+            #expect(await secondRecorder.outcome().webImageError == .cancelled)
+            #expect(downloader.currentDownloadCount == 0)
+            #expect(await server.wait { $0.abortedResponses[path] == 1 }, "the server saw the connection close before the body ended")
+            #expect(server.statistics.completedResponses[path] == nil)
+        }
+    }
+
+    @Test func aCancelledRequestIsNeverReused() async throws {
+        try await withTestServer { server in
+            let downloader = makeDownloader()
+            let url = server.url("/images/sdwebimage/TestImage.png?delay=200")
+            let (token, recorder) = downloader.recordedDownload(url)
+            token?.cancel()
+            #expect(await recorder.outcome().webImageError == .cancelled)
+            let again = try await downloader.downloadImage(with: url)
+            #expect(again.image.pixelWidth == 300)
+        }
+    }
+
+    @Test func cancelAllDownloadsCancelsEveryCaller() async throws {
+        try await withTestServer { server in
+            let downloader = makeDownloader { $0.maxConcurrentDownloads = 1 }
+            let recorders = (0..<3).map { downloader.recordedDownload(server.url("/images/photos/rocket.jpg?n=\($0)&delay=500")).1 }
+            #expect(downloader.currentDownloadCount == 3)
+            downloader.cancelAllDownloads()
+            for recorder in recorders { #expect(await recorder.outcome().webImageError == .cancelled) }
+            #expect(downloader.currentDownloadCount == 0)
+        }
+    }
+
+    @Test func eachCallerGetsItsOwnThumbnailSizeFromOneRequest() async throws {
+        try await withTestServer { server in
+            let downloader = makeDownloader()
+            let url = server.url("/images/sdwebimage/TestImage.png?parts=3&chunkDelay=30")
+            let sizes = [50, 100, 200, 100]
+            let recorders = sizes.map { size in
+                var context = WebImageContext()
+                context.imageThumbnailPixelSize = CGSize(width: size, height: size)
+                return downloader.recordedDownload(url, context: context).1
+            }
+            for (size, recorder) in zip(sizes, recorders) {
+                let image = await recorder.outcome().image
+                #expect(image?.pixelWidth == size && image?.pixelHeight == size)
+            }
+            #expect(server.requestCount("/images/sdwebimage/TestImage.png") == 1)
+        }
+    }
+
+    @Test func taskCancellationCancelsTheAsyncForm() async throws {
+        try await withTestServer { server in
+            let downloader = makeDownloader()
+            let path = "/images/photos/rocket.jpg"
+            let task = Task { try await downloader.downloadImage(with: server.url(path + "?chunk=1000&chunkDelay=20")) }
+            #expect(await server.wait { ($0.requests[path] ?? 0) == 1 })
+            task.cancel()
+            await #expect(throws: WebImageError.cancelled) { try await task.value }
+            #expect(await server.wait { $0.abortedResponses[path] == 1 })
+        }
+    }
+
+    @Test func aCallerJoiningWhileTheBodyIsDecodedIsStillServed() async throws {
+        // SDWebImage's test31: many requests for one file while earlier ones finish; none is dropped.
+        let url = TestImages.url("sdwebimage/TestImage.png")
+        let loader = ImageLoadersManager.shared
+        try await withThrowingTaskGroup(of: Int.self) { group in
+            for index in 0..<60 {
+                group.addTask {
+                    try await Task.sleep(for: .milliseconds(index))
+                    return try await loader.requestImage(with: url).image.pixelWidth
+                }
+            }
+            for try await width in group { #expect(width == 300) }
+        }
+        try await withTestServer { server in
+            let downloader = makeDownloader()
+            let httpURL = server.url("/images/sdwebimage/TestImage.png")
+            try await withThrowingTaskGroup(of: Int.self) { group in
+                for index in 0..<60 {
+                    group.addTask {
+                        try await Task.sleep(for: .milliseconds(index / 2))
+                        return try await downloader.downloadImage(with: httpURL).image.pixelWidth
+                    }
+                }
+                for try await width in group { #expect(width == 300) }
+            }
+        }
+    }
+}

@@ -1,0 +1,102 @@
+import Foundation
+import LibVips
+import Synchronization
+import Testing
+import WebImage
+import WebImageTestServer
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Runs `body` with a fresh test server (HTTPS with `tls`), stopped afterwards.
+func withTestServer<T>(tls: Bool = false, _ body: (TestServer) async throws -> T) async throws -> T {
+    let server = try await TestServer.start(tls: tls)
+    do {
+        let result = try await body(server)
+        await server.shutdown()
+        return result
+    } catch {
+        await server.shutdown()
+        throw error
+    }
+}
+
+/// A downloader of its own for one test, with exact retry waits.
+func makeDownloader(_ configure: (inout ImageDownloaderConfig) -> Void = { _ in }) -> ImageDownloader {
+    var config = ImageDownloaderConfig()
+    config.retryPolicy = DownloadRetryPolicy(maxRetryCount: 2, baseDelay: 0.05, maxDelay: 5, jitter: 0)
+    configure(&config)
+    return ImageDownloader(config: config)
+}
+
+/// What the callback form delivered to one caller.
+struct DownloadOutcome: Sendable {
+    var image: WebImage.Image?
+    var data: Data?
+    var error: (any Error)?
+    var partialImages: [WebImage.Image] = []
+
+    var webImageError: WebImageError? { error as? WebImageError }
+    var urlError: URLError? { error as? URLError }
+}
+
+/// Collects one caller's callbacks and lets a test await the final one.
+final class DownloadRecorder: Sendable {
+    private let state = Locked<(outcome: DownloadOutcome, finished: Bool, waiters: [CheckedContinuation<DownloadOutcome, Never>])>(
+        (DownloadOutcome(), false, [])
+    )
+    private let progressLog = Locked<[(Int, Int)]>([])
+    private let completions = Atomic(0)
+
+    var progress: ImageLoaderProgress {
+        { [self] received, expected, _ in progressLog.withLock { $0.append((received, expected)) } }
+    }
+
+    var completion: ImageLoaderCompletion {
+        { [self] image, data, error, finished in
+            let waiters = state.withLock { state -> [CheckedContinuation<DownloadOutcome, Never>] in
+                guard finished else {
+                    if let image { state.outcome.partialImages.append(image) }
+                    return []
+                }
+                completions.add(1, ordering: .relaxed)
+                state.outcome.image = image
+                state.outcome.data = data
+                state.outcome.error = error
+                state.finished = true
+                defer { state.waiters = [] }
+                return state.waiters
+            }
+            let outcome = state.withLock { $0.outcome }
+            for waiter in waiters { waiter.resume(returning: outcome) }
+        }
+    }
+
+    /// The progress reports so far.
+    var progressReports: [(Int, Int)] { progressLog.withLock { $0 } }
+    /// How many times the final completion ran.
+    var completionCount: Int { completions.load(ordering: .relaxed) }
+
+    /// Waits for the final completion.
+    func outcome() async -> DownloadOutcome {
+        await withCheckedContinuation { continuation in
+            let ready = state.withLock { state -> DownloadOutcome? in
+                if state.finished { return state.outcome }
+                state.waiters.append(continuation)
+                return nil
+            }
+            if let ready { continuation.resume(returning: ready) }
+        }
+    }
+}
+
+extension ImageDownloader {
+    /// Starts a download recorded by a new recorder.
+    func recordedDownload(
+        _ url: URL?, options: DownloaderOptions = [], context: WebImageContext? = nil
+    ) -> (DownloadToken?, DownloadRecorder) {
+        let recorder = DownloadRecorder()
+        let token = downloadImage(with: url, options: options, context: context, progress: recorder.progress, completed: recorder.completion)
+        return (token, recorder)
+    }
+}

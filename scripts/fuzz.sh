@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer targets (Fuzz/<name>: Swift through the Fuzz package with
+# -sanitize=fuzzer,address; the C differential target jpeg-dc through clang with
+# -fsanitize=fuzzer,address,undefined) and runs each one.
+#
+#   scripts/fuzz.sh [-runs N | -time SECONDS] [TARGET...]
+#
+# Default: every target for 500 executions (the CI pass). Corpora live in .build-fuzz/corpus/TARGET (kept
+# between runs, seeded from Tests/Images); the regression inputs in Tests/Images/fuzz-regressions
+# are run first. A crash, leak, timeout (10 s) or out-of-memory (2 GB) stops the script with
+# status 1; the input is kept in .build-fuzz/crashes/TARGET/.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+limit=(-runs=500)
+case "${1:-}" in
+    -runs) limit=(-runs="$2"); shift 2 ;;
+    -time) limit=(-max_total_time="$2"); shift 2 ;;
+esac
+all=(sniff header jpeg-segments jpeg-dc apng gif svg png decode)
+targets=("$@")
+[ ${#targets[@]} -gt 0 ] || targets=("${all[@]}")
+out=.build-fuzz
+mkdir -p "$out"
+
+# Seeds: which test images each target starts from.
+seeds_of() {
+    case "$1" in
+        jpeg-segments | jpeg-dc) find Tests/Images Tests/WebImageTests/Fixtures -name '*.jpg' ;;
+        apng | png) find Tests/Images -name '*.png' -o -name '*.apng' ;;
+        gif) find Tests/Images -name '*.gif' ;;
+        svg) find Tests/Images -name '*.svg' ;;
+        *) find Tests/Images Tests/WebImageTests/Fixtures -type f \( -name '*.*' ! -name '*.txt' ! -name '*.md' \) ;;
+    esac
+}
+dictionary_of() {
+    case "$1" in
+        jpeg-segments | jpeg-dc) echo Fuzz/jpeg-segments/jpeg.dict ;;
+        apng | png) echo Fuzz/png/png.dict ;;
+        gif) echo Fuzz/gif/gif.dict ;;
+        svg) echo Fuzz/svg/svg.dict ;;
+    esac
+}
+
+swift_targets=()
+for target in "${targets[@]}"; do
+    [ "$target" = jpeg-dc ] || swift_targets+=("$target")
+done
+for target in "${swift_targets[@]}"; do
+    swift build --package-path Fuzz --scratch-path "$out/swift" --sanitize=fuzzer --sanitize=address \
+        -Xswiftc -parse-as-library --product "fuzz-$target" > "$out/build.log" 2>&1 ||
+        { tail -20 "$out/build.log" >&2; echo "fuzz: fuzz-$target did not build" >&2; exit 1; }
+done
+for target in "${targets[@]}"; do
+    if [ "$target" = jpeg-dc ]; then
+        # shellcheck disable=SC2046
+        clang -g -O1 -fuse-ld=lld -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
+            -ISources/CVipsShim/include -ISources/CVipsShim $(pkg-config --cflags vips) \
+            Fuzz/jpeg-dc/fuzz_jpeg_dc.c Sources/CVipsShim/jpeg_dc.c Sources/CVipsShim/turbojpeg.c \
+            Sources/CVipsShim/thread_state.c Sources/CVipsShim/bitmap.c \
+            -ljpeg -lturbojpeg $(pkg-config --libs vips) -lm -o "$out/fuzz-jpeg-dc"
+    fi
+done
+
+status=0
+for target in "${targets[@]}"; do
+    binary="$out/swift/debug/fuzz-$target"
+    [ "$target" = jpeg-dc ] && binary="$out/fuzz-jpeg-dc"
+    corpus="$out/corpus/$target"
+    seeds="$out/seeds/$target"
+    crashes="$out/crashes/$target"
+    mkdir -p "$corpus" "$seeds" "$crashes"
+    seeds_of "$target" | while read -r file; do cp "$file" "$seeds/"; done
+    regressions=()
+    [ -d Tests/Images/fuzz-regressions ] && regressions=(Tests/Images/fuzz-regressions)
+    dictionary=$(dictionary_of "$target")
+    options=(-timeout=10 -rss_limit_mb=2048 -max_len=262144 -print_final_stats=1 -artifact_prefix="$crashes/")
+    [ -n "$dictionary" ] && options+=(-dict="$dictionary")
+    echo "== $target"
+    # ASan's leak check at exit, with the process-lifetime objects the leak check script lists.
+    if ! ASAN_OPTIONS=detect_leaks=1 LSAN_OPTIONS="suppressions=$PWD/scripts/lsan-suppressions.txt:print_suppressions=0" \
+        "$binary" "${options[@]}" "${limit[@]}" "$corpus" "$seeds" "${regressions[@]}" > "$out/$target.log" 2>&1; then
+        status=1
+        echo "fuzz: $target FAILED (log $out/$target.log, input in $crashes)" >&2
+        grep -E "ERROR|SUMMARY|abort|precondition|Fatal" "$out/$target.log" | head -5 >&2
+    fi
+    grep -E "^stat::(number_of_executed_units|peak_rss_mb)|^#[0-9]+.*DONE" "$out/$target.log" | tr '\n' ' '
+    echo "corpus $(find "$corpus" -type f | wc -l) files"
+done
+exit $status

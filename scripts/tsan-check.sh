@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Runs the whole test suite under ThreadSanitizer (build in .build-tsan) and fails on any report,
+# the children the tests start (the `webimage` command, cache-stress-writer) included. First it
+# shows that TSan sees our lock (`Locked`, Sources/LibVips/Locked.swift) and still reports a
+# real race beside it: scripts/tsan-race-proof, built with that file alone.
+# Arguments go to the test binary (e.g. --filter MemoryCacheTests).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/setup.sh
+mkdir -p .build-tsan
+proof=.build-tsan/tsan-race-proof
+swiftc -sanitize=thread -Onone -module-name RaceProof Sources/LibVips/Locked.swift scripts/tsan-race-proof/main.swift -o "$proof"
+reports_of() { TSAN_OPTIONS=exitcode=0 "$proof" "$1" 2>&1 | grep -c "WARNING: ThreadSanitizer" || true; }
+locked=$(reports_of locked)
+racy=$(reports_of racy)
+mutex=$(reports_of mutex)
+echo "race proof: under Locked $locked reports (want 0); a deliberate race $racy (want > 0); under Synchronization.Mutex $mutex (TSan does not see its futex)"
+if [ "$locked" -ne 0 ] || [ "$racy" -eq 0 ]; then
+    echo "ThreadSanitizer does not see Locked, or misses a real race" >&2
+    exit 1
+fi
+
+swift build --build-tests --sanitize=thread --scratch-path .build-tsan
+logs=$(mktemp -d)
+status=0
+TSAN_OPTIONS="exitcode=0 log_path=$logs/tsan" \
+    .build-tsan/debug/swift-webimagePackageTests.xctest --testing-library swift-testing "$@" || status=$?
+reports=$(cat "$logs"/tsan.* 2>/dev/null | grep -c "WARNING: ThreadSanitizer" || true)
+echo "ThreadSanitizer: $reports reports (in $logs), tests exit status $status"
+if [ "$reports" -ne 0 ]; then
+    grep -h -A12 "WARNING: ThreadSanitizer" "$logs"/tsan.* | head -80 >&2
+    exit 1
+fi
+exit "$status"

@@ -1,0 +1,42 @@
+// Built by scripts/tsan-check.sh with Sources/LibVips/Locked.swift under -sanitize=thread, to show
+// that ThreadSanitizer still reports a real race next to `Locked` and that it sees `Locked`'s lock.
+// Two threads add 10,000 keys each to one dictionary:
+//   locked   both under `Locked`: no report expected
+//   racy     one under `Locked`, one without the lock: reports expected (a real race)
+//   mutex    both under Synchronization.Mutex: reports expected on Linux (TSan does not see its futex)
+import Foundation
+import Synchronization
+
+final class MutexBox: Sendable {
+    let state = Mutex<[Int: Int]>([:])
+}
+
+let mode = CommandLine.arguments.dropFirst().first ?? "locked"
+let locked = Locked<[Int: Int]>([:])
+let mutex = MutexBox()
+// The racy mode's unlocked path reaches the dictionary behind `Locked`'s back on purpose.
+nonisolated(unsafe) var unlocked: [Int: Int] = [:]
+
+func work(thread: Int) {
+    for i in 0..<10_000 {
+        let key = thread * 100_000 + i
+        switch mode {
+        case "mutex": mutex.state.withLock { $0[key] = i }
+        case "racy" where thread == 1: unlocked[key] = i
+        case "racy": locked.withLock { _ in unlocked[key] = i }
+        default: locked.withLock { $0[key] = i }
+        }
+    }
+}
+
+let finished = DispatchSemaphore(value: 0)
+for index in 0..<2 {
+    Thread.detachNewThread {
+        work(thread: index)
+        finished.signal()
+    }
+}
+finished.wait()
+finished.wait()
+let count = locked.withLock { $0.count } + mutex.state.withLock { $0.count } + unlocked.count
+print("\(mode): \(count) keys")
