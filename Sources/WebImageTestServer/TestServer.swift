@@ -2,6 +2,7 @@ import Foundation
 import LibVips
 import NIOCore
 import NIOHTTP1
+import NIOHTTP2
 import NIOPosix
 import NIOSSL
 
@@ -56,22 +57,46 @@ public final class TestServer: Sendable {
             .deletingLastPathComponent().appendingPathComponent("Tests/Images")
     }()
 
-    /// Starts a server; with `tls`, it speaks HTTPS with a self-signed certificate.
+    /// Starts a server; with `tls`, it speaks HTTPS with a self-signed certificate, and offers
+    /// HTTP/2 (ALPN `h2`) besides HTTP/1.1.
     public static func start(tls: Bool = false) async throws -> TestServer {
-        let sslContext = tls ? try NIOSSLContext(configuration: .makeServerConfiguration(
+        var tlsConfiguration = TLSConfiguration.makeServerConfiguration(
             certificateChain: try NIOSSLCertificate.fromPEMBytes(Array(TestServerCertificate.certificatePEM.utf8)).map { .certificate($0) },
             privateKey: .privateKey(try NIOSSLPrivateKey(bytes: Array(TestServerCertificate.privateKeyPEM.utf8), format: .pem))
-        )) : nil
+        )
+        tlsConfiguration.applicationProtocols = ["h2", "http/1.1"]
+        let sslContext = tls ? try NIOSSLContext(configuration: tlsConfiguration) : nil
         let core = TestServerCore(imagesFolder: imagesFolder)
         let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.backlog, value: 256)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture {
-                    let sync = channel.pipeline.syncOperations
-                    if let sslContext { try sync.addHandler(NIOSSLServerHandler(context: sslContext)) }
-                    try sync.configureHTTPServerPipeline(withErrorHandling: true)
-                    try sync.addHandler(TestServerHandler(core: core))
+                guard let sslContext else {
+                    return channel.eventLoop.makeCompletedFuture {
+                        try channel.pipeline.syncOperations.configureHTTPServerPipeline(withErrorHandling: true)
+                        try channel.pipeline.syncOperations.addHandler(TestServerHandler(core: core, countsConnection: true))
+                    }
+                }
+                return channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: sslContext))
+                }.flatMap {
+                    channel.configureHTTP2SecureUpgrade(h2ChannelConfigurator: { connection in
+                        connection.eventLoop.makeCompletedFuture {
+                            try connection.pipeline.syncOperations.addHandler(TestServerConnectionCounter(core: core))
+                        }.flatMap {
+                            connection.configureHTTP2Pipeline(mode: .server) { stream in
+                                stream.eventLoop.makeCompletedFuture {
+                                    try stream.pipeline.syncOperations.addHandler(HTTP2FramePayloadToHTTP1ServerCodec())
+                                    try stream.pipeline.syncOperations.addHandler(TestServerHandler(core: core, countsConnection: false))
+                                }
+                            }.map { _ in }
+                        }
+                    }, http1ChannelConfigurator: { connection in
+                        connection.eventLoop.makeCompletedFuture {
+                            try connection.pipeline.syncOperations.configureHTTPServerPipeline(withErrorHandling: true)
+                            try connection.pipeline.syncOperations.addHandler(TestServerHandler(core: core, countsConnection: true))
+                        }
+                    })
                 }
             }
             .bind(host: "127.0.0.1", port: 0)

@@ -8,17 +8,25 @@ final class TestServerHandler: ChannelInboundHandler, RemovableChannelHandler {
     typealias OutboundOut = HTTPServerResponsePart
 
     private let core: TestServerCore
+    /// False on HTTP/2 streams: their connection is counted by `TestServerConnectionCounter`.
+    private let countsConnection: Bool
     private var pending: (method: String, uri: String, headers: [(String, String)], version: HTTPVersion)?
     /// The response being sent: its path, until it ends.
     private var answering: String?
 
-    init(core: TestServerCore) {
+    init(core: TestServerCore, countsConnection: Bool) {
         self.core = core
+        self.countsConnection = countsConnection
     }
 
     func channelActive(context: ChannelHandlerContext) {
-        core.connectionOpened()
+        if countsConnection { core.connectionOpened() }
         context.fireChannelActive()
+    }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        // Added to an HTTP/2 stream or after TLS negotiation, the channel is active already.
+        if context.channel.isActive, countsConnection { core.connectionOpened() }
     }
 
     func channelInactive(context: ChannelHandlerContext) {
@@ -26,7 +34,7 @@ final class TestServerHandler: ChannelInboundHandler, RemovableChannelHandler {
             answering = nil
             core.responseEnded(path: path, completed: false)
         }
-        core.connectionClosed()
+        if countsConnection { core.connectionClosed() }
         context.fireChannelInactive()
     }
 
@@ -87,6 +95,26 @@ final class TestServerHandler: ChannelInboundHandler, RemovableChannelHandler {
                     self.sendBody(body, from: end, response: response, path: path, context: context)
                 }
             }
+    }
+}
+
+/// Counts an HTTP/2 connection (its streams are not connections).
+final class TestServerConnectionCounter: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = Any
+
+    private let core: TestServerCore
+
+    init(core: TestServerCore) {
+        self.core = core
+    }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        core.connectionOpened()
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        core.connectionClosed()
+        context.fireChannelInactive()
     }
 }
 

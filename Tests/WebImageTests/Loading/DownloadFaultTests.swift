@@ -177,6 +177,33 @@ import FoundationNetworking
         }
     }
 
+    /// Six downloads at once, each held 300 ms by the server: over HTTP/1.1 they need several
+    /// connections; over HTTPS the client negotiates HTTP/2 and multiplexes them on one.
+    @Test func httpsNegotiatesHTTP2AndCarriesConcurrentDownloadsOnOneConnection() async throws {
+        func downloadSix(from server: TestServer) async throws {
+            let downloader = makeDownloader()
+            try await withThrowingTaskGroup(of: Int.self) { group in
+                for index in 0..<6 {
+                    group.addTask {
+                        try await downloader.downloadImage(
+                            with: server.url("/images/photos/rocket.jpg?n=\(index)&delay=300"), options: .allowInvalidSSLCertificates
+                        ).image.pixelWidth
+                    }
+                }
+                for try await width in group { #expect(width == 640) }
+            }
+        }
+        try await withTestServer { server in
+            try await downloadSix(from: server)
+            #expect(server.statistics.maxOpenConnections >= 2, "HTTP/1.1: one request per connection at a time")
+        }
+        try await withTestServer(tls: true) { server in
+            try await downloadSix(from: server)
+            #expect(server.statistics.maxOpenConnections == 1, "HTTP/2: \(server.statistics.maxOpenConnections) connections")
+            #expect(server.statistics.maxRequestsInFlight >= 2)
+        }
+    }
+
     @Test func blockingFailedURLsFollowsWhatWillFailAgain() throws {
         let downloader = makeDownloader()
         let url = try #require(URL(string: "http://example.invalid/a.png"))
