@@ -5,6 +5,11 @@ import LibVips
 final class OperationHolder: Sendable {
     private let state = Locked<(operation: (any WebImageOperation)?, cancelled: Bool)>((nil, false))
 
+    /// The operation, once set.
+    var operation: (any WebImageOperation)? {
+        state.withLock { $0.operation }
+    }
+
     func set(_ operation: (any WebImageOperation)?) {
         let cancelNow = state.withLock { state in
             state.operation = operation

@@ -2,7 +2,7 @@ import Dispatch
 import Foundation
 
 /// Per-request objects and values: SDWebImage's `SDWebImageContext`, as typed properties.
-/// The view members (`setImageOperationKey`) come with view binding.
+/// Every member is optional or has SDWebImage's default.
 public struct WebImageContext: Sendable {
     /// The cache to use instead of the manager's.
     public var imageCache: (any ImageCacheProtocol)?
@@ -36,7 +36,10 @@ public struct WebImageContext: Sendable {
     public var cacheKeyFilter: (any CacheKeyFilterProtocol)?
     /// Gives the bytes to keep on disk instead of the manager's serializer.
     public var cacheSerializer: (any CacheSerializerProtocol)?
-    /// The manager to load with (view binding and the prefetcher use it).
+    /// The key of a view's load: a new load with the same key on the same view cancels the
+    /// previous one (default: the view's type name).
+    public var setImageOperationKey: String?
+    /// The manager to load with (view binding uses it).
     public var customManager: WebImageManager?
     /// The coder that decodes loaded data instead of `ImageCodersManager.shared`.
     public var imageCoder: (any ImageCoder)?
