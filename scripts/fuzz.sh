@@ -55,7 +55,7 @@ for target in "${targets[@]}"; do
         # shellcheck disable=SC2046
         clang -g -O1 -fuse-ld=lld -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
             -ISources/CVipsShim/include -ISources/CVipsShim $(pkg-config --cflags vips) \
-            Fuzz/jpeg-dc/fuzz_jpeg_dc.c Sources/CVipsShim/jpeg_dc.c Sources/CVipsShim/turbojpeg.c \
+            Fuzz/jpeg-dc/fuzz_jpeg_dc.c Sources/CVipsShim/jpeg_dc.c Sources/CVipsShim/jpeg_dc_samples.c Sources/CVipsShim/turbojpeg.c \
             Sources/CVipsShim/thread_state.c Sources/CVipsShim/bitmap.c \
             -ljpeg -lturbojpeg $(pkg-config --libs vips) -lm -o "$out/fuzz-jpeg-dc"
     fi

@@ -22,6 +22,12 @@ enum {
     WI_DC_NOT_TAKEN = 1,   // not a file this decoder reads (baseline, subsampled, 12-bit...)
 };
 
+// RGBA samples (alpha 255), `width` x `height`, from the DC coefficients `dc` of each component
+// (`stride` blocks a row) with their DC quantisers, as libjpeg-turbo computes them at 1/8
+// (jpeg_dc_samples.c).
+void wi_dc_samples(int width, int height, const int16_t *const dc[], const int16_t quant[], size_t stride,
+                   wi_dc_colours colours, uint8_t *pixels);
+
 // Where the entropy-coded data starting at `from` ends: at the next marker that is not a
 // restart (0xFF followed by neither a stuffed 0 nor RST0-7); 0 when no such marker follows.
 size_t wi_jpeg_scan_end(const uint8_t *jpeg, size_t length, size_t from);

@@ -84,6 +84,24 @@ final class TestServerHandler: ChannelInboundHandler, RemovableChannelHandler {
             }
             return
         }
+        if let gate = response.gate, offset > 0, let size = response.chunkSize {
+            // Piece n waits for the n-th opening; the body is sent from the channel's event loop.
+            let loop = context.eventLoop
+            let piece = offset / size
+            let handler = NIOLoopBound(self, eventLoop: loop)
+            let boundContext = NIOLoopBound(context, eventLoop: loop)
+            gate.whenOpened(piece) {
+                loop.execute {
+                    handler.value.sendPiece(body, from: offset, response: response, path: path, context: boundContext.value)
+                }
+            }
+            return
+        }
+        sendPiece(body, from: offset, response: response, path: path, context: context)
+    }
+
+    private func sendPiece(_ body: [UInt8], from offset: Int, response: TestResponse, path: String, context: ChannelHandlerContext) {
+        guard context.channel.isActive else { return }
         var end = min(body.count, offset + (response.chunkSize ?? body.count))
         if let drop = response.dropAfter { end = min(end, max(drop, offset + 1)) }
         let delay = end < body.count ? response.chunkDelay : .zero

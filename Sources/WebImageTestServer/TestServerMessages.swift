@@ -1,4 +1,5 @@
 import Foundation
+import LibVips
 
 /// A request as the test server saw it.
 public struct TestRequest: Sendable {
@@ -37,6 +38,9 @@ public struct TestResponse: Sendable {
     public var dropAfter: Int?
     /// `Transfer-Encoding: chunked` instead of `Content-Length`.
     public var chunked = false
+    /// With `chunkSize`: piece n (from 1) is sent only once the gate was opened n times, so a
+    /// test paces the body by what the client did instead of by time.
+    public var gate: TestGate?
 
     /// A response with `status`, `headers` and `body`.
     public init(status: Int = 200, headers: [(String, String)] = [], body: [UInt8] = []) {
@@ -69,5 +73,40 @@ public struct TestResponse: Sendable {
     public mutating func setHeader(_ name: String, _ value: String) {
         headers.removeAll { $0.0.caseInsensitiveCompare(name) == .orderedSame }
         headers.append((name, value))
+    }
+}
+
+/// Holds a trickled body's pieces until the test lets each through (`TestResponse.gate`).
+public final class TestGate: Sendable {
+    private struct State {
+        var opened = 0
+        var waiting: [(Int, @Sendable () -> Void)] = []
+    }
+
+    private let state = Locked(State())
+
+    /// A closed gate.
+    public init() {}
+
+    /// Lets one more piece through.
+    public func open() {
+        let ready = state.withLock { state -> [@Sendable () -> Void] in
+            state.opened += 1
+            let opened = state.opened
+            let ready = state.waiting.filter { $0.0 <= opened }.map(\.1)
+            state.waiting.removeAll { $0.0 <= opened }
+            return ready
+        }
+        for send in ready { send() }
+    }
+
+    /// Runs `send` once the gate was opened `count` times.
+    func whenOpened(_ count: Int, _ send: @escaping @Sendable () -> Void) {
+        let now = state.withLock { state -> Bool in
+            if state.opened >= count { return true }
+            state.waiting.append((count, send))
+            return false
+        }
+        if now { send() }
     }
 }

@@ -42,7 +42,7 @@ enum InputFile {
     }
 
     /// A transport failure in words.
-    private static func describe(_ error: URLError) -> String {
+    static func describe(_ error: URLError) -> String {
         switch error.code {
         case .timedOut: "timed out"
         case .cannotConnectToHost: "could not connect (connection refused or host unreachable)"
@@ -52,6 +52,8 @@ enum InputFile {
         case .httpTooManyRedirects: "too many redirects, or a redirect loop"
         case .dataLengthExceedsMaximum: "the response is too large"
         case .unsupportedURL: "unsupported URL"
+        case .fileDoesNotExist: "no such file"
+        case .noPermissionsToReadFile: "permission denied"
         default: "download failed (\(error.code.rawValue))"
         }
     }

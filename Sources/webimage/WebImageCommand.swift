@@ -7,6 +7,6 @@ struct WebImageCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "webimage",
         abstract: "Decode, inspect and convert images with swift-webimage.",
-        subcommands: [InfoCommand.self, ConvertCommand.self, FramesCommand.self]
+        subcommands: [InfoCommand.self, ConvertCommand.self, FramesCommand.self, FetchCommand.self, PrefetchCommand.self, CacheCommand.self]
     )
 }

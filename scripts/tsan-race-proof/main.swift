@@ -1,5 +1,6 @@
-// Built by scripts/tsan-check.sh with Sources/LibVips/Locked.swift under -sanitize=thread, to show
-// that ThreadSanitizer still reports a real race next to `Locked` and that it sees `Locked`'s lock.
+// Built by scripts/tsan-check.sh with Sources/LibVips/Locked.swift under -sanitize=thread and
+// -DWEBIMAGE_TSAN, to show that ThreadSanitizer sees `Locked`'s lock and still reports a real race
+// next to it.
 // Two threads add 10,000 keys each to one dictionary:
 //   locked   both under `Locked`: no report expected
 //   racy     one under `Locked`, one without the lock: reports expected (a real race)

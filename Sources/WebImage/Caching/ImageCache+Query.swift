@@ -65,7 +65,7 @@ extension ImageCache {
 
     /// The memory image unless the options rule it out (an animation when only the first frame
     /// is wanted, or not of the context's `animatedImageClass`); one ruled out counts as a miss.
-    private func usableMemoryImage(forKey key: String, options: WebImageOptions, context: WebImageContext?) -> Image? {
+    func usableMemoryImage(forKey key: String, options: WebImageOptions, context: WebImageContext?) -> Image? {
         let image = memoryCache.object(forKey: key).flatMap { image in
             Self.isUsable(image, options: options, context: context) ? image : nil
         }

@@ -15,6 +15,10 @@ public enum WebImageError: Error, Sendable, Equatable {
     case cacheNotModified
     /// The URL failed before with an error that will not go away (the manager's failed-URL list).
     case blackListed
+    /// The cache had nothing and the load was kept from the loader (`.fromCacheOnly`, or
+    /// `shouldDownloadImage` said no). swift-webimage's addition, thrown by the async forms only:
+    /// the callback forms complete with neither image nor error, as SDWebImage does.
+    case notInCache
     /// The request modifier returned nil, or the request could not be built.
     case invalidDownloadOperation
     /// The status is outside the downloader's `acceptableStatusCodes`.
@@ -33,6 +37,7 @@ public enum WebImageError: Error, Sendable, Equatable {
         case .badImageData: 1001
         case .cacheNotModified: 1002
         case .blackListed: 1003
+        case .notInCache: 1004
         case .invalidDownloadOperation: 2000
         case .invalidDownloadStatusCode: 2001
         case .cancelled: 2002
@@ -58,6 +63,7 @@ extension WebImageError: LocalizedError {
         case .badImageData: "the data is not an image"
         case .cacheNotModified: "not modified since the cached copy"
         case .blackListed: "the URL failed before"
+        case .notInCache: "not in the cache, and not loaded"
         case .invalidDownloadOperation: "the request could not be made"
         case .invalidDownloadStatusCode(let status, _): "HTTP \(status)"
         case .cancelled: "cancelled"

@@ -2,7 +2,7 @@ import Dispatch
 import Foundation
 
 /// Per-request objects and values: SDWebImage's `SDWebImageContext`, as typed properties.
-/// The cache's and the loaders' members exist so far; the manager and view members come with them.
+/// The view members (`setImageOperationKey`) come with view binding.
 public struct WebImageContext: Sendable {
     /// The cache to use instead of the manager's.
     public var imageCache: (any ImageCacheProtocol)?
@@ -28,6 +28,16 @@ public struct WebImageContext: Sendable {
     public var originalStoreCacheType: ImageCacheType = .disk
     /// With `.matchAnimatedImageClass`: the animated image provider type a cached image must have.
     public var animatedImageClass: (any AnimatedImageProvider.Type)?
+    /// The loader to use instead of the manager's.
+    public var imageLoader: (any ImageLoader)?
+    /// The transformer to apply instead of the manager's (`NoopTransformer`-like nil keeps the manager's).
+    public var imageTransformer: (any ImageTransformer)?
+    /// Maps a URL to its cache key instead of the manager's filter.
+    public var cacheKeyFilter: (any CacheKeyFilterProtocol)?
+    /// Gives the bytes to keep on disk instead of the manager's serializer.
+    public var cacheSerializer: (any CacheSerializerProtocol)?
+    /// The manager to load with (view binding and the prefetcher use it).
+    public var customManager: WebImageManager?
     /// The coder that decodes loaded data instead of `ImageCodersManager.shared`.
     public var imageCoder: (any ImageCoder)?
     /// Changes this download's request instead of the downloader's modifier.

@@ -6,9 +6,17 @@ import WebImage
 /// The player stepped by hand (`ManualAnimationClock`), frames decoded as they are asked for
 /// (`FrameDecodeExecutor.inline`) unless a test holds the decodes back.
 @Suite struct AnimatedImagePlayerTests {
-    /// TestImageAnimated.webp: 8 frames of 100 ms.
+    /// TestImageAnimated.webp: 8 frames of 100 ms, decoded once for every test (read only).
+    static let sharedWebP: AnimatedImage? = {
+        guard let data = try? TestImages.data("sdwebimage/TestImageAnimated.webp"), let animated = AnimatedImage(data: data) else { return nil }
+        animated.preloadAllFrames()
+        return animated
+    }()
+
     static func webP() throws -> AnimatedImage {
-        try #require(AnimatedImage(data: try TestImages.data("sdwebimage/TestImageAnimated.webp")))
+        let animated = try #require(sharedWebP)
+        try #require(animated.isAllFramesLoaded)
+        return animated
     }
 
     static func player(

@@ -78,9 +78,9 @@ struct DiskCacheMultiProcessTests {
     /// 200 writers, each SIGKILLed at a random moment, one after another on one folder: half of
     /// them 0 to 60 ms after they are started (before their cache starts, while it cleans up,
     /// mid-write...), half 0 to 30 ms after their cache has started (mid-write or between writes,
-    /// however slow the start, as under a sanitizer). Every key then reads back absent or byte-identical, and once a cache starts no
-    /// temporary file is left.
-    @Test(.timeLimit(.minutes(1)))
+    /// however slow the start, as under a sanitizer). Every key then reads back absent or
+    /// byte-identical, and once a cache starts no temporary file is left.
+    @Test(.timeLimit(.minutes(2)))
     func writersKilledAtRandomMomentsLeaveWholeEntriesAndNoTemporaryFiles() async throws {
         let scratch = try ScratchFolder()
         defer { scratch.remove() }

@@ -137,3 +137,72 @@ import WebImageTestServer
         #expect(!FileManager.default.fileExists(atPath: refused.path))
     }
 }
+
+/// `webimage fetch`, `prefetch` and `cache`, each run as a user runs them, on a cache folder of their own.
+@Suite struct CacheCommandLineTests {
+    @Test func fetchSaysWhereEachImageCameFromAndWritesIt() async throws {
+        let scratch = try ScratchFolder()
+        defer { scratch.remove() }
+        let image = CommandLineToolTests.path("photos/rocket.jpg")
+        let first = try await ChildProcess.run("webimage", ["fetch", image, "--cache-dir", scratch.path])
+        #expect(first.status == 0, "\(first.standardError)")
+        #expect(first.standardOutput.hasPrefix("\(image): file jpeg 640x427 112525 bytes"), "\(first.standardOutput)")
+        let second = try await ChildProcess.run("webimage", ["fetch", image, image, "--cache-dir", scratch.path])
+        let lines = second.standardOutput.split(separator: "\n")
+        #expect(lines.count == 2 && lines[0].contains(": disk jpeg 640x427") && lines[1].contains(": memory jpeg 640x427"), "\(lines)")
+
+        let output = scratch.path + "/thumb.webp"
+        let thumbnail = try await ChildProcess.run(
+            "webimage", ["fetch", image, "--thumbnail", "100x100", "--format", "webp", "-o", output, "--cache-dir", scratch.path]
+        )
+        #expect(thumbnail.status == 0 && thumbnail.standardOutput.contains(": disk jpeg 100x67"), "\(thumbnail.standardOutput)")
+        let written = try TestImages.decoded(try Data(contentsOf: URL(fileURLWithPath: output)))
+        #expect(written.format == .webP && written.pixelWidth == 100)
+
+        let bypass = try await ChildProcess.run("webimage", ["fetch", image, "--no-cache", "--cache-dir", scratch.path])
+        #expect(bypass.standardOutput.contains(": file jpeg"))
+    }
+
+    @Test func fetchErrorsAreOneLineEachWithTheURL() async throws {
+        let scratch = try ScratchFolder()
+        defer { scratch.remove() }
+        let missing = scratch.path + "/missing.png"
+        let result = try await ChildProcess.run("webimage", ["fetch", missing, CommandLineToolTests.path("sdwebimage/TestImage.png"), "--cache-dir", scratch.path])
+        #expect(result.status == 1)
+        #expect(result.standardError == "\(missing): no such file\n", "\(result.standardError)")
+        #expect(result.standardOutput.contains("TestImage.png: file png 300x300"))
+
+        let intoMissingFolder = try await ChildProcess.run(
+            "webimage", ["fetch", CommandLineToolTests.path("sdwebimage/TestImage.png"), "-o", scratch.path + "/no/such/folder/x.png", "--cache-dir", scratch.path]
+        )
+        #expect(intoMissingFolder.status == 1 && intoMissingFolder.standardError.split(separator: "\n").count == 1)
+        #expect(intoMissingFolder.standardError.contains("no such folder"), "\(intoMissingFolder.standardError)")
+
+        let badOption = try await ChildProcess.run("webimage", ["fetch", "x.png", "--options", "bogus"])
+        #expect(badOption.status == 64 && badOption.standardError.contains("unknown option bogus"))
+    }
+
+    @Test func prefetchFillsTheDiskCacheAndCacheCommandsReportAndEmptyIt() async throws {
+        let scratch = try ScratchFolder()
+        defer { scratch.remove() }
+        let list = scratch.path + "/urls.txt"
+        let files = ["sdwebimage/TestImage.png", "sdwebimage/TestImage.jpg", "photos/rocket.jpg"].map(CommandLineToolTests.path)
+        try ("# three images\n" + files.joined(separator: "\n") + "\n\n").write(toFile: list, atomically: true, encoding: .utf8)
+        let prefetch = try await ChildProcess.run("webimage", ["prefetch", "--from-file", list, "--cache-dir", scratch.path])
+        #expect(prefetch.status == 0, "\(prefetch.standardError)")
+        #expect(prefetch.standardOutput.contains("3/3") && prefetch.standardOutput.contains("prefetched 3 of 3, 0 failed"))
+
+        let stats = try await ChildProcess.run("webimage", ["cache", "stats", "--cache-dir", scratch.path])
+        let expectedBytes = try files.reduce(0) { $0 + (try Data(contentsOf: URL(fileURLWithPath: $1)).count) }
+        #expect(stats.standardOutput == "\(scratch.path)/default: 3 entries, \(expectedBytes) bytes\n", "\(stats.standardOutput)")
+        let fetch = try await ChildProcess.run("webimage", ["fetch", files[2], "--cache-dir", scratch.path])
+        #expect(fetch.standardOutput.contains(": disk jpeg 640x427"))
+
+        let path = try await ChildProcess.run("webimage", ["cache", "path", "--namespace", "other", "--cache-dir", scratch.path])
+        #expect(path.standardOutput == "\(scratch.path)/other\n")
+        let clear = try await ChildProcess.run("webimage", ["cache", "clear", "--cache-dir", scratch.path])
+        #expect(clear.status == 0)
+        let empty = try await ChildProcess.run("webimage", ["cache", "stats", "--cache-dir", scratch.path])
+        #expect(empty.standardOutput.contains(": 0 entries, 0 bytes"))
+    }
+}

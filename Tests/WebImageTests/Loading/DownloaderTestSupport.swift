@@ -47,9 +47,32 @@ final class DownloadRecorder: Sendable {
     )
     private let progressLog = Locked<[(Int, Int)]>([])
     private let completions = Atomic(0)
+    private let watchers = Locked<[(condition: @Sendable (Int, Int) -> Bool, continuation: CheckedContinuation<Void, Never>)]>([])
 
     var progress: ImageLoaderProgress {
-        { [self] received, expected, _ in progressLog.withLock { $0.append((received, expected)) } }
+        { [self] received, expected, _ in
+            progressLog.withLock { $0.append((received, expected)) }
+            checkWatchers()
+        }
+    }
+
+    /// Waits until `condition(bytes received, partial images so far)` holds.
+    func wait(until condition: @escaping @Sendable (_ received: Int, _ partialImages: Int) -> Bool) async {
+        await withCheckedContinuation { continuation in
+            watchers.withLock { $0.append((condition, continuation)) }
+            checkWatchers()
+        }
+    }
+
+    private func checkWatchers() {
+        let received = progressLog.withLock { $0.last?.0 ?? 0 }
+        let partials = state.withLock { $0.outcome.partialImages.count }
+        let ready = watchers.withLock { watchers in
+            let ready = watchers.filter { $0.condition(received, partials) }
+            watchers.removeAll { $0.condition(received, partials) }
+            return ready.map(\.continuation)
+        }
+        for continuation in ready { continuation.resume() }
     }
 
     var completion: ImageLoaderCompletion {
@@ -69,6 +92,7 @@ final class DownloadRecorder: Sendable {
             }
             let outcome = state.withLock { $0.outcome }
             for waiter in waiters { waiter.resume(returning: outcome) }
+            checkWatchers()
         }
     }
 

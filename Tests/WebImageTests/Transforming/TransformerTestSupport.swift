@@ -33,11 +33,22 @@ enum TransformInput {
     /// weighted by alpha (a transparent pixel's colour shows nowhere), and alpha.
     static func largestDifference(_ first: WebImage.Image, _ second: WebImage.Image) throws -> Int {
         try #require(first.pixelWidth == second.pixelWidth && first.pixelHeight == second.pixelHeight)
-        func seen(_ pixel: RGBA8) -> [Int] {
-            [pixel.red, pixel.green, pixel.blue].map { (Int($0) * Int(pixel.alpha) + 127) / 255 } + [Int(pixel.alpha)]
-        }
-        return zip(try pixels(first), try pixels(second)).reduce(0) { largest, pair in
-            zip(seen(pair.0), seen(pair.1)).reduce(largest) { max($0, abs($1.0 - $1.1)) }
+        return try first.withUnsafeRGBA8Bytes { a in
+            try second.withUnsafeRGBA8Bytes { b in
+                var largest = 0
+                var index = 0
+                while index < a.count {
+                    let (alphaA, alphaB) = (Int(a[index + 3]), Int(b[index + 3]))
+                    largest = max(largest, abs(alphaA - alphaB))
+                    for channel in 0..<3 {
+                        let seenA = (Int(a[index + channel]) * alphaA + 127) / 255
+                        let seenB = (Int(b[index + channel]) * alphaB + 127) / 255
+                        largest = max(largest, abs(seenA - seenB))
+                    }
+                    index += 4
+                }
+                return largest
+            }
         }
     }
 

@@ -1,0 +1,291 @@
+// Colour conversion to sRGB of small bitmaps, cached per ICC profile: tables for matrix-shaper
+// profiles, an lcms2 transform otherwise (wi_icc_rgb8_supported, wi_icc_rgb8_to_srgb).
+#include "CVipsShim.h"
+
+#include <lcms2.h>
+#include <pthread.h>
+#include <string.h>
+
+// A profile's conversion to sRGB, kept for the life of the process. Photos in the wild carry
+// a handful of profiles (Adobe RGB, Display P3, camera profiles): a small fixed table serves
+// them, unusable profiles included (so they are not parsed again); a profile met when the
+// table is full gets a conversion for that call only.
+//
+// Matrix-shaper profiles without lookup tables (most RGB ones) convert through tables: input
+// curve per channel, a 3x3 matrix into sRGB's linear primaries, sRGB's inverse curve, a few ns
+// a pixel. That is what lcms computes for them too, but its 8-bit path here costs 17-27 ns a
+// pixel, more than the JPEG decode. Other RGB profiles go through an lcms transform.
+enum { WI_ENCODE_STEPS = 16384 };
+
+typedef struct {
+    // term[out][in][v]: input channel `in` at 8-bit value v, through its curve, times the
+    // matrix entry for output channel `out`, in 1/(WI_ENCODE_STEPS * 256) steps of linear
+    // light. An output channel is the sum of three terms: table reads and integer adds.
+    int32_t term[3][3][256];
+    uint8_t encode[WI_ENCODE_STEPS + 1]; // linear 0...1 in 1/WI_ENCODE_STEPS steps -> sRGB 8-bit
+} wi_matrix_shaper;
+
+typedef struct {
+    uint64_t hash;
+    size_t length;
+    uint8_t *bytes;
+    int bands;
+    cmsHTRANSFORM transform;   // at most one of transform and shaper is set;
+    wi_matrix_shaper *shaper;  // neither: the profile cannot be converted
+} wi_icc_entry;
+
+enum { WI_ICC_CACHE_SIZE = 16 };
+static wi_icc_entry wi_icc_cache[WI_ICC_CACHE_SIZE];
+static int wi_icc_cache_count = 0;
+// pthread's lock and once here, not GLib's: ThreadSanitizer sees them (GLib's are futex calls).
+static pthread_mutex_t wi_icc_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void wi_lcms_silent(cmsContext context, cmsUInt32Number code, const char *text) {
+    (void)context;
+    (void)code;
+    (void)text;
+}
+
+// lcms' own context, so its messages about bad profiles stay out of libvips' error buffer
+// (shared by the process: they would prefix unrelated failures); a bad profile is reported
+// by the return value instead.
+static cmsContext wi_lcms_shared_context = NULL;
+
+static void wi_lcms_make_context(void) {
+    wi_lcms_shared_context = cmsCreateContext(NULL, NULL);
+    if (wi_lcms_shared_context != NULL) {
+        cmsSetLogErrorHandlerTHR(wi_lcms_shared_context, wi_lcms_silent);
+    }
+}
+
+static cmsContext wi_lcms_context(void) {
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, wi_lcms_make_context);
+    return wi_lcms_shared_context;
+}
+
+static uint64_t wi_fnv1a(const uint8_t *bytes, size_t length) {
+    uint64_t hash = 14695981039346656037ULL;
+    for (size_t i = 0; i < length; i++) {
+        hash = (hash ^ bytes[i]) * 1099511628211ULL;
+    }
+    return hash;
+}
+
+// Columns of a matrix-shaper profile's RGB -> PCS XYZ (D50) matrix.
+static int wi_colorants(cmsHPROFILE profile, double m[9]) {
+    const cmsTagSignature tags[3] = {cmsSigRedColorantTag, cmsSigGreenColorantTag, cmsSigBlueColorantTag};
+    for (int c = 0; c < 3; c++) {
+        const cmsCIEXYZ *xyz = cmsReadTag(profile, tags[c]);
+        if (xyz == NULL) {
+            return -1;
+        }
+        m[0 * 3 + c] = xyz->X;
+        m[1 * 3 + c] = xyz->Y;
+        m[2 * 3 + c] = xyz->Z;
+    }
+    return 0;
+}
+
+static int wi_invert3(const double m[9], double out[9]) {
+    double det = m[0] * (m[4] * m[8] - m[5] * m[7]) - m[1] * (m[3] * m[8] - m[5] * m[6]) + m[2] * (m[3] * m[7] - m[4] * m[6]);
+    if (det > -1e-12 && det < 1e-12) {
+        return -1;
+    }
+    out[0] = (m[4] * m[8] - m[5] * m[7]) / det;
+    out[1] = (m[2] * m[7] - m[1] * m[8]) / det;
+    out[2] = (m[1] * m[5] - m[2] * m[4]) / det;
+    out[3] = (m[5] * m[6] - m[3] * m[8]) / det;
+    out[4] = (m[0] * m[8] - m[2] * m[6]) / det;
+    out[5] = (m[2] * m[3] - m[0] * m[5]) / det;
+    out[6] = (m[3] * m[7] - m[4] * m[6]) / det;
+    out[7] = (m[1] * m[6] - m[0] * m[7]) / det;
+    out[8] = (m[0] * m[4] - m[1] * m[3]) / det;
+    return 0;
+}
+
+static wi_matrix_shaper *wi_make_matrix_shaper(cmsHPROFILE in, cmsHPROFILE srgb) {
+    // lcms (and so libvips) prefers a profile's lookup tables when it has them.
+    if (!cmsIsMatrixShaper(in) || cmsIsCLUT(in, INTENT_RELATIVE_COLORIMETRIC, LCMS_USED_AS_INPUT) ||
+        !cmsIsMatrixShaper(srgb)) {
+        return NULL;
+    }
+    double source[9], target[9], inverse[9];
+    if (wi_colorants(in, source) != 0 || wi_colorants(srgb, target) != 0 || wi_invert3(target, inverse) != 0) {
+        return NULL;
+    }
+    const cmsToneCurve *curves[3] = {
+        cmsReadTag(in, cmsSigRedTRCTag), cmsReadTag(in, cmsSigGreenTRCTag), cmsReadTag(in, cmsSigBlueTRCTag)};
+    const cmsToneCurve *srgb_curve = cmsReadTag(srgb, cmsSigRedTRCTag);
+    if (curves[0] == NULL || curves[1] == NULL || curves[2] == NULL || srgb_curve == NULL) {
+        return NULL;
+    }
+    cmsToneCurve *reverse = cmsReverseToneCurve(srgb_curve);
+    if (reverse == NULL) {
+        return NULL;
+    }
+    wi_matrix_shaper *shaper = g_new(wi_matrix_shaper, 1);
+    float curve[3][256];
+    for (int c = 0; c < 3; c++) {
+        for (int v = 0; v < 256; v++) {
+            curve[c][v] = cmsEvalToneCurveFloat(curves[c], (cmsFloat32Number)v / 255.0f);
+        }
+    }
+    for (int row = 0; row < 3; row++) {
+        for (int col = 0; col < 3; col++) {
+            double entry = 0;
+            for (int k = 0; k < 3; k++) {
+                entry += inverse[row * 3 + k] * source[k * 3 + col];
+            }
+            for (int v = 0; v < 256; v++) {
+                shaper->term[row][col][v] = (int32_t)lrint(entry * curve[col][v] * WI_ENCODE_STEPS * 256);
+            }
+        }
+    }
+    for (int i = 0; i <= WI_ENCODE_STEPS; i++) {
+        float encoded = cmsEvalToneCurveFloat(reverse, (cmsFloat32Number)i / (float)WI_ENCODE_STEPS);
+        int value = (int)(encoded * 255.0f + 0.5f);
+        shaper->encode[i] = (uint8_t)(value < 0 ? 0 : value > 255 ? 255 : value);
+    }
+    cmsFreeToneCurve(reverse);
+    return shaper;
+}
+
+static inline uint8_t wi_encode_linear(const wi_matrix_shaper *shaper, int32_t linear) {
+    int32_t index = (linear + 128) >> 8;
+    index = index < 0 ? 0 : index > WI_ENCODE_STEPS ? WI_ENCODE_STEPS : index;
+    return shaper->encode[index];
+}
+
+static void wi_apply_matrix_shaper(const wi_matrix_shaper *shaper, uint8_t *pixels, size_t count, int bands) {
+    for (size_t i = 0; i < count; i++, pixels += bands) {
+        uint8_t r = pixels[0];
+        uint8_t g = pixels[1];
+        uint8_t b = pixels[2];
+        for (int out = 0; out < 3; out++) {
+            pixels[out] = wi_encode_linear(shaper, shaper->term[out][0][r] + shaper->term[out][1][g] + shaper->term[out][2][b]);
+        }
+    }
+}
+
+// The conversion for `profile`: a shaper, an lcms transform, or neither (not a usable RGB profile).
+static void wi_icc_make_entry(const void *profile, size_t length, int bands, wi_icc_entry *entry) {
+    entry->transform = NULL;
+    entry->shaper = NULL;
+    cmsContext context = wi_lcms_context();
+    if (context == NULL) {
+        return;
+    }
+    cmsHPROFILE in = cmsOpenProfileFromMemTHR(context, profile, (cmsUInt32Number)length);
+    if (in == NULL) {
+        return;
+    }
+    if (cmsGetColorSpace(in) == cmsSigRgbData) {
+        cmsHPROFILE out = cmsCreate_sRGBProfileTHR(context);
+        if (out != NULL) {
+            entry->shaper = wi_make_matrix_shaper(in, out);
+            if (entry->shaper == NULL) {
+                cmsUInt32Number type = bands == 4 ? TYPE_RGBA_8 : TYPE_RGB_8;
+                // NOCACHE: one transform is used by several threads at once, which lcms
+                // allows only without its one-pixel cache.
+                cmsUInt32Number flags = cmsFLAGS_NOCACHE | (bands == 4 ? cmsFLAGS_COPY_ALPHA : 0);
+                entry->transform = cmsCreateTransformTHR(context, in, type, out, type, INTENT_RELATIVE_COLORIMETRIC, flags);
+            }
+            cmsCloseProfile(out);
+        }
+    }
+    cmsCloseProfile(in);
+}
+
+// Looks `profile` up in the table (under the lock); 1 and the entry when found.
+static int wi_icc_lookup(uint64_t hash, const void *profile, size_t length, int bands, wi_icc_entry *found) {
+    for (int i = 0; i < wi_icc_cache_count; i++) {
+        wi_icc_entry *entry = &wi_icc_cache[i];
+        if (entry->hash == hash && entry->length == length && entry->bands == bands &&
+            memcmp(entry->bytes, profile, length) == 0) {
+            *found = *entry;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+// The conversion for `profile`, from the table or made now (and kept when there is room).
+// `*owned` is set when the caller must free it after use.
+static void wi_icc_entry_for(const void *profile, size_t length, int bands, wi_icc_entry *result, int *owned) {
+    uint64_t hash = wi_fnv1a(profile, length);
+    *owned = 0;
+    pthread_mutex_lock(&wi_icc_lock);
+    int cached = wi_icc_lookup(hash, profile, length, bands, result);
+    pthread_mutex_unlock(&wi_icc_lock);
+    if (cached) {
+        return;
+    }
+    // Built outside the lock (lcms takes milliseconds); whoever stores first wins.
+    wi_icc_entry made = {.hash = hash, .length = length, .bands = bands};
+    wi_icc_make_entry(profile, length, bands, &made);
+    pthread_mutex_lock(&wi_icc_lock);
+    if (wi_icc_lookup(hash, profile, length, bands, result)) {
+        pthread_mutex_unlock(&wi_icc_lock);
+        if (made.transform != NULL) {
+            cmsDeleteTransform(made.transform);
+        }
+        g_free(made.shaper);
+        return;
+    }
+    if (wi_icc_cache_count < WI_ICC_CACHE_SIZE) {
+        made.bytes = g_memdup2(profile, length);
+        wi_icc_cache[wi_icc_cache_count++] = made;
+    } else {
+        *owned = 1;
+    }
+    pthread_mutex_unlock(&wi_icc_lock);
+    *result = made;
+}
+
+static void wi_icc_release(wi_icc_entry *entry, int owned) {
+    if (!owned) {
+        return;
+    }
+    if (entry->transform != NULL) {
+        cmsDeleteTransform(entry->transform);
+    }
+    g_free(entry->shaper);
+}
+
+int wi_icc_rgb8_supported(const void *profile, size_t profile_length, int bands) {
+    if (profile == NULL || profile_length == 0 || (bands != 3 && bands != 4)) {
+        return 0;
+    }
+    wi_icc_entry entry;
+    int owned;
+    wi_icc_entry_for(profile, profile_length, bands, &entry, &owned);
+    int usable = entry.shaper != NULL || entry.transform != NULL;
+    wi_icc_release(&entry, owned);
+    return usable;
+}
+
+int wi_icc_rgb8_to_srgb(const void *profile, size_t profile_length, uint8_t *pixels, size_t pixel_count, int bands) {
+    if (profile == NULL || profile_length == 0 || (bands != 3 && bands != 4)) {
+        return -1;
+    }
+    wi_icc_entry entry;
+    int owned;
+    wi_icc_entry_for(profile, profile_length, bands, &entry, &owned);
+    if (entry.shaper != NULL) {
+        wi_apply_matrix_shaper(entry.shaper, pixels, pixel_count, bands);
+    } else if (entry.transform != NULL) {
+        // Sliced so that the pixel count never overflows lcms' 32-bit size.
+        size_t done = 0;
+        while (done < pixel_count) {
+            size_t slice = pixel_count - done < (1u << 30) ? pixel_count - done : (1u << 30);
+            uint8_t *start = pixels + done * (size_t)bands;
+            cmsDoTransform(entry.transform, start, start, (cmsUInt32Number)slice);
+            done += slice;
+        }
+    } else {
+        return -1;
+    }
+    wi_icc_release(&entry, owned);
+    return 0;
+}

@@ -1,0 +1,42 @@
+import ArgumentParser
+import Foundation
+import WebImage
+
+struct CacheCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "cache",
+        abstract: "Inspect or empty the disk cache.",
+        discussion: """
+        stats: entries and bytes; clean: remove expired entries (older than a week by access) and \
+        trim to the size limit; clear: remove every entry; path: print the folder. Exit status: 0, or 64 for a usage error.
+        """
+    )
+
+    enum Action: String, ExpressibleByArgument, CaseIterable {
+        case stats, clean, clear, path
+    }
+
+    @Argument(help: "stats, clean, clear or path.")
+    var action: Action
+
+    @OptionGroup var cache: CacheOptions
+
+    func run() async throws {
+        let imageCache = cache.makeCache()
+        switch action {
+        case .path:
+            print(imageCache.diskCachePath)
+        case .stats:
+            let (count, size) = await withCheckedContinuation { continuation in
+                imageCache.calculateSize { continuation.resume(returning: ($0, $1)) }
+            }
+            print("\(imageCache.diskCachePath): \(count) entries, \(size) bytes")
+        case .clean:
+            await withCheckedContinuation { continuation in imageCache.deleteOldFiles { continuation.resume() } }
+            print("\(imageCache.diskCachePath): \(imageCache.totalDiskCount()) entries left, \(imageCache.totalDiskSize()) bytes")
+        case .clear:
+            await withCheckedContinuation { continuation in imageCache.clearDisk { continuation.resume() } }
+            print("\(imageCache.diskCachePath): cleared")
+        }
+    }
+}
