@@ -1,7 +1,7 @@
 import Foundation
 
-/// `swift run -c release webimage-benchmark [coders|threads|cache|transformers|download|manager|all]` (`threads`: only the
-/// 2-threads-against-1 part of `coders`), or
+/// `swift run -c release webimage-benchmark [coders|threads|cache|memory|transformers|download|manager|all]`
+/// (`threads`: only the 2-threads-against-1 part of `coders`; `memory`: only the memory-tier part of `cache`), or
 /// `webimage-benchmark repeat IMAGE COUNT [THREADS]` to run our thumbnail job on one test image
 /// COUNT times on each of THREADS threads (under a profiler such as `perf record`).
 @main
@@ -21,6 +21,7 @@ enum BenchmarkMain {
         if which == "coders" || which == "all" { try CoderBenchmarks.run() }
         if which == "threads" { try CoderBenchmarks.runThreads() }
         if which == "cache" || which == "all" { try CacheBenchmarks.run() }
+        if which == "memory" { try CacheBenchmarks.runMemory() }
         if which == "transformers" || which == "all" { try TransformerBenchmarks.run() }
         if which == "download" || which == "all" { try await DownloadBenchmarks.run() }
         if which == "manager" || which == "all" { try await ManagerBenchmarks.run() }

@@ -16,6 +16,13 @@ enum CacheBenchmarks {
         try diskCache()
     }
 
+    /// The memory-tier part of `run()` alone.
+    static func runMemory() throws {
+        print("cache (memory tier)")
+        try memoryCache()
+        try memoryCacheContention()
+    }
+
     private static let entryCount = 10_000
     /// Operations per timed sample, so clock overhead vanishes from per-operation figures.
     private static let batch = 10_000
@@ -74,13 +81,36 @@ enum CacheBenchmarks {
     }
 
     /// The same total number of hits from one thread, then split over two (distinct images per
-    /// entry, as in real use, so the threads do not share one image's reference count).
+    /// entry, as in real use, so the threads do not share one image's reference count). First the
+    /// same split of work that shares nothing (a dictionary per thread): what two threads can gain
+    /// on this machine at its current load, the ceiling for the cache's figure.
     private static func memoryCacheContention() throws {
         let keys = keys()
         let order = lookupOrder(keys)
         let cache = MemoryCache()
-        for key in keys { cache.setObject(try pixel(), forKey: key, cost: 4) }
+        let unshared = (0..<2).map { _ in Locked<[String: Image]>([:]) }
+        for key in keys {
+            cache.setObject(try pixel(), forKey: key, cost: 4)
+            for dictionary in unshared {
+                let image = try pixel()
+                dictionary.withLock { $0[key] = image }
+            }
+        }
         let rounds = 20
+        let (unsharedTwo, unsharedOne) = interleavedMedians(samples: 11) {
+            DispatchQueue.concurrentPerform(iterations: 2) { thread in
+                for _ in 0..<rounds {
+                    for key in order { blackHole(unshared[thread].withLock { $0[key] }) }
+                }
+            }
+        } baseline: {
+            for _ in 0..<(2 * rounds) {
+                for key in order { blackHole(unshared[0].withLock { $0[key] }) }
+            }
+        }
+        Comparison(
+            name: "unshared work, 400,000 hits on two threads", ours: unsharedTwo, baselines: [("one thread", unsharedOne)]
+        ).printed()
         let (twoThreads, oneThread) = interleavedMedians(samples: 11) {
             DispatchQueue.concurrentPerform(iterations: 2) { _ in
                 for _ in 0..<rounds {

@@ -143,8 +143,9 @@ public final class ImageCache: Sendable {
         ioQueue.async { [self] in completion(diskCache.totalCount, diskCache.totalSize) }
     }
 
-    /// Removes every disk entry (the folder stays).
-    public func clearDisk(completion: ImageCacheCompletion? = nil) {
+    /// Removes every disk entry (the folder stays). `completion` has no default, so that
+    /// `await cache.clearDisk()` names the `async` form, which waits.
+    public func clearDisk(completion: ImageCacheCompletion?) {
         ioQueue.async { [self] in
             diskCache.removeAllData()
             completion?()
@@ -152,7 +153,7 @@ public final class ImageCache: Sendable {
     }
 
     /// Removes expired disk entries, then the oldest while over `maxDiskSize`.
-    public func deleteOldFiles(completion: ImageCacheCompletion? = nil) {
+    public func deleteOldFiles(completion: ImageCacheCompletion?) {
         ioQueue.async { [self] in
             diskCache.removeExpiredData()
             completion?()
@@ -160,17 +161,18 @@ public final class ImageCache: Sendable {
     }
 
     /// Stores `image` in memory at once and, with `toDisk`, `imageData` (or the image encoded when
-    /// nil) on disk; `completion` runs after the disk write.
+    /// nil) on disk; `completion` runs after the disk write. `completion` has no default: a call
+    /// without it is the `async` form, which returns after the write.
     public func store(
         _ image: Image?, imageData: Data? = nil, forKey key: String?, toDisk: Bool = true,
-        completion: ImageCacheCompletion? = nil
+        completion: ImageCacheCompletion?
     ) {
         store(image, imageData: imageData, forKey: key, toMemory: true, toDisk: toDisk, completion: completion)
     }
 
     /// Removes `key` from the chosen tiers; `completion` runs after the disk removal.
     public func removeImage(
-        forKey key: String?, fromMemory: Bool = true, fromDisk: Bool = true, completion: ImageCacheCompletion? = nil
+        forKey key: String?, fromMemory: Bool = true, fromDisk: Bool = true, completion: ImageCacheCompletion?
     ) {
         guard let key else {
             completion?()

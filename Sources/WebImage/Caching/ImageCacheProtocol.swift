@@ -8,7 +8,9 @@ public typealias ImageCacheCompletion = @Sendable () -> Void
 public typealias ImageCacheContainsCompletion = @Sendable (ImageCacheType) -> Void
 
 /// A cache the manager can query and fill: SDWebImage's `SDImageCache` protocol. The callback
-/// forms are the requirements; the `async` forms are built on them.
+/// forms are the requirements; the `async` forms are built on them, with the same labels but no
+/// `completion:`, and return when the completion would run. Conforming types give their
+/// callback methods no default `completion:`, so an `await` call cannot pick one by mistake.
 public protocol ImageCacheProtocol: Sendable {
     /// Looks `key` up in the tiers of `cacheType`; `completion` runs exactly once, also when the
     /// returned operation is cancelled (then with nothing found).
