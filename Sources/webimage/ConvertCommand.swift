@@ -38,13 +38,7 @@ struct ConvertCommand: AsyncParsableCommand {
         let data = try await InputFile.read(input)
         var options = ImageCoderOptions()
         options.decodeUseLazyDecoding = true
-        if let thumbnail {
-            let parts = thumbnail.lowercased().split(separator: "x").compactMap { Int($0) }
-            guard parts.count == 2, parts[0] > 0, parts[1] > 0 else {
-                throw ValidationError("--thumbnail takes WIDTHxHEIGHT, such as 300x200")
-            }
-            options.decodeThumbnailPixelSize = CGSize(width: parts[0], height: parts[1])
-        }
+        if let size = try FetchCommand.thumbnailSize(thumbnail) { options.decodeThumbnailPixelSize = size }
         guard (1...100).contains(quality) else { throw ValidationError("--quality takes 1 to 100") }
         options.encodeCompressionQuality = Double(quality) / 100
         let target = ImageFormat(fileExtension: format ?? URL(fileURLWithPath: output).pathExtension)
