@@ -127,7 +127,7 @@ public final class TestServer: Sendable {
     /// Waits until `condition` holds for the statistics (checked on every change); false when
     /// `timeout` passes first.
     @discardableResult
-    public func wait(timeout: Duration = .seconds(30), until condition: @escaping @Sendable (Statistics) -> Bool) async -> Bool {
+    public func wait(timeout: Duration = .seconds(120), until condition: @escaping @Sendable (Statistics) -> Bool) async -> Bool {
         await core.wait(timeout: timeout, until: condition)
     }
 

@@ -291,7 +291,7 @@ private final class LoadRecorder: Sendable {
 }
 
 /// Waits, yielding, until `condition` holds (at most `timeout`).
-func waitUntil(timeout: Duration = .seconds(10), _ condition: @Sendable () -> Bool) async -> Bool {
+func waitUntil(timeout: Duration = .seconds(120), _ condition: @Sendable () -> Bool) async -> Bool {
     let deadline = ContinuousClock.now + timeout
     while !condition() {
         guard ContinuousClock.now < deadline else { return false }
