@@ -173,7 +173,9 @@ final class TestServerCore: Sendable {
         for item in components?.queryItems ?? [] { query[item.name] = item.value ?? "" }
         let (request, handler) = update { state -> (TestRequest, (@Sendable (TestRequest) -> TestResponse)?) in
             state.attempts[uri, default: 0] += 1
-            let request = TestRequest(method: method, path: path, query: query, headers: headers, attempt: state.attempts[uri] ?? 1)
+            let request = TestRequest(
+                method: method, path: path, query: query, headers: headers, attempt: state.attempts[uri] ?? 1, receivedAt: Date()
+            )
             state.statistics.requests[path, default: 0] += 1
             state.statistics.requestLog[path, default: []].append(request)
             state.statistics.requestsInFlight += 1

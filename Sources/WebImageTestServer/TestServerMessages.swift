@@ -13,6 +13,8 @@ public struct TestRequest: Sendable {
     public let headers: [(String, String)]
     /// 1 for the first request to this path and query, 2 for the second, ...
     public let attempt: Int
+    /// When the server read the request (wall clock, on the server's thread).
+    public let receivedAt: Date
 
     /// The first value of header `name` (case-insensitive).
     public func header(_ name: String) -> String? {
