@@ -8,6 +8,9 @@ import FoundationNetworking
 /// with the result, or with `.cancelled` if the caller cancelled first; partial images are never
 /// delivered after it. Deliveries to one caller are serialized by a recursive lock (a callback
 /// may cancel its own token from inside) or, with a callback queue, by that queue.
+///
+/// `@unchecked Sendable`: its mutable state (`completion`, `storedOutcome`) is read and written
+/// only under `lock`; everything else is a constant.
 final class DownloadCallbacks: @unchecked Sendable {
     // `completion` and `storedOutcome` are read and written only under `lock`; the other stored
     // properties are constants.
