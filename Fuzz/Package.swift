@@ -11,7 +11,7 @@ let webImage = URL(fileURLWithPath: Context.packageDirectory).deletingLastPathCo
 /// Each Swift target's folder, with the dictionary it holds beside its source (if any).
 let swiftTargets: [(name: String, dictionary: String?)] = [
     ("sniff", nil), ("header", nil), ("jpeg-segments", "jpeg.dict"), ("apng", nil), ("gif", "gif.dict"),
-    ("svg", "svg.dict"), ("png", "png.dict"), ("decode", nil),
+    ("svg", "svg.dict"), ("png", "png.dict"), ("decode", nil), ("loading", nil),
 ]
 
 let package = Package(
@@ -24,7 +24,7 @@ let package = Package(
                 .product(name: "WebImage", package: webImage),
             ],
             path: name,
-            exclude: dictionary.map { [$0] } ?? []
+            exclude: (dictionary.map { [$0] } ?? []) + (name == "loading" ? ["seeds"] : [])
         )
     },
     swiftLanguageModes: [.v6]

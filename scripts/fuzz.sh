@@ -16,7 +16,7 @@ case "${1:-}" in
     -runs) limit=(-runs="$2"); shift 2 ;;
     -time) limit=(-max_total_time="$2"); shift 2 ;;
 esac
-all=(sniff header jpeg-segments jpeg-dc apng gif svg png decode)
+all=(sniff header jpeg-segments jpeg-dc apng gif svg png decode loading)
 targets=("$@")
 [ ${#targets[@]} -gt 0 ] || targets=("${all[@]}")
 out=.build-fuzz
@@ -29,6 +29,7 @@ seeds_of() {
         apng | png) find Tests/Images -name '*.png' -o -name '*.apng' ;;
         gif) find Tests/Images -name '*.gif' ;;
         svg) find Tests/Images -name '*.svg' ;;
+        loading) find Fuzz/loading/seeds -type f ;;
         *) find Tests/Images Tests/WebImageTests/Fixtures -type f \( -name '*.*' ! -name '*.txt' ! -name '*.md' \) ;;
     esac
 }

@@ -48,26 +48,42 @@ public struct DownloadRetryPolicy: Sendable, Equatable {
     }
 }
 
-/// HTTP dates (RFC 9110: IMF-fixdate, and the obsolete RFC 850 and asctime forms).
+/// HTTP dates (RFC 9110): IMF-fixdate `Sun, 06 Nov 1994 08:49:37 GMT`, and the obsolete RFC 850
+/// `Sunday, 06-Nov-94 08:49:37 GMT` and asctime `Sun Nov  6 08:49:37 1994` forms. Parsed by hand:
+/// Foundation's `DateFormatter` on Linux leaks a character set on every parse (found by the
+/// `loading` fuzz target), and a server's header is parsed on each retry.
 enum HTTPDate {
-    private static let formats = ["EEE, dd MMM yyyy HH:mm:ss zzz", "EEEE, dd-MMM-yy HH:mm:ss zzz", "EEE MMM d HH:mm:ss yyyy"]
+    private static let months = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"]
 
     static func parse(_ text: String) -> Date? {
-        for format in formats {
-            let formatter = DateFormatter()
-            formatter.locale = Locale(identifier: "en_US_POSIX")
-            formatter.timeZone = TimeZone(identifier: "GMT")
-            formatter.dateFormat = format
-            if let date = formatter.date(from: text) { return date }
+        let tokens = text.lowercased().split(whereSeparator: { $0 == " " || $0 == "," || $0 == "-" })
+        var day: Int?, month: Int?, year: Int?, time: [Int]?
+        for token in tokens {
+            if let index = months.firstIndex(of: String(token)) {
+                month = index
+            } else if token.contains(":") {
+                let parts = token.split(separator: ":").compactMap { Int($0) }
+                guard parts.count == 3 else { return nil }
+                time = parts
+            } else if let number = Int(token) {
+                if day == nil, token.count <= 2, year == nil || month != nil {
+                    day = number
+                } else {
+                    year = token.count == 2 ? (number < 70 ? 2000 + number : 1900 + number) : number
+                }
+            }
         }
-        return nil
-    }
-
-    static func format(_ date: Date) -> String {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "GMT")
-        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
-        return formatter.string(from: date)
+        guard let day, let month, let year, let time, (1...31).contains(day), (1601...9999).contains(year),
+              (0...23).contains(time[0]), (0...59).contains(time[1]), (0...60).contains(time[2])
+        else { return nil }
+        // Days since 1970-01-01 in the proleptic Gregorian calendar (Howard Hinnant's algorithm).
+        let y = month < 2 ? year - 1 : year
+        let era = y / 400
+        let yearOfEra = y - era * 400
+        let dayOfYear = (153 * ((month + 10) % 12) + 2) / 5 + day - 1   // March = 0
+        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
+        let days = era * 146_097 + dayOfEra - 719_468
+        let seconds = days * 86_400 + time[0] * 3_600 + time[1] * 60 + time[2]
+        return Date(timeIntervalSince1970: TimeInterval(seconds))
     }
 }

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import WebImage
+@testable import WebImage
 import WebImageTestServer
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -240,5 +240,19 @@ import FoundationNetworking
         }
         #expect(downloader.shouldBlockFailedURL(url, error: URLError(.badServerResponse)))
         #expect(!downloader.shouldBlockFailedURL(url, error: WebImageError.cancelled))
+    }
+}
+
+@Suite("Loading: HTTP dates") struct HTTPDateTests {
+    @Test func theThreeFormsOfRFC9110ParseToTheSameMoment() {
+        let expected = Date(timeIntervalSince1970: 784_111_777)   // Sun, 06 Nov 1994 08:49:37 GMT
+        for text in ["Sun, 06 Nov 1994 08:49:37 GMT", "Sunday, 06-Nov-94 08:49:37 GMT", "Sun Nov  6 08:49:37 1994"] {
+            #expect(DownloadRetryPolicy.retryAfterSeconds(text, now: expected) == 0, "\(text)")
+            #expect(DownloadRetryPolicy.retryAfterSeconds(text, now: expected.addingTimeInterval(-10)) == 10, "\(text)")
+        }
+        #expect(DownloadRetryPolicy.retryAfterSeconds("Tue, 29 Feb 2028 23:59:60 GMT", now: Date(timeIntervalSince1970: 1_835_481_600 - 86_400)) == 86_400)
+        for bad in ["", "soon", "Sun, 32 Nov 1994 08:49:37 GMT", "Sun, 06 Nov 1994 25:00:00 GMT", "Sun, 06 Foo 1994 08:49:37 GMT", "-5"] {
+            #expect(DownloadRetryPolicy.retryAfterSeconds(bad) == nil, "\(bad)")
+        }
     }
 }
