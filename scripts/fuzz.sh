@@ -3,19 +3,24 @@
 # -sanitize=fuzzer,address; the C differential target jpeg-dc through clang with
 # -fsanitize=fuzzer,address,undefined) and runs each one.
 #
-#   scripts/fuzz.sh [-runs N | -time SECONDS] [TARGET...]
+#   scripts/fuzz.sh [-runs N] [-time SECONDS] [TARGET...]
 #
-# Default: every target for 500 executions (the CI pass). Corpora live in .build-fuzz/corpus/TARGET (kept
+# Default: every target for 500 executions (the CI pass). Given both, a target stops at whichever
+# comes first (the long run: -runs 10000000 -time 3600). Corpora live in .build-fuzz/corpus/TARGET (kept
 # between runs, seeded from Tests/Images); the regression inputs in Tests/Images/fuzz-regressions
 # are run first. A crash, leak, timeout (10 s) or out-of-memory (2 GB) stops the script with
 # status 1; the input is kept in .build-fuzz/crashes/TARGET/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-limit=(-runs=500)
-case "${1:-}" in
-    -runs) limit=(-runs="$2"); shift 2 ;;
-    -time) limit=(-max_total_time="$2"); shift 2 ;;
-esac
+limit=()
+while [ $# -gt 0 ]; do
+    case "$1" in
+        -runs) limit+=(-runs="$2"); shift 2 ;;
+        -time) limit+=(-max_total_time="$2"); shift 2 ;;
+        *) break ;;
+    esac
+done
+[ ${#limit[@]} -gt 0 ] || limit=(-runs=500)
 all=(sniff header jpeg-segments jpeg-dc apng gif svg png decode loading)
 targets=("$@")
 [ ${#targets[@]} -gt 0 ] || targets=("${all[@]}")
