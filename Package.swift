@@ -18,18 +18,30 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-http2", from: "1.46.0"),
     ],
     targets: [
-        // The C boundary: libvips (with libpng readers, lcms2 transforms, our resampler) and TurboJPEG,
-        // behind one Swift target, LibVips.
+        // The C boundary, behind one Swift target (LibVips): libvips through pkg-config, and the C
+        // that works beside it, a target per kind.
         .systemLibrary(
             name: "CLibvips",
             pkgConfig: "vips",
             providers: [.apt(["libvips-dev"])]
         ),
-        // libjpeg-turbo's TurboJPEG API (libturbojpeg0-dev) is the second engine, for small JPEGs.
+        // Non-variadic entry points into libvips (Swift cannot call C variadic functions).
+        .target(name: "CVipsGlue", dependencies: ["CLibvips"]),
+        // Kernels over bitmaps in memory: resampling, orientation, round-corner coverage, and ICC
+        // conversion through lcms2 (liblcms2-dev).
+        .target(name: "CBitmapKernels", dependencies: ["CLibvips"], linkerSettings: [.linkedLibrary("lcms2")]),
+        // The second engine, for small JPEGs: libjpeg-turbo's TurboJPEG API (libturbojpeg0-dev)
+        // and our decoder of progressive JPEGs at 1/8 from their DC scans.
         .target(
-            name: "CVipsShim",
+            name: "CJPEGCodec",
+            dependencies: ["CBitmapKernels"],
+            linkerSettings: [.linkedLibrary("turbojpeg"), .linkedLibrary("jpeg")]
+        ),
+        // libpng readers (libpng-dev): progressive, whole-file, and the metadata-bomb check (zlib).
+        .target(
+            name: "CPNGReaders",
             dependencies: ["CLibvips"],
-            linkerSettings: [.linkedLibrary("png16"), .linkedLibrary("lcms2"), .linkedLibrary("turbojpeg"), .linkedLibrary("jpeg"), .linkedLibrary("z")]
+            linkerSettings: [.linkedLibrary("png16"), .linkedLibrary("z")]
         ),
         // sys/xattr.h (extended attributes, which Glibc leaves out), for the disk cache's extended data.
         .systemLibrary(name: "CXattr"),
@@ -37,7 +49,10 @@ let package = Package(
             name: "LibVips",
             dependencies: [
                 "CLibvips",
-                "CVipsShim",
+                "CVipsGlue",
+                "CBitmapKernels",
+                "CJPEGCodec",
+                "CPNGReaders",
                 "CXattr",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -82,7 +97,7 @@ let package = Package(
         // Direct C calls (libvips, TurboJPEG) the coder benchmark compares us against.
         .target(
             name: "CBenchmarkBaselines",
-            dependencies: ["CLibvips", "CVipsShim"],
+            dependencies: ["CLibvips", "CBitmapKernels"],
             linkerSettings: [.linkedLibrary("turbojpeg")]
         ),
         .executableTarget(

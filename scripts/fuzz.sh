@@ -60,9 +60,9 @@ for target in "${targets[@]}"; do
     if [ "$target" = jpeg-dc ]; then
         # shellcheck disable=SC2046
         clang -g -O1 -fuse-ld=lld -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
-            -ISources/CVipsShim/include -ISources/CVipsShim $(pkg-config --cflags vips) \
-            Fuzz/jpeg-dc/fuzz_jpeg_dc.c Sources/CVipsShim/jpeg_dc.c Sources/CVipsShim/jpeg_dc_samples.c Sources/CVipsShim/turbojpeg.c \
-            Sources/CVipsShim/thread_state.c Sources/CVipsShim/bitmap.c \
+            -ISources/CJPEGCodec/include -ISources/CBitmapKernels/include $(pkg-config --cflags vips) \
+            Fuzz/jpeg-dc/fuzz_jpeg_dc.c Sources/CJPEGCodec/*.c Sources/CBitmapKernels/*.c \
+            -llcms2 \
             -ljpeg -lturbojpeg $(pkg-config --libs vips) -lm -o "$out/fuzz-jpeg-dc"
     fi
 done

@@ -12,7 +12,7 @@
 #include <string.h>
 #include <jpeglib.h>
 
-#include "CVipsShim.h"
+#include "CJPEGCodec.h"
 
 typedef struct {
     struct jpeg_error_mgr manager;

@@ -2,7 +2,7 @@
 // transformers run, called directly from C on pixels in memory, the result written to memory.
 #include "CBenchmarkBaselines.h"
 
-#include <CVipsShim.h>
+#include <CBitmapKernels.h>
 #include <stdio.h>
 #include <vips/vips.h>
 

@@ -1,4 +1,4 @@
-import CVipsShim
+import CBitmapKernels
 import Foundation
 
 /// The cached conversions of 8-bit RGB(A) pixels from an embedded colour profile to sRGB

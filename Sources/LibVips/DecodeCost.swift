@@ -1,4 +1,5 @@
-import CVipsShim
+import CJPEGCodec
+import CPNGReaders
 import Foundation
 
 /// What decoding a file would cost, read from its structure without decoding: for refusing

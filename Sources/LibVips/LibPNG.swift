@@ -1,4 +1,4 @@
-import CVipsShim
+import CPNGReaders
 import Foundation
 
 /// libpng's reader for whole 8-bit PNG files: about twice as fast as libvips' loader (libspng)

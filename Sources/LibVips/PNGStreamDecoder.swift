@@ -1,4 +1,4 @@
-import CVipsShim
+import CPNGReaders
 import Foundation
 
 /// Decodes a PNG as its bytes arrive (libpng's push reader), interlaced or not, into RGBA8.

@@ -1,4 +1,4 @@
-import CVipsShim
+import CBitmapKernels
 import Foundation
 
 /// Work on small bitmaps held whole (a few megapixels at most), done without libvips: on such

@@ -1,4 +1,4 @@
-import CVipsShim
+import CJPEGCodec
 import Foundation
 
 /// libjpeg-turbo's TurboJPEG API: JPEG decode with DCT scaling and JPEG encode straight

@@ -1,6 +1,6 @@
 import Foundation
 import CLibvips
-import CVipsShim
+import CVipsGlue
 import NIOCore
 import NIOPosix
 

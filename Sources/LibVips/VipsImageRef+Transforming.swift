@@ -1,5 +1,6 @@
 import CLibvips
-import CVipsShim
+import CBitmapKernels
+import CVipsGlue
 
 extension VipsImageRef {
     /// The area `width` x `height` at (`x`, `y`), which must lie inside the image.

@@ -1,5 +1,5 @@
 import CLibvips
-import CVipsShim
+import CVipsGlue
 import Foundation
 
 /// An owned reference to a libvips image: a lazy pipeline or pixels in memory.

@@ -89,7 +89,7 @@ long bb_transform_rotate(const void *pixels, int width, int height, int bands, d
 long bb_transform_blur(const void *pixels, int width, int height, int bands, double sigma);
 /// vips_composite2 (mode in) of a constant colour made by vips_linear.
 long bb_transform_tint(const void *pixels, int width, int height, int bands, const double rgba[4]);
-/// The round-corner transformer's steps: its coverage mask (CVipsShim) multiplied into the pixels.
+/// The round-corner transformer's steps: its coverage mask (CBitmapKernels) multiplied into the pixels.
 long bb_transform_round(const void *pixels, int width, int height, int bands, double radius);
 /// The usual libvips way: vips_composite2 (mode dest-in) of a rounded rectangle drawn by librsvg.
 long bb_transform_round_svg(const void *pixels, int width, int height, int bands, double radius);

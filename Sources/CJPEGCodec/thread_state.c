@@ -3,23 +3,6 @@
 #include <pthread.h>
 #include <stdlib.h>
 
-uint8_t *wi_buffer_reserve(wi_buffer *buffer, size_t size) {
-    if (buffer->size < size) {
-        free(buffer->bytes);
-        buffer->bytes = malloc(size);
-        buffer->size = buffer->bytes == NULL ? 0 : size;
-    }
-    return buffer->bytes;
-}
-
-void wi_buffer_trim(wi_buffer *buffer) {
-    if (buffer->size > WI_KEEP_BYTES) {
-        free(buffer->bytes);
-        buffer->bytes = NULL;
-        buffer->size = 0;
-    }
-}
-
 static pthread_key_t wi_thread_key;
 static pthread_once_t wi_thread_key_once = PTHREAD_ONCE_INIT;
 
@@ -35,9 +18,6 @@ static void wi_thread_state_free(void *value) {
     free(state->decoded.bytes);
     free(state->dc_only.bytes);
     free(state->dc_coefficients.bytes);
-    free(state->resample_rows.bytes);
-    free(state->resample_shrunk.bytes);
-    free(state->resample_weighted.bytes);
     free(state);
 }
 

@@ -1,6 +1,6 @@
 // Counting a progressive JPEG's scans from its markers, so that a file of thousands of scans
 // (libjpeg-turbo 2.1 sets no limit, and makes a pass over the image for each) is refused first.
-#include "CVipsShim.h"
+#include "CJPEGCodec.h"
 #include "jpeg_dc.h"
 
 size_t wi_jpeg_progressive_scans(const uint8_t *jpeg, size_t length, size_t limit) {

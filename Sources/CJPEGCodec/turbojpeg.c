@@ -2,7 +2,8 @@
 // (thread_state.h): on a 640x427 photo, making a handle per call and letting TurboJPEG size a
 // fresh output buffer each time cost as much as the page faults they caused.
 
-#include "CVipsShim.h"
+#include "CJPEGCodec.h"
+#include "CBitmapKernels.h"
 #include "jpeg_dc.h"
 #include "thread_state.h"
 

@@ -3,8 +3,7 @@
 // to megabytes, and libpng inflates each such chunk up to its 8 MB limit while reading the header.
 #include <string.h>
 #include <zlib.h>
-#include "CVipsShim.h"
-#include "png_metadata.h"
+#include "CPNGReaders.h"
 
 static uint32_t be32(const uint8_t *p) {
     return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
@@ -65,9 +64,4 @@ size_t wi_png_inflated_metadata(const uint8_t *data, size_t length, size_t limit
         offset += 12 + size;
     }
     return total;
-}
-
-void wi_png_skip_metadata(png_structp png) {
-    static const png_byte chunks[] = "iCCP\0zTXt\0iTXt\0tEXt";
-    png_set_keep_unknown_chunks(png, PNG_HANDLE_CHUNK_NEVER, chunks, 4);
 }

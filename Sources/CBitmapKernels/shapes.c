@@ -1,4 +1,4 @@
-#include "CVipsShim.h"
+#include "CBitmapKernels.h"
 
 #include <math.h>
 

@@ -6,8 +6,8 @@
 // millisecond, for the TurboJPEG and libpng engines. Larger images stay with libvips, which
 // streams them.
 
-#include "CVipsShim.h"
-#include "thread_state.h"
+#include "CBitmapKernels.h"
+#include "resample_scratch.h"
 
 #include <math.h>
 #include <pthread.h>
@@ -386,14 +386,14 @@ int wi_resample_rgba8(const uint8_t *src, int src_width, int src_height, size_t 
     // the box size, not the shrunk size over the output's, which differ by the rounding.
     double scale_x = (double)src_width / factor_x / width;
     double scale_y = (double)src_height / factor_y / height;
-    // Intermediate bitmaps in this thread's buffers (thread_state.h).
-    wi_thread_state *state = wi_thread_state_get();
-    if (state == NULL) {
+    // Intermediate bitmaps in this thread's buffers (resample_scratch.h).
+    wi_resample_scratch *scratch = wi_resample_scratch_get();
+    if (scratch == NULL) {
         return -1;
     }
     int failed = 0;
     if (premultiply) {
-        uint8_t *weighted = wi_buffer_reserve(&state->resample_weighted, (size_t)src_width * (size_t)src_height * 4);
+        uint8_t *weighted = wi_buffer_reserve(&scratch->weighted, (size_t)src_width * (size_t)src_height * 4);
         if (weighted == NULL) {
             return -1;
         }
@@ -404,11 +404,11 @@ int wi_resample_rgba8(const uint8_t *src, int src_width, int src_height, size_t 
     if (factor_x > 1 || factor_y > 1) {
         int shrunk_width = (src_width + factor_x - 1) / factor_x;
         int shrunk_height = (src_height + factor_y - 1) / factor_y;
-        uint8_t *shrunk = wi_buffer_reserve(&state->resample_shrunk, (size_t)shrunk_width * (size_t)shrunk_height * 4);
+        uint8_t *shrunk = wi_buffer_reserve(&scratch->shrunk, (size_t)shrunk_width * (size_t)shrunk_height * 4);
         uint64_t *sums = malloc(sizeof(uint64_t) * (size_t)shrunk_width * 4);
         if (shrunk == NULL || sums == NULL) {
             free(sums);
-            wi_buffer_trim(&state->resample_weighted);
+            wi_buffer_trim(&scratch->weighted);
             return -1;
         }
         wi_box_shrink(src, src_width, src_height, src_stride, factor_x, factor_y, sums, shrunk);
@@ -421,18 +421,18 @@ int wi_resample_rgba8(const uint8_t *src, int src_width, int src_height, size_t 
     wi_axis vertical;
     wi_axis horizontal;
     if (wi_axis_make(&vertical, src_height, height, scale_y) != 0) {
-        wi_buffer_trim(&state->resample_weighted);
+        wi_buffer_trim(&scratch->weighted);
         return -1;
     }
     if (wi_axis_make(&horizontal, src_width, width, scale_x) != 0) {
         wi_axis_free(&vertical);
-        wi_buffer_trim(&state->resample_weighted);
+        wi_buffer_trim(&scratch->weighted);
         return -1;
     }
     // Rows first: the column pass, the costlier one per sample, then runs on fewer rows.
     size_t row_bytes = (size_t)src_width * 4;
     size_t rows_size = row_bytes * (size_t)height;
-    uint8_t *rows = wi_buffer_reserve(&state->resample_rows, rows_size + WI_ROW_SLACK);
+    uint8_t *rows = wi_buffer_reserve(&scratch->rows, rows_size + WI_ROW_SLACK);
     failed = rows == NULL;
     if (!failed) {
         // Read (at weight 0) by the SIMD column pass: defined, for memory checkers' sake.
@@ -462,9 +462,9 @@ int wi_resample_rgba8(const uint8_t *src, int src_width, int src_height, size_t 
     if (premultiply && !failed) {
         wi_unpremultiply(dst, (size_t)width * (size_t)height);
     }
-    wi_buffer_trim(&state->resample_rows);
-    wi_buffer_trim(&state->resample_shrunk);
-    wi_buffer_trim(&state->resample_weighted);
+    wi_buffer_trim(&scratch->rows);
+    wi_buffer_trim(&scratch->shrunk);
+    wi_buffer_trim(&scratch->weighted);
     wi_axis_free(&vertical);
     wi_axis_free(&horizontal);
     return failed ? -1 : 0;

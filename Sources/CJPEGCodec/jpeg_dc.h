@@ -15,7 +15,7 @@ typedef enum {
     WI_DC_RGB,    // three, as they are
 } wi_dc_colours;
 
-// The results of wi_jpeg_dc_rgba8 (CVipsShim.h).
+// The results of wi_jpeg_dc_rgba8 (CJPEGCodec.h).
 enum {
     WI_DC_DONE = 0,
     WI_DC_FAILED = -1,     // corrupt or unusual data: libjpeg decides

@@ -1,8 +1,10 @@
 // Colour conversion to sRGB of small bitmaps, cached per ICC profile: tables for matrix-shaper
 // profiles, an lcms2 transform otherwise (wi_icc_rgb8_supported, wi_icc_rgb8_to_srgb).
-#include "CVipsShim.h"
+#include "CBitmapKernels.h"
 
+#include <glib.h>
 #include <lcms2.h>
+#include <math.h>
 #include <pthread.h>
 #include <string.h>
 

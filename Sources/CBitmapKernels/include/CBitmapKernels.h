@@ -1,0 +1,46 @@
+// Kernels over 8-bit bitmaps held whole in memory, for the TurboJPEG and libpng engines and the
+// transformers: Lanczos-3 resampling, EXIF orientation, rounded-rectangle coverage, and colour
+// conversion to sRGB by ICC profile.
+#ifndef CBITMAPKERNELS_H
+#define CBITMAPKERNELS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+// Per-thread scratch buffers, which the JPEG codec (CJPEGCodec) keeps too.
+#include "wi_scratch_buffer.h"
+
+/// Resizes an 8-bit RGBA bitmap (`src_stride` bytes a row) down to `width` x `height` (each at
+/// most the source's) into `dst` (`width * height * 4` bytes): a box shrink for reductions past
+/// 4x, then Lanczos-3 with libvips' sample centres and edge copying. With `premultiply`, the
+/// colours are weighted by alpha meanwhile (8-bit premultiplied, as Pillow resizes RGBA), so
+/// that transparent pixels do not bleed into their neighbours; without it, every band is
+/// filtered alike (for opaque bitmaps). Returns 0, or -1 on bad sizes or no memory. `dst`
+/// receives the result turned upright from EXIF `orientation` (1-8; 5-8 swap the sides).
+int wi_resample_rgba8(const uint8_t *src, int src_width, int src_height, size_t src_stride, uint8_t *dst, int width,
+                      int height, int orientation, int premultiply);
+
+/// Turns a `width` x `height` RGBA8 bitmap upright from EXIF `orientation` (1-8) into `dst`
+/// (the same byte count; 5-8 swap width and height).
+void wi_orient_rgba8(const uint8_t *src, int width, int height, int orientation, uint8_t *dst);
+
+/// Fills `out` (`width * height * 4` bytes) with `colour` whose alpha is scaled by the coverage
+/// of a rectangle the size of the image with the `corners` (bit 0 top-left, 1 top-right, 2
+/// bottom-left, 3 bottom-right) rounded by `radius` (at most half the shorter side), edges
+/// antialiased; with `inset` > 0, by the coverage of the ring between that shape and the same
+/// shape `inset` pixels inside it (radius less `inset`): a border.
+void wi_rounded_rect_rgba8(int width, int height, double radius, unsigned corners, double inset, const uint8_t colour[4],
+                           uint8_t *out);
+
+/// Converts 8-bit RGB (bands 3) or RGBA (bands 4, alpha kept) pixels in place from the colour
+/// space `profile` describes to sRGB, relative colorimetric like libvips' icc_transform. The
+/// conversion is built once per distinct profile and kept (libvips builds one per call, about
+/// 10 ms for an Adobe RGB photo). Returns 0, or -1 when the profile is not a usable RGB
+/// profile (pixels untouched).
+int wi_icc_rgb8_to_srgb(const void *profile, size_t profile_length, uint8_t *pixels, size_t pixel_count, int bands);
+
+/// 1 when `wi_icc_rgb8_to_srgb` can convert from `profile` (an RGB profile lcms accepts), else 0.
+/// Ask before reading pixels that can be read only once.
+int wi_icc_rgb8_supported(const void *profile, size_t profile_length, int bands);
+
+#endif

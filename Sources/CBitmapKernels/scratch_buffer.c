@@ -1,0 +1,49 @@
+#include "resample_scratch.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+
+uint8_t *wi_buffer_reserve(wi_buffer *buffer, size_t size) {
+    if (buffer->size < size) {
+        free(buffer->bytes);
+        buffer->bytes = malloc(size);
+        buffer->size = buffer->bytes == NULL ? 0 : size;
+    }
+    return buffer->bytes;
+}
+
+void wi_buffer_trim(wi_buffer *buffer) {
+    if (buffer->size > WI_KEEP_BYTES) {
+        free(buffer->bytes);
+        buffer->bytes = NULL;
+        buffer->size = 0;
+    }
+}
+
+static pthread_key_t wi_resample_key;
+static pthread_once_t wi_resample_key_once = PTHREAD_ONCE_INIT;
+
+static void wi_resample_scratch_free(void *value) {
+    wi_resample_scratch *scratch = value;
+    free(scratch->rows.bytes);
+    free(scratch->shrunk.bytes);
+    free(scratch->weighted.bytes);
+    free(scratch);
+}
+
+static void wi_resample_make_key(void) {
+    pthread_key_create(&wi_resample_key, wi_resample_scratch_free);
+}
+
+wi_resample_scratch *wi_resample_scratch_get(void) {
+    pthread_once(&wi_resample_key_once, wi_resample_make_key);
+    wi_resample_scratch *scratch = pthread_getspecific(wi_resample_key);
+    if (scratch == NULL) {
+        scratch = calloc(1, sizeof(wi_resample_scratch));
+        if (scratch == NULL || pthread_setspecific(wi_resample_key, scratch) != 0) {
+            free(scratch);
+            return NULL;
+        }
+    }
+    return scratch;
+}

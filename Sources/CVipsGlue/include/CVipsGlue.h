@@ -1,0 +1,84 @@
+// Non-variadic entry points into libvips for Swift, which cannot call C variadic functions.
+// Every function returning an object returns it with a +1 reference (release with
+// g_object_unref / vips_area_unref) or NULL after pushing a message to libvips' error buffer
+// (read it with wi_error_copy).
+#ifndef CVIPSGLUE_H
+#define CVIPSGLUE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <vips/vips.h>
+
+/// Starts libvips once per process: operation cache off, `concurrency` worker threads per
+/// pipeline (0 keeps libvips' default). Returns 0 on success.
+int wi_init(const char *argv0, int concurrency);
+
+/// The text of libvips' error buffer, cleared, then the warnings libvips logged on this thread
+/// since the failing call began (libpng's reasons arrive as warnings); free with g_free.
+char *wi_error_copy(void);
+/// Forgets the warnings libvips logged on this thread, so that the next failure's message
+/// carries only its own (every function here that can fail calls it first).
+void wi_warnings_clear(void);
+
+/// Runs the loader `operation` (e.g. "jpegload_buffer") on a private copy of the bytes.
+/// `options` is libvips' argument syntax ("shrink=2,access=sequential"), may be NULL.
+/// `option_string`, when not NULL, sets the operation's "option_string" argument (the options
+/// thumbnail_buffer hands to the loader it runs), which cannot be written inside `options`.
+VipsImage *wi_load_buffer(const char *operation, const void *data, size_t length, const char *options,
+                          const char *option_string);
+
+/// Runs `operation` on one input image (argument "in") and returns its "out" image.
+VipsImage *wi_call(const char *operation, VipsImage *in, const char *options);
+
+/// Like `wi_call`, for operations whose input argument has another name (extract_area's "input").
+VipsImage *wi_call_named(const char *operation, const char *input_name, VipsImage *in, const char *options);
+
+/// 1 when `operation` names a libvips operation that maps one image ("in") to another ("out")
+/// and is not a loader or saver (which read and write files), else 0. Sets no error.
+int wi_is_image_filter(const char *operation);
+
+/// Runs `operation` on two input images, set as the arguments `first_name` and `second_name`
+/// (e.g. composite2's "base" and "overlay"), and returns its "out" image.
+VipsImage *wi_call2(const char *operation, const char *first_name, VipsImage *first, const char *second_name,
+                    VipsImage *second, const char *options);
+
+/// Runs a saver (e.g. "jpegsave_buffer") and returns its encoded bytes.
+VipsBlob *wi_save_buffer(const char *operation, VipsImage *in, const char *options);
+
+/// Blends alpha away onto an RGB background.
+VipsImage *wi_flatten(VipsImage *in, double red, double green, double blue);
+
+/// Appends a constant band (an opaque alpha channel).
+VipsImage *wi_add_constant_band(VipsImage *in, double value);
+
+/// Stacks equally sized images top to bottom, libvips' layout for animation.
+VipsImage *wi_join_vertically(VipsImage **images, int count);
+
+/// A copy of `in` carrying animation metadata (page-height, delay in ms, loop).
+VipsImage *wi_with_animation(VipsImage *in, int page_height, const int *delays, int count, int loop);
+
+/// Wraps RGBA/RGB/grey 8-bit pixels without copying. `release(owner)` runs when the image
+/// (and so every image computed from it) is gone: the owner keeps the pixels alive till then.
+VipsImage *wi_image_from_memory(const void *pixels, size_t length, int width, int height, int bands,
+                                void *owner, void (*release)(void *));
+
+/// A black 8-bit image of that size that is never computed: operations run on it to learn the
+/// size they would give (their headers), without pixels.
+VipsImage *wi_placeholder(int width, int height, int bands);
+
+/// Computes the whole image in the calling thread (one region, no worker threads) into a new
+/// g_malloc'd buffer of `*length` bytes. Every operation in the pipeline then holds its whole
+/// output at once: for small pipelines only, where it saves libvips' per-evaluation thread
+/// start-up, which costs more than the work itself.
+void *wi_render_inline(VipsImage *image, size_t *length);
+
+/// Integer metadata, or `fallback` when absent.
+int wi_get_int(VipsImage *image, const char *name, int fallback);
+
+/// Integer array metadata (e.g. "delay"): number of items copied into `out`, at most `capacity`.
+int wi_get_int_array(VipsImage *image, const char *name, int *out, int capacity);
+
+/// True when the image carries an ICC profile.
+int wi_has_icc(VipsImage *image);
+
+#endif
