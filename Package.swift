@@ -112,11 +112,16 @@ let package = Package(
             name: "cache-stress-writer",
             dependencies: ["WebImage"]
         ),
+        // Decodes one file in a process of its own and prints its peak memory, for the bomb tests.
+        .executableTarget(
+            name: "decode-probe",
+            dependencies: ["WebImage"]
+        ),
         .testTarget(
             name: "WebImageTests",
             dependencies: [
                 // WebImageTestServer: a real HTTP server on 127.0.0.1 for the tests.
-                "WebImage", "LibVips", "cache-stress-writer", "webimage", "WebImageTestServer",
+                "WebImage", "LibVips", "cache-stress-writer", "decode-probe", "webimage", "WebImageTestServer",
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
             ],
             // Read by path (TestImages.fixture), not bundled.

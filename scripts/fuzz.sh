@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets (Fuzz/<name>: Swift through the Fuzz package with
-# -sanitize=fuzzer,address; the C differential target jpeg-dc through clang with
-# -fsanitize=fuzzer,address,undefined) and runs each one.
+# -sanitize=fuzzer,address, the C it reaches with -fsanitize=fuzzer-no-link,address; the C
+# differential target jpeg-dc through clang with -fsanitize=fuzzer,address,undefined) and runs
+# each one. A target that reports no coverage fails the run (it would be fuzzing blind).
 #
 #   scripts/fuzz.sh [-runs N] [-time SECONDS] [TARGET...]
 #
@@ -51,11 +52,16 @@ swift_targets=()
 for target in "${targets[@]}"; do
     [ "$target" = jpeg-dc ] || swift_targets+=("$target")
 done
-for target in "${swift_targets[@]}"; do
-    swift build --package-path Fuzz --scratch-path "$out/swift" --sanitize=fuzzer --sanitize=address \
-        -Xswiftc -parse-as-library --product "fuzz-$target" > "$out/build.log" 2>&1 ||
-        { tail -20 "$out/build.log" >&2; echo "fuzz: fuzz-$target did not build" >&2; exit 1; }
-done
+if [ ${#swift_targets[@]} -gt 0 ]; then
+    # The sanitizers as one flag: SwiftPM's --sanitize=fuzzer --sanitize=address becomes two
+    # -sanitize= flags in an order that changes between runs, and the Swift driver keeps only
+    # the last, so a build had either coverage or AddressSanitizer, never both. Our C targets
+    # get coverage and ASan through -Xcc.
+    swift build --package-path Fuzz --scratch-path "$out/swift" \
+        -Xswiftc -sanitize=fuzzer,address -Xcc -fsanitize=fuzzer-no-link,address \
+        -Xswiftc -parse-as-library > "$out/build.log" 2>&1 ||
+        { tail -20 "$out/build.log" >&2; echo "fuzz: the Swift targets did not build" >&2; exit 1; }
+fi
 for target in "${targets[@]}"; do
     if [ "$target" = jpeg-dc ]; then
         # shellcheck disable=SC2046
@@ -88,6 +94,10 @@ for target in "${targets[@]}"; do
         status=1
         echo "fuzz: $target FAILED (log $out/$target.log, input in $crashes)" >&2
         grep -E "ERROR|SUMMARY|abort|precondition|Fatal" "$out/$target.log" | head -5 >&2
+    fi
+    if ! grep -q "INITED cov:" "$out/$target.log"; then
+        status=1
+        echo "fuzz: $target found no coverage: not instrumented (log $out/$target.log)" >&2
     fi
     grep -E "^stat::(number_of_executed_units|peak_rss_mb)|^#[0-9]+.*DONE" "$out/$target.log" | tr '\n' ' '
     echo "corpus $(find "$corpus" -type f | wc -l) files"

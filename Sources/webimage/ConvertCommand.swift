@@ -35,7 +35,6 @@ struct ConvertCommand: AsyncParsableCommand {
             FileHandle.standardError.write(Data("\(error)\n".utf8))
             throw ExitCode(64)
         }
-        let data = try await InputFile.read(input)
         var options = ImageCoderOptions()
         options.decodeUseLazyDecoding = true
         if let size = try FetchCommand.thumbnailSize(thumbnail) { options.decodeThumbnailPixelSize = size }
@@ -47,18 +46,25 @@ struct ConvertCommand: AsyncParsableCommand {
         }
         let decodeOptions = options
         let destination = URL(fileURLWithPath: output)
-        let (image, encoded) = try await BlockingPool.run {
-            var image = try ImageCodersManager.shared.decode(data, options: decodeOptions)
-            if let transformer {
-                guard let transformed = transformer.transformedImage(with: image, forKey: input) else {
-                    throw ValidationError("the transform does not apply to this image")
+        do {
+            let data = try await InputFile.read(input)
+            let (image, encoded) = try await BlockingPool.run {
+                var image = try ImageCodersManager.shared.decode(data, options: decodeOptions)
+                if let transformer {
+                    guard let transformed = transformer.transformedImage(with: image, forKey: input) else {
+                        throw ValidationError("the transform does not apply to this image")
+                    }
+                    image = transformed
                 }
-                image = transformed
+                let encoded = try ImageCodersManager.shared.encode(image, format: target, options: decodeOptions)
+                try OutputFile.write(encoded, to: destination)
+                return (image, encoded)
             }
-            let encoded = try ImageCodersManager.shared.encode(image, format: target, options: decodeOptions)
-            try encoded.write(to: destination, options: .atomic)
-            return (image, encoded)
+            print("\(output): \(target) \(image.pixelWidth)x\(image.pixelHeight) \(encoded.count) bytes")
+        } catch {
+            // One line naming the input (and the output when it is the output that failed).
+            FileHandle.standardError.write(Data("\(input): \(URLArgument.describe(error))\n".utf8))
+            throw ExitCode.failure
         }
-        print("\(output): \(target) \(image.pixelWidth)x\(image.pixelHeight) \(encoded.count) bytes")
     }
 }

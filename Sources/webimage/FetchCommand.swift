@@ -91,26 +91,10 @@ struct FetchCommand: AsyncParsableCommand {
             let fileExtension = (target ?? ImageFormat(sniffing: bytes)).fileExtension
             destination.appendPathComponent((base.isEmpty ? "image" : base) + "." + fileExtension)
         }
-        let path = destination.path
         let file = destination
-        do {
-            try await BlockingPool.run {
-                if asFolder { try FileManager.default.createDirectory(atPath: output, withIntermediateDirectories: true) }
-                try bytes.write(to: file, options: .atomic)
-            }
-        } catch {
-            throw ValidationError("cannot write \(path): \((error as? CocoaError).map(Self.describe) ?? "\(error)")")
-        }
+        let folder = asFolder ? URL(fileURLWithPath: output) : nil
+        try await BlockingPool.run { try OutputFile.write(bytes, to: file, makingFolder: folder) }
         return bytes.count
-    }
-
-    private static func describe(_ error: CocoaError) -> String {
-        switch error.code {
-        case .fileWriteNoPermission: "permission denied"
-        case .fileWriteOutOfSpace: "the disk is full"
-        case .fileNoSuchFile, .fileWriteInvalidFileName: "no such folder"
-        default: error.localizedDescription
-        }
     }
 
     /// Where the image came from: memory, disk, or the loader (network, file, data).

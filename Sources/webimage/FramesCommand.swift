@@ -20,24 +20,28 @@ struct FramesCommand: AsyncParsableCommand {
     func run() async throws {
         let target = ImageFormat(fileExtension: format)
         guard target != .undefined else { throw ValidationError("unknown format '\(format)'") }
-        let data = try await InputFile.read(input)
         let folder = URL(fileURLWithPath: output)
-        let count = try await BlockingPool.run {
-            let image = try ImageCodersManager.shared.decode(data, options: ImageCoderOptions())
-            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-            let digits = max(3, String(image.frameCount - 1).count)
-            for index in 0..<image.frameCount {
-                guard let frame = image.frame(at: index) else {
-                    throw ImageCodingError.corruptData(format: image.format, reason: "frame \(index) cannot be decoded")
+        do {
+            let data = try await InputFile.read(input)
+            let count = try await BlockingPool.run {
+                let image = try ImageCodersManager.shared.decode(data, options: ImageCoderOptions())
+                let digits = max(3, String(image.frameCount - 1).count)
+                for index in 0..<image.frameCount {
+                    guard let frame = image.frame(at: index) else {
+                        throw ImageCodingError.corruptData(format: image.format, reason: "frame \(index) cannot be decoded")
+                    }
+                    let milliseconds = Int((image.frameDuration(at: index) * 1000).rounded())
+                    let number = String(repeating: "0", count: max(0, digits - String(index).count)) + String(index)
+                    let name = "frame-\(number)-\(milliseconds)ms.\(target.fileExtension)"
+                    let encoded = try ImageCodersManager.shared.encode(frame, format: target, options: ImageCoderOptions())
+                    try OutputFile.write(encoded, to: folder.appendingPathComponent(name), makingFolder: index == 0 ? folder : nil)
                 }
-                let milliseconds = Int((image.frameDuration(at: index) * 1000).rounded())
-                let number = String(repeating: "0", count: max(0, digits - String(index).count)) + String(index)
-                let name = "frame-\(number)-\(milliseconds)ms.\(target.fileExtension)"
-                let encoded = try ImageCodersManager.shared.encode(frame, format: target, options: ImageCoderOptions())
-                try encoded.write(to: folder.appendingPathComponent(name), options: .atomic)
+                return image.frameCount
             }
-            return image.frameCount
+            print("\(input): \(count) frame\(count == 1 ? "" : "s") written to \(output)")
+        } catch {
+            FileHandle.standardError.write(Data("\(input): \(URLArgument.describe(error))\n".utf8))
+            throw ExitCode.failure
         }
-        print("\(input): \(count) frame\(count == 1 ? "" : "s") written to \(output)")
     }
 }

@@ -4,9 +4,13 @@ import LibVips
 @testable import WebImage
 
 /// Small inputs that would cost a lot to decode, built from the real test images: each is
-/// refused with a typed error, within a stated time (1 s, a debug build, the whole call).
+/// refused with a typed error, within a stated time (1 s, a debug build, the whole call) and,
+/// decoded again in a process of its own, a stated peak memory.
 @Suite struct DecodeBombTests {
     static let timeBound = Duration.seconds(1)
+    /// The whole decoding process's peak resident memory, its start (libvips and the Swift
+    /// runtime) included.
+    static let memoryBound = 100 << 20
 
     /// The error `data` is refused with, failing the test if it decodes or takes over the bound.
     static func refusal(
@@ -25,6 +29,22 @@ import LibVips
         return refusal
     }
 
+    /// Decodes `data` in a process of its own (decode-probe, the library's default options): it
+    /// must be refused with `reason` in its error, and the process must peak under `memoryBound`.
+    static func expectRefusedInBoundedMemory(
+        _ data: Data, reason: String, sourceLocation: SourceLocation = #_sourceLocation
+    ) async throws {
+        let input = FileManager.default.temporaryDirectory.appendingPathComponent("webimage-bomb-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: input) }
+        try data.write(to: input)
+        let result = try await ChildProcess.run("decode-probe", [input.path])
+        let lines = result.standardOutput.split(separator: "\n").map(String.init)
+        #expect(result.status == 0 && lines.count == 2, "\(result.standardError)", sourceLocation: sourceLocation)
+        #expect(lines.first?.hasPrefix("refused: ") == true && lines.first?.contains(reason) == true, "\(lines)", sourceLocation: sourceLocation)
+        let peak = try #require(lines.last.flatMap { Int($0.dropFirst("peak ".count)) }, sourceLocation: sourceLocation)
+        #expect(peak > 0 && peak < memoryBound, "peak resident memory \(peak >> 20) MB", sourceLocation: sourceLocation)
+    }
+
     static func isOverLimit(_ error: ImageCodingError?, _ format: ImageFormat) -> Bool {
         guard case .overLimit(format, _) = error else { return false }
         return true
@@ -40,7 +60,7 @@ import LibVips
         return zip(starts, starts.dropFirst() + [end]).map { $0..<$1 }
     }
 
-    @Test func progressiveJPEGWithThousandsOfScansIsRefused() throws {
+    @Test func progressiveJPEGWithThousandsOfScansIsRefused() async throws {
         var bytes = [UInt8](try TestImages.fixture("rocket-progressive-split-chroma.jpg"))
         let smallest = try #require(Self.scans(of: bytes).min { $0.count < $1.count })
         let scan = Array(bytes[smallest])
@@ -48,6 +68,7 @@ import LibVips
         bytes.insert(contentsOf: Array([[UInt8]](repeating: scan, count: 5_000).joined()), at: bytes.count - 2)
         let error = Self.refusal(Data(bytes))
         #expect(Self.isOverLimit(error, .jpeg), "\(String(describing: error))")
+        try await Self.expectRefusedInBoundedMemory(Data(bytes), reason: "jpeg over a decode limit")
     }
 
     @Test func scanLimitIsAnOption() throws {
@@ -101,22 +122,24 @@ import LibVips
         }
     }
 
-    @Test func gifWithTensOfThousandsOfFramesIsRefused() throws {
+    @Test func gifWithTensOfThousandsOfFramesIsRefused() async throws {
         let gif = try GIFParts(TestImages.data("photos/no_time_for_that_tiny.gif"))
         let data = gif.file(blocks: try [[UInt8]](repeating: gif.firstFrame, count: 20_000))
         let error = Self.refusal(data)
         #expect(Self.isOverLimit(error, .gif), "\(String(describing: error))")
+        try await Self.expectRefusedInBoundedMemory(data, reason: "gif over a decode limit")
     }
 
-    @Test func gifWhoseFramesTotalOverTheLimitIsRefused() throws {
+    @Test func gifWhoseFramesTotalOverTheLimitIsRefused() async throws {
         var gif = try GIFParts(TestImages.data("photos/no_time_for_that_tiny.gif"))
         // A 10000x10000 canvas (the per-frame limit) for its 24 frames: 2.4 gigapixels.
         gif.header.replaceSubrange(6..<10, with: [0x10, 0x27, 0x10, 0x27])
         let error = Self.refusal(gif.file(blocks: gif.blocks))
         #expect(Self.isOverLimit(error, .gif), "\(String(describing: error))")
+        try await Self.expectRefusedInBoundedMemory(gif.file(blocks: gif.blocks), reason: "gif over a decode limit")
     }
 
-    @Test func gifWithAHugeLZWStreamIsRefused() throws {
+    @Test func gifWithAHugeLZWStreamIsRefused() async throws {
         let gif = try GIFParts(TestImages.data("photos/no_time_for_that_tiny.gif"))
         var frame = try gif.firstFrame
         // 2 MB more image data (clear codes) in a 14x25 frame, before its terminating block.
@@ -124,6 +147,7 @@ import LibVips
         frame.insert(contentsOf: Array([[UInt8]](repeating: subBlock, count: 8_000).joined()), at: frame.count - 1)
         let error = Self.refusal(gif.file(blocks: [frame]))
         #expect(Self.isOverLimit(error, .gif), "\(String(describing: error))")
+        try await Self.expectRefusedInBoundedMemory(gif.file(blocks: [frame]), reason: "gif over a decode limit")
     }
 
     // MARK: PNG metadata
@@ -157,16 +181,17 @@ import LibVips
         return stream
     }
 
-    @Test func pngWithAHugeICCProfileIsRefused() throws {
+    @Test func pngWithAHugeICCProfileIsRefused() async throws {
         // A 32 MiB profile in 32 kB (libvips' reader inflates 8 MB of it, then warns).
         let zeros = try Self.zlibOfZeros(mebibytes: 32)
         let data = try Self.png("pngsuite/basn2c08.png", inserting: [("iCCP", Array("bomb".utf8) + [0, 0] + zeros)])
         let error = Self.refusal(data)
         #expect(Self.isOverLimit(error, .png), "\(String(describing: error))")
+        try await Self.expectRefusedInBoundedMemory(data, reason: "png over a decode limit")
     }
 
     @Test(arguments: ["pngsuite/basn2c08.png", "pngsuite/basn2c16.png", "sdwebimage/TestImageAnimated.apng"])
-    func pngWithManyHugeTextChunksIsRefused(file: String) throws {
+    func pngWithManyHugeTextChunksIsRefused(file: String) async throws {
         let zeros = try Self.zlibOfZeros(mebibytes: 32)
         let text = ("zTXt", Array("Comment".utf8) + [0, 0] + zeros)
         let international = ("iTXt", Array("Comment".utf8) + [0, 1, 0, 0, 0] + zeros)
@@ -175,6 +200,7 @@ import LibVips
         let data = try Self.png(file, inserting: Array(repeating: text, count: 10) + Array(repeating: international, count: 10))
         let error = Self.refusal(data)
         #expect(Self.isOverLimit(error, .png), "\(String(describing: error))")
+        try await Self.expectRefusedInBoundedMemory(data, reason: "png over a decode limit")
     }
 
     @Test func metadataLimitIsAnOption() throws {
@@ -205,7 +231,7 @@ import LibVips
 
     // MARK: Vector canvases
 
-    @Test func svgAskingForAHugeCanvasIsRefused() throws {
+    @Test func svgAskingForAHugeCanvasIsRefused() async throws {
         let svg = try String(decoding: TestImages.data("sdwebimage/TestImage.svg"), as: UTF8.self)
         let huge = svg.replacingOccurrences(of: "<svg ", with: "<svg width=\"200000\" height=\"200000\" ")
         let error = Self.refusal(Data(huge.utf8))
@@ -213,9 +239,10 @@ import LibVips
             Issue.record("\(String(describing: error))")
             return
         }
+        try await Self.expectRefusedInBoundedMemory(Data(huge.utf8), reason: "200000x200000 exceeds the limit")
     }
 
-    @Test func pdfAskingForAHugeCanvasIsRefused() throws {
+    @Test func pdfAskingForAHugeCanvasIsRefused() async throws {
         let pdf = try TestImages.data("sdwebimage/TestImage.pdf")
         let mediaBox = try #require(pdf.range(of: Data("[ 0 0 36 36 ]".utf8)))
         var huge = pdf
@@ -226,5 +253,6 @@ import LibVips
             Issue.record("\(String(describing: error))")
             return
         }
+        try await Self.expectRefusedInBoundedMemory(huge, reason: "14400x14400 exceeds the limit")
     }
 }

@@ -72,6 +72,28 @@ import WebImageTestServer
         // a wall-clock bound here would measure this test process's busy cooperative threads.
     }
 
+    @Test func convertAndFramesFailuresAreOneLineNamingTheFile() async throws {
+        let rocket = Self.path("photos/rocket.jpg")
+        let missingFolder = "/nonexistent/folder-\(UUID().uuidString)"
+        let unwritable = try await ChildProcess.run("webimage", ["convert", rocket, missingFolder + "/out.png"])
+        #expect(unwritable.status == 1)
+        #expect(unwritable.standardError == "\(rocket): cannot write \(missingFolder)/out.png: no such folder\n")
+
+        let missingInput = "/nonexistent/input-\(UUID().uuidString).jpg"
+        let unreadable = try await ChildProcess.run("webimage", ["convert", missingInput, "/tmp/unused.png"])
+        #expect(unreadable.status == 1)
+        #expect(unreadable.standardError == "\(missingInput): no such file\n")
+
+        let corrupt = FileManager.default.temporaryDirectory.appendingPathComponent("webimage-cli-\(UUID().uuidString).jpg")
+        defer { try? FileManager.default.removeItem(at: corrupt) }
+        try TestImages.data("photos/rocket.jpg").prefix(20).write(to: corrupt)
+        let frames = try await ChildProcess.run("webimage", ["frames", corrupt.path, "-o", missingFolder])
+        #expect(frames.status == 1)
+        let lines = frames.standardError.split(separator: "\n")
+        #expect(lines.count == 1 && lines.first?.hasPrefix("\(corrupt.path): corrupt jpeg data") == true, "\(lines)")
+        #expect(!FileManager.default.fileExists(atPath: missingFolder))
+    }
+
     @Test func convertWritesTheAskedFormatAndRefusesBadOptions() async throws {
         let output = FileManager.default.temporaryDirectory.appendingPathComponent("webimage-cli-\(UUID().uuidString).png")
         defer { try? FileManager.default.removeItem(at: output) }
