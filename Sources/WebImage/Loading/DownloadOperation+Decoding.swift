@@ -14,9 +14,9 @@ struct PartialDecode {
 }
 
 extension DownloadOperation {
-    /// After the transfer: decrypts the body, then decodes it once per distinct set of decode
-    /// options among the callers (one decode serves several callers asking for the same size),
-    /// including callers that join meanwhile, and completes them.
+    /// After the transfer: decrypts the body, then decodes it for the callers, including those
+    /// that join meanwhile, and completes them. One decode serves every caller asking for the same
+    /// options, and callers asking for smaller thumbnails get them made from it (SharedDecodes).
     func finish(body: Data, response: HTTPURLResponse) async {
         let transferring = state.withLock { isRunningPhase($0.phase) }
         guard transferring else { return }
@@ -33,7 +33,7 @@ extension DownloadOperation {
             return true
         }
         guard started else { return }
-        var decoded: [(options: ImageCoderOptions, result: Result<Image, WebImageError>)] = []
+        var decodes = SharedDecodes()
         while true {
             let batch: [Caller] = state.withLock { state in
                 let batch = state.callers
@@ -42,18 +42,20 @@ extension DownloadOperation {
                 return batch
             }
             if batch.isEmpty { break }
+            // The largest size each family of callers asks for first, so the smaller ones are made from it.
+            let shared = batch.filter(\.decodes).compactMap { caller in
+                SharedDecodes.coder(of: caller.context).map { (options: caller.coderOptions, coder: $0) }
+            }
+            for first in SharedDecodes.decodeFirst(shared) where decodes.source(for: first.options, coder: first.coder) == nil {
+                let context = batch.first { $0.coderOptions == first.options && SharedDecodes.coder(of: $0.context) == first.coder }?.context
+                decodes.record(await Self.decode(data, url: url, options: first.options, context: context), options: first.options, coder: first.coder)
+            }
             for caller in batch {
                 guard caller.decodes else {
                     caller.callbacks.finish(nil, data, nil, operation: self)
                     continue
                 }
-                let result: Result<Image, WebImageError>
-                if caller.context?.imageCoder == nil, let earlier = decoded.first(where: { $0.options == caller.coderOptions }) {
-                    result = earlier.result
-                } else {
-                    result = await Self.decode(data, url: url, options: caller.coderOptions, context: caller.context)
-                    if caller.context?.imageCoder == nil { decoded.append((caller.coderOptions, result)) }
-                }
+                let result = await result(for: caller, data: data, decodes: &decodes)
                 switch result {
                 case .success(let image): caller.callbacks.finish(image, data, nil, operation: self)
                 case .failure(let error): caller.callbacks.finish(nil, nil, error, operation: self)
@@ -62,6 +64,27 @@ extension DownloadOperation {
         }
         DownloadObservability.logger.debug("download finished", metadata: ["url": "\(url)", "bytes": "\(data.count)"])
         end()
+    }
+
+    /// The image for `caller`: one decoded with its options, a thumbnail made from a larger
+    /// decode of the same bytes, or a decode of its own (kept for the callers after it).
+    private func result(for caller: Caller, data: Data, decodes: inout SharedDecodes) async -> Result<Image, WebImageError> {
+        let coder = SharedDecodes.coder(of: caller.context)
+        let options = caller.coderOptions
+        switch coder.flatMap({ decodes.source(for: options, coder: $0) }) {
+        case .decoded(let result):
+            return result
+        case .larger(let image):
+            let box = options.decodeThumbnailPixelSize
+            if let thumbnail = try? await BlockingPool.run({ SharedDecodes.thumbnail(of: image, fitting: box) }) ?? nil {
+                return .success(thumbnail)
+            }
+        case nil:
+            break
+        }
+        let result = await Self.decode(data, url: url, options: options, context: caller.context)
+        if let coder { decodes.record(result, options: options, coder: coder) }
+        return result
     }
 
     private static func decode(_ data: Data, url: URL, options: ImageCoderOptions, context: WebImageContext?) async -> Result<Image, WebImageError> {

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 import WebImage
 import WebImageTestServer
@@ -95,6 +96,71 @@ import WebImageTestServer
         }
     }
 
+    /// Callers of one held response, each with its own thumbnail box and the same counting coder.
+    static func thumbnails(
+        of file: String, boxes: [Int], server: TestServer, coder: CountingCoder
+    ) async throws -> [WebImage.Image?] {
+        let body = try TestImages.data(file)
+        let gate = TestGate()
+        server.route("/held") { _ in
+            var response = TestResponse.content(Array(body), type: "application/octet-stream")
+            response.chunked = true
+            response.chunkSize = body.count
+            response.gate = gate
+            return response
+        }
+        let downloader = makeDownloader()
+        let recorders = boxes.map { box in
+            var context = WebImageContext()
+            context.imageCoder = coder
+            if box > 0 { context.imageThumbnailPixelSize = CGSize(width: box, height: box) }
+            return downloader.recordedDownload(server.url("/held"), context: context).1
+        }
+        // Every caller has joined the one request: now the body may come.
+        gate.open()
+        var images: [WebImage.Image?] = []
+        for recorder in recorders { images.append(await recorder.outcome().image) }
+        #expect(server.requestCount("/held") == 1)
+        return images
+    }
+
+    @Test func thumbnailsOfSeveralSizesComeFromOneDecodeOfTheOriginal() async throws {
+        try await withTestServer { server async throws in
+            let coder = CountingCoder()
+            let boxes = [50, 200, 100]
+            let images = try await Self.thumbnails(of: "photos/rocket.jpg", boxes: boxes, server: server, coder: coder)
+            #expect(coder.decodeCount == 1)
+            // The sizes a thumbnail decode of each box gives on its own.
+            let data = try TestImages.data("photos/rocket.jpg")
+            for (box, image) in zip(boxes, images) {
+                var options = ImageCoderOptions()
+                options.decodeThumbnailPixelSize = CGSize(width: box, height: box)
+                let alone = try ImageCodersManager.shared.decode(data, options: options)
+                #expect(image?.pixelWidth == alone.pixelWidth && image?.pixelHeight == alone.pixelHeight, "box \(box)")
+            }
+        }
+    }
+
+    @Test func aFullSizeCallerServesTheThumbnailCallersToo() async throws {
+        try await withTestServer { server async throws in
+            let coder = CountingCoder()
+            let images = try await Self.thumbnails(of: "sdwebimage/TestImage.png", boxes: [100, 0, 30], server: server, coder: coder)
+            #expect(coder.decodeCount == 1)
+            #expect(images.map { $0?.pixelWidth } == [100, 300, 30])
+        }
+    }
+
+    @Test func animatedImagesAreDecodedAtEachSize() async throws {
+        try await withTestServer { server async throws in
+            let coder = CountingCoder()
+            let images = try await Self.thumbnails(of: "sdwebimage/TestImageAnimated.webp", boxes: [100, 50], server: server, coder: coder)
+            // A thumbnail of an animation is every frame at that size: made by the coder, not from a still.
+            #expect(coder.decodeCount == 2)
+            #expect(images.map { $0?.frameCount } == [8, 8])
+            #expect(images.map { $0?.pixelHeight } == [100, 50])
+        }
+    }
+
     @Test func taskCancellationCancelsTheAsyncForm() async throws {
         try await withTestServer { server in
             let downloader = makeDownloader()
@@ -133,5 +199,27 @@ import WebImageTestServer
                 for try await width in group { #expect(width == 300) }
             }
         }
+    }
+}
+
+/// The shared coders, counting the decodes asked of them.
+final class CountingCoder: ImageCoder {
+    private let decodes = Atomic(0)
+
+    var decodeCount: Int { decodes.load(ordering: .relaxed) }
+
+    func canDecode(from data: Data) -> Bool { ImageCodersManager.shared.canDecode(from: data) }
+
+    func decodedImage(with data: Data, options: ImageCoderOptions) -> WebImage.Image? { try? decode(data, options: options) }
+
+    func decode(_ data: Data, options: ImageCoderOptions) throws(ImageCodingError) -> WebImage.Image {
+        decodes.add(1, ordering: .relaxed)
+        return try ImageCodersManager.shared.decode(data, options: options)
+    }
+
+    func canEncode(to format: ImageFormat) -> Bool { ImageCodersManager.shared.canEncode(to: format) }
+
+    func encodedData(with image: WebImage.Image, format: ImageFormat, options: ImageCoderOptions) -> Data? {
+        ImageCodersManager.shared.encodedData(with: image, format: format, options: options)
     }
 }
