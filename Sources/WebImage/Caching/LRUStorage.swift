@@ -1,7 +1,10 @@
-/// Values by key in least-recently-used order, with their summed cost and the stamp of each
-/// value's last use. Every operation is O(1): the recency list is a doubly linked list of slots,
-/// so no allocation per access. The links live in their own compact array, so moving an entry to
-/// the front touches its neighbours' 8-byte links rather than their whole entries.
+/// Values by key with their summed cost and the stamp of each value's last use, taken out least
+/// recently used first. A use writes its own entry's stamp and nothing else: the order lives in
+/// a min-heap of stamps brought up to date lazily, when the oldest is asked for (a node whose
+/// entry was used since it went in goes back in with the newer stamp). So a hit touches no other
+/// entry's memory (a linked recency list writes its neighbours' and the head's links), which is
+/// what lets two threads hit one shard without handing cache lines back and forth; the order
+/// taken out stays exact, in O(log n) amortized.
 /// Not thread-safe; `MemoryCache` keeps each behind a lock.
 struct LRUStorage<Key: Hashable, Value> {
     private struct Entry {
@@ -9,21 +12,22 @@ struct LRUStorage<Key: Hashable, Value> {
         var value: Value?
         var cost: Int
         var stamp: UInt64
+        /// Bumped when the slot is emptied, so the heap nodes of its earlier entries are known stale.
+        var generation: UInt32
     }
 
-    private struct Link {
-        var previous: Int32
-        var next: Int32
+    /// A slot as of `stamp`: the entry's stamp is this or newer while its generation matches.
+    private struct Node {
+        var stamp: UInt64
+        var slot: Int32
+        var generation: UInt32
     }
 
     private var slots: [Key: Int] = [:]
     private var entries: [Entry] = []
-    private var links: [Link] = []
     private var freeSlots: [Int] = []
-    /// Most recently used slot, or -1.
-    private var head = -1
-    /// Least recently used slot, or -1.
-    private var tail = -1
+    /// A min-heap by stamp, with a node for every value held (and stale ones, dropped on the way).
+    private var heap: [Node] = []
 
     /// The sum of the costs of the values held.
     private(set) var totalCost = 0
@@ -31,18 +35,23 @@ struct LRUStorage<Key: Hashable, Value> {
     /// The number of values held.
     var count: Int { slots.count }
 
-    /// The stamp of the least recently used value, or nil when empty.
-    var oldestStamp: UInt64? { tail >= 0 ? entries[tail].stamp : nil }
+    /// At most the stamp of the least recently used value (nil when nothing was ever held or
+    /// the heap is empty), without bringing the heap up to date: exact after `oldestStamp()`.
+    var oldestStampBound: UInt64? { heap.first?.stamp }
 
-    /// The value under `key`, marked most recently used at `stamp`.
+    /// The stamp of the least recently used value, or nil when empty.
+    mutating func oldestStamp() -> UInt64? {
+        oldestSlot().map { entries[$0].stamp }
+    }
+
+    /// The value under `key`, marked used at `stamp`.
     mutating func value(forKey key: Key, stamp: UInt64) -> Value? {
         guard let slot = slots[key] else { return nil }
         entries[slot].stamp = stamp
-        moveToFront(slot)
         return entries[slot].value
     }
 
-    /// Stores `value` as the most recently used, at `stamp`; returns the value it replaces.
+    /// Stores `value` as used at `stamp`; returns the value it replaces.
     @discardableResult
     mutating func set(_ value: Value, forKey key: Key, cost: Int, stamp: UInt64) -> Value? {
         if let slot = slots[key] {
@@ -51,22 +60,19 @@ struct LRUStorage<Key: Hashable, Value> {
             entries[slot].value = value
             entries[slot].cost = cost
             entries[slot].stamp = stamp
-            moveToFront(slot)
             return old
         }
-        let entry = Entry(key: key, value: value, cost: cost, stamp: stamp)
         let slot: Int
         if let reused = freeSlots.popLast() {
-            entries[reused] = entry
+            entries[reused] = Entry(key: key, value: value, cost: cost, stamp: stamp, generation: entries[reused].generation)
             slot = reused
         } else {
-            entries.append(entry)
-            links.append(Link(previous: -1, next: -1))
+            entries.append(Entry(key: key, value: value, cost: cost, stamp: stamp, generation: 0))
             slot = entries.count - 1
         }
         slots[key] = slot
         totalCost += cost
-        linkAtFront(slot)
+        push(Node(stamp: stamp, slot: Int32(slot), generation: entries[slot].generation))
         return nil
     }
 
@@ -74,13 +80,17 @@ struct LRUStorage<Key: Hashable, Value> {
     @discardableResult
     mutating func removeValue(forKey key: Key) -> Value? {
         guard let slot = slots.removeValue(forKey: key) else { return nil }
-        return release(slot)
+        let value = release(slot)
+        // Nodes of removed entries wait in the heap until they reach the top: rebuild it when
+        // they outnumber the live ones, so removals without evictions cannot grow it for ever.
+        if heap.count > 2 * slots.count + 64 { rebuildHeap() }
+        return value
     }
 
     /// Removes and returns the least recently used value.
     mutating func removeLeastRecentlyUsed() -> Value? {
-        guard tail >= 0 else { return nil }
-        let slot = tail
+        guard let slot = oldestSlot() else { return nil }
+        popTop()
         if let key = entries[slot].key { slots[key] = nil }
         return release(slot)
     }
@@ -93,33 +103,65 @@ struct LRUStorage<Key: Hashable, Value> {
     }
 
     private mutating func release(_ slot: Int) -> Value? {
-        unlink(slot)
         let value = entries[slot].value
         totalCost -= entries[slot].cost
-        entries[slot] = Entry(key: nil, value: nil, cost: 0, stamp: 0)
+        entries[slot] = Entry(key: nil, value: nil, cost: 0, stamp: 0, generation: entries[slot].generation &+ 1)
         freeSlots.append(slot)
         return value
     }
 
-    private mutating func moveToFront(_ slot: Int) {
-        guard slot != head else { return }
-        unlink(slot)
-        linkAtFront(slot)
+    /// The least recently used slot: the heap's top once stale nodes are dropped and nodes of
+    /// entries used since are put back with their newer stamps.
+    private mutating func oldestSlot() -> Int? {
+        while let top = heap.first {
+            let entry = entries[Int(top.slot)]
+            if entry.generation != top.generation {
+                popTop()
+            } else if entry.stamp != top.stamp {
+                heap[0].stamp = entry.stamp
+                siftDown(0)
+            } else {
+                return Int(top.slot)
+            }
+        }
+        return nil
     }
 
-    private mutating func linkAtFront(_ slot: Int) {
-        links[slot] = Link(previous: -1, next: Int32(head))
-        if head >= 0 { links[head].previous = Int32(slot) }
-        head = slot
-        if tail < 0 { tail = slot }
+    private mutating func rebuildHeap() {
+        heap = slots.values.map { Node(stamp: entries[$0].stamp, slot: Int32($0), generation: entries[$0].generation) }
+        for index in stride(from: heap.count / 2 - 1, through: 0, by: -1) { siftDown(index) }
     }
 
-    private mutating func unlink(_ slot: Int) {
-        let link = links[slot]
-        let previous = Int(link.previous)
-        let next = Int(link.next)
-        if previous >= 0 { links[previous].next = link.next } else { head = next }
-        if next >= 0 { links[next].previous = link.previous } else { tail = previous }
-        links[slot] = Link(previous: -1, next: -1)
+    // MARK: Binary heap
+
+    private mutating func push(_ node: Node) {
+        heap.append(node)
+        var child = heap.count - 1
+        while child > 0 {
+            let parent = (child - 1) / 2
+            guard heap[child].stamp < heap[parent].stamp else { break }
+            heap.swapAt(child, parent)
+            child = parent
+        }
+    }
+
+    private mutating func popTop() {
+        let last = heap.removeLast()
+        guard !heap.isEmpty else { return }
+        heap[0] = last
+        siftDown(0)
+    }
+
+    private mutating func siftDown(_ start: Int) {
+        var parent = start
+        while true {
+            let left = 2 * parent + 1
+            guard left < heap.count else { return }
+            let right = left + 1
+            let child = right < heap.count && heap[right].stamp < heap[left].stamp ? right : left
+            guard heap[child].stamp < heap[parent].stamp else { return }
+            heap.swapAt(child, parent)
+            parent = child
+        }
     }
 }
