@@ -53,13 +53,13 @@ for target in "${targets[@]}"; do
     [ "$target" = jpeg-dc ] || swift_targets+=("$target")
 done
 for target in "${swift_targets[@]}"; do
-    # The sanitizers as one flag: SwiftPM's --sanitize=fuzzer --sanitize=address becomes two
-    # -sanitize= flags in an order that changes between runs, and the Swift driver keeps only
-    # the last, so a build had either coverage or AddressSanitizer, never both. Our C targets
-    # get coverage and ASan through -Xcc. (One product at a time: building them all at once
-    # links each with a renamed entry point, which -parse-as-library leaves undefined.)
-    swift build --package-path Fuzz --scratch-path "$out/swift" --product "fuzz-$target" \
-        -Xswiftc -sanitize=fuzzer,address -Xcc -fsanitize=fuzzer-no-link,address \
+    # Both sanitizers in one -sanitize= flag: SwiftPM's --sanitize=fuzzer --sanitize=address
+    # becomes two, in an order that changes between runs, and the Swift driver keeps only the
+    # last, so a build had either coverage or AddressSanitizer, never both. --sanitize=fuzzer
+    # stays, alone, for SwiftPM to leave main to libFuzzer; the -Xswiftc flag comes after it
+    # and wins. The C gets ASan through -Xcc.
+    swift build --package-path Fuzz --scratch-path "$out/swift" --product "fuzz-$target" --sanitize=fuzzer \
+        -Xswiftc -sanitize=fuzzer,address -Xcc -fsanitize=address \
         -Xswiftc -parse-as-library > "$out/build.log" 2>&1 ||
         { tail -20 "$out/build.log" >&2; echo "fuzz: fuzz-$target did not build" >&2; exit 1; }
 done
