@@ -92,6 +92,7 @@ let package = Package(
             dependencies: [
                 "WebImage",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         // Direct C calls (libvips, TurboJPEG) the coder benchmark compares us against.

@@ -8,7 +8,8 @@ struct CacheCommand: AsyncParsableCommand {
         abstract: "Inspect or empty the disk cache.",
         discussion: """
         stats: entries and bytes; clean: remove expired entries (older than a week by access) and \
-        trim to the size limit; clear: remove every entry; path: print the folder. Exit status: 0, or 64 for a usage error.
+        trim to the size limit; clear: remove every entry; path: print the folder. Exit status: 0, 1 when the folder \
+        cannot be made or written, 64 for a usage error.
         """
     )
 
@@ -23,6 +24,13 @@ struct CacheCommand: AsyncParsableCommand {
 
     func run() async throws {
         let imageCache = cache.makeCache()
+        var isFolder: ObjCBool = false
+        if action != .path,
+           !FileManager.default.fileExists(atPath: imageCache.diskCachePath, isDirectory: &isFolder) || !isFolder.boolValue
+            || !FileManager.default.isWritableFile(atPath: imageCache.diskCachePath) {
+            FileHandle.standardError.write(Data("\(imageCache.diskCachePath): cannot use this cache folder (it cannot be made or written)\n".utf8))
+            throw ExitCode.failure
+        }
         switch action {
         case .path:
             print(imageCache.diskCachePath)

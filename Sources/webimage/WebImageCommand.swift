@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Logging
 import WebImage
 
 @main
@@ -7,6 +8,28 @@ struct WebImageCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "webimage",
         abstract: "Decode, inspect and convert images with swift-webimage.",
+        discussion: "The library's log goes to stderr at level WEBIMAGE_LOG_LEVEL (default: error; trace, debug, info, notice, warning).",
         subcommands: [InfoCommand.self, ConvertCommand.self, FramesCommand.self, FetchCommand.self, PrefetchCommand.self, CacheCommand.self]
     )
+
+    /// The library's log at `WEBIMAGE_LOG_LEVEL` (errors only by default: each command reports
+    /// its failures itself, one line each), then the command.
+    static func main() async {
+        let level = ProcessInfo.processInfo.environment["WEBIMAGE_LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:)) ?? .error
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = level
+            return handler
+        }
+        do {
+            var command = try parseAsRoot()
+            if var asynchronous = command as? AsyncParsableCommand {
+                try await asynchronous.run()
+            } else {
+                try command.run()
+            }
+        } catch {
+            exit(withError: error)
+        }
+    }
 }

@@ -160,6 +160,21 @@ import WebImageTestServer
 
 /// `webimage fetch`, `prefetch` and `cache`, each run as a user runs them, on a cache folder of their own.
 @Suite struct CacheCommandLineTests {
+    @Test func cacheCommandsOnAFolderThatCannotBeMadeFailInOneLine() async throws {
+        let scratch = try ScratchFolder()
+        defer { scratch.remove() }
+        // A file where the cache directory should be: no folder can be made under it.
+        let blocker = scratch.path + "/not-a-folder"
+        try Data("x".utf8).write(to: URL(fileURLWithPath: blocker))
+        for action in ["stats", "clean", "clear"] {
+            let result = try await ChildProcess.run("webimage", ["cache", action, "--cache-dir", blocker])
+            #expect(result.status == 1)
+            #expect(result.standardError == "\(blocker)/default: cannot use this cache folder (it cannot be made or written)\n")
+        }
+        let path = try await ChildProcess.run("webimage", ["cache", "path", "--cache-dir", blocker])
+        #expect(path.status == 0 && path.standardOutput == "\(blocker)/default\n")
+    }
+
     @Test func fetchSaysWhereEachImageCameFromAndWritesIt() async throws {
         let scratch = try ScratchFolder()
         defer { scratch.remove() }
