@@ -10,6 +10,16 @@ extension VipsImageRef {
         return VipsImageRef(result)
     }
 
+    /// This 8-bit RGBA image resized down to `width` x `height` (each at most this image's) by
+    /// our resampler, as `PixelBuffer.resampled` resizes a bitmap: lazily, computed strip by
+    /// strip when read. `premultiply` weights the colours by alpha meanwhile.
+    public func resampled(width: Int, height: Int, premultiply: Bool) throws(VipsError) -> VipsImageRef {
+        guard let result = wi_resample_lazy(pointer, Int32(width), Int32(height), premultiply ? 1 : 0) else {
+            throw Vips.lastError(or: "resample failed")
+        }
+        return VipsImageRef(result)
+    }
+
     /// Runs a two-input libvips operation with this image as the argument `names.0` and `other`
     /// as `names.1`, e.g. `call("composite2", with: tint, names: ("base", "overlay"), "mode=over")`.
     public func call(
@@ -33,14 +43,20 @@ extension PixelBuffer {
     /// An RGBA8 bitmap of `colour` (red, green, blue, alpha) whose alpha follows a `width` x
     /// `height` rectangle with `corners` (bits: 1 top-left, 2 top-right, 4 bottom-left,
     /// 8 bottom-right) rounded by `radius` pixels, edges antialiased. With `ringWidth` > 0,
-    /// only the ring that wide inside the shape's edge is covered: a border.
+    /// only the ring that wide inside the shape's edge is covered: a border. With `area`, only
+    /// that part of the bitmap (which must lie inside it).
     public static func roundedRectangle(
-        width: Int, height: Int, radius: Double, corners: UInt, ringWidth: Double, colour: [UInt8]
+        width: Int, height: Int, radius: Double, corners: UInt, ringWidth: Double, colour: [UInt8],
+        area: (x: Int, y: Int, width: Int, height: Int)? = nil
     ) -> PixelBuffer {
         let rgba = (colour + [0, 0, 0, 0]).prefix(4).map { $0 }
-        return PixelBuffer(width: width, height: height, bands: 4) { output in
+        let area = area ?? (0, 0, width, height)
+        return PixelBuffer(width: area.width, height: area.height, bands: 4) { output in
             guard let base = output.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return }
-            wi_rounded_rect_rgba8(Int32(width), Int32(height), radius, UInt32(truncatingIfNeeded: corners), ringWidth, rgba, base)
+            wi_rounded_rect_area_rgba8(
+                Int32(width), Int32(height), radius, UInt32(truncatingIfNeeded: corners), ringWidth, rgba,
+                Int32(area.x), Int32(area.y), Int32(area.width), Int32(area.height), base
+            )
         }
     }
 }

@@ -119,6 +119,29 @@ void wi_png_stream_free(wi_png_stream *stream);
 int wi_resample_rgba8(const uint8_t *src, int src_width, int src_height, size_t src_stride, uint8_t *dst, int width,
                       int height, int orientation, int premultiply);
 
+/// The first three bands of `pixels` RGBA8 pixels into `dst` (3 bytes a pixel).
+void wi_rgba8_to_rgb8(const uint8_t *src, size_t pixels, uint8_t *dst);
+/// Computes an 8-bit RGB or RGBA image with libvips' workers into a new RGBA8 bitmap (g_free
+/// it), an opaque alpha added to RGB in the same pass (and set on RGBA with `opaque`); NULL
+/// with libvips' error on failure.
+void *wi_render_rgba8(VipsImage *image, int opaque, size_t *length);
+
+/// wi_resample_rgba8 in parts, for a libvips operation computing its output strip by strip:
+/// the plan for a `src_width` x `src_height` source and a `width` x `height` result (NULL on
+/// bad sizes), the source rows [`first`, `end`) that output rows [`top`, `bottom`) read, and
+/// those output rows computed from them (`src`: row `first`) into `dst` (row `top`, rows
+/// `dst_stride` bytes apart; upright). The plan is read-only: threads may share it.
+typedef struct wi_resample_plan wi_resample_plan;
+wi_resample_plan *wi_resample_plan_new(int src_width, int src_height, int width, int height, int premultiply);
+void wi_resample_plan_free(wi_resample_plan *plan);
+void wi_resample_plan_source_rows(const wi_resample_plan *plan, int top, int bottom, int *first, int *end);
+int wi_resample_plan_run(const wi_resample_plan *plan, const uint8_t *src, size_t src_stride, int top, int bottom,
+                         uint8_t *dst, size_t dst_stride);
+
+/// A lazy libvips image of 8-bit RGBA `in` resized by wi_resample_rgba8 to `width` x `height`
+/// (each at most `in`'s), computed strip by strip when read; NULL with libvips' error.
+VipsImage *wi_resample_lazy(VipsImage *in, int width, int height, int premultiply);
+
 /// Turns a `width` x `height` RGBA8 bitmap upright from EXIF `orientation` (1-8) into `dst`
 /// (the same byte count; 5-8 swap width and height).
 void wi_orient_rgba8(const uint8_t *src, int width, int height, int orientation, uint8_t *dst);
@@ -130,6 +153,11 @@ void wi_orient_rgba8(const uint8_t *src, int width, int height, int orientation,
 /// shape `inset` pixels inside it (radius less `inset`): a border.
 void wi_rounded_rect_rgba8(int width, int height, double radius, unsigned corners, double inset, const uint8_t colour[4],
                            uint8_t *out);
+/// The `area_width` x `area_height` area at (`left`, `top`) of wi_rounded_rect_rgba8's bitmap
+/// into `out` (`area_width * area_height * 4` bytes).
+void wi_rounded_rect_area_rgba8(int width, int height, double radius, unsigned corners, double inset,
+                                const uint8_t colour[4], int left, int top, int area_width, int area_height,
+                                uint8_t *out);
 
 /// TurboJPEG with per-thread handles and buffers. Each returns 0, or -1 with a message for
 /// `wi_tj_error` (this thread's last failure).
