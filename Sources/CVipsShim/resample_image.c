@@ -67,13 +67,25 @@ VipsImage *wi_resample_lazy(VipsImage *in, int width, int height, int premultipl
         vips_error("wi_resample", "cannot resize %dx%d to %dx%d", in->Xsize, in->Ysize, width, height);
         return NULL;
     }
+    // Neighbouring strips read overlapping source rows: a cache of whole source lines makes
+    // each once (as libvips' resize caches its shrink), enough for every worker's strip.
+    int first = 0;
+    int end = 0;
+    wi_resample_plan_source_rows(plan, 0, height < 16 ? height : 16, &first, &end);
+    int lines = 2 * (end - first + 16) * (vips_concurrency_get() + 1);
+    VipsImage *source = NULL;
+    if (vips_tilecache(in, &source, "tile_width", in->Xsize, "tile_height", 16, "max_tiles", lines / 16 + 1, "access",
+                       VIPS_ACCESS_SEQUENTIAL, "threaded", TRUE, NULL) != 0) {
+        wi_resample_plan_free(plan);
+        return NULL;
+    }
     wi_resample_image *state = g_new(wi_resample_image, 1);
-    state->in = in;
+    state->in = source;
     state->plan = plan;
     VipsImage *out = vips_image_new();
-    // The output holds the input and the plan until it closes.
-    g_object_ref(in);
-    vips_object_local(out, in);
+    // The output holds the (cached) input and the plan until it closes.
+    vips_object_local(out, source);
+    in = source;
     g_signal_connect(out, "close", G_CALLBACK(wi_resample_image_free), state);
     if (vips_image_pipelinev(out, VIPS_DEMAND_STYLE_FATSTRIP, in, NULL) != 0) {
         g_object_unref(out);
@@ -87,11 +99,18 @@ VipsImage *wi_resample_lazy(VipsImage *in, int width, int height, int premultipl
     }
     // Over a sequential loader, workers computing strips out of order would read behind its
     // cache: a sequential cache of our output keeps the reads in order (as libvips' reducev).
-    if (!vips_image_is_sequential(out)) {
-        return out;
+    if (vips_image_is_sequential(out)) {
+        VipsImage *ordered = NULL;
+        int failed = vips_sequential(out, &ordered, "tile_height", 16, NULL);
+        g_object_unref(out);
+        if (failed) {
+            return NULL;
+        }
+        out = ordered;
     }
-    VipsImage *ordered = NULL;
-    int failed = vips_sequential(out, &ordered, "tile_height", 16, NULL);
+    // Every strip computed once, whatever asks for it: tiles (a blur), parts (an insert).
+    VipsImage *kept = NULL;
+    int failed = vips_tilecache(out, &kept, "tile_width", width, "tile_height", 16, "max_tiles", -1, "threaded", TRUE, NULL);
     g_object_unref(out);
-    return failed ? NULL : ordered;
+    return failed ? NULL : kept;
 }

@@ -20,6 +20,15 @@ extension VipsImageRef {
         return VipsImageRef(result)
     }
 
+    /// This 8-bit RGBA image with its alpha scaled as `PixelBuffer.roundingCorners(radius:corners:)`
+    /// scales a bitmap's: lazily, computed region by region when read.
+    public func roundingCorners(radius: Double, corners: UInt) throws(VipsError) -> VipsImageRef {
+        guard let result = wi_round_corners_lazy(pointer, radius, UInt32(truncatingIfNeeded: corners)) else {
+            throw Vips.lastError(or: "round corners failed")
+        }
+        return VipsImageRef(result)
+    }
+
     /// Runs a two-input libvips operation with this image as the argument `names.0` and `other`
     /// as `names.1`, e.g. `call("composite2", with: tint, names: ("base", "overlay"), "mode=over")`.
     public func call(
@@ -40,6 +49,20 @@ extension Vips {
 }
 
 extension PixelBuffer {
+    /// This RGBA bitmap with the alpha scaled by the coverage of `roundedRectangle(width:height:
+    /// radius:corners:ringWidth:colour:)`'s shape without a ring, as multiplying by that
+    /// bitmap does; only the pixels along the edges are computed.
+    public func roundingCorners(radius: Double, corners: UInt) -> PixelBuffer? {
+        guard bands == 4 else { return nil }
+        return PixelBuffer(width: width, height: height, bands: 4) { output in
+            guard let target = output.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return }
+            wi_round_corners_rgba8(
+                baseAddress.assumingMemoryBound(to: UInt8.self), Int32(width), Int32(height), radius,
+                UInt32(truncatingIfNeeded: corners), target
+            )
+        }
+    }
+
     /// An RGBA8 bitmap of `colour` (red, green, blue, alpha) whose alpha follows a `width` x
     /// `height` rectangle with `corners` (bits: 1 top-left, 2 top-right, 4 bottom-left,
     /// 8 bottom-right) rounded by `radius` pixels, edges antialiased. With `ringWidth` > 0,

@@ -130,11 +130,11 @@ public final class VipsImageRef: @unchecked Sendable {
     }
 
     /// Evaluates an 8-bit RGB or RGBA pipeline into an RGBA bitmap (the wrapped one, when this
-    /// image is one as is): an opaque alpha is added to RGB while the pixels are copied out.
+    /// image is one as is): an opaque alpha is added to RGB in one pass.
     public func renderRGBA() throws(VipsError) -> PixelBuffer {
         if let wrappedPixels, wrappedPixels.bands == 4 { return wrappedPixels }
         var length = 0
-        guard let memory = wi_render_rgba8(pointer, 0, &length) else {
+        guard let memory = wi_render_rgba8(pointer, &length) else {
             throw Vips.lastError(or: "cannot compute pixels")
         }
         return PixelBuffer(adopting: memory, count: length, width: width, height: height, bands: 4)

@@ -122,9 +122,8 @@ int wi_resample_rgba8(const uint8_t *src, int src_width, int src_height, size_t 
 /// The first three bands of `pixels` RGBA8 pixels into `dst` (3 bytes a pixel).
 void wi_rgba8_to_rgb8(const uint8_t *src, size_t pixels, uint8_t *dst);
 /// Computes an 8-bit RGB or RGBA image with libvips' workers into a new RGBA8 bitmap (g_free
-/// it), an opaque alpha added to RGB in the same pass (and set on RGBA with `opaque`); NULL
-/// with libvips' error on failure.
-void *wi_render_rgba8(VipsImage *image, int opaque, size_t *length);
+/// it), an opaque alpha added to RGB in one pass after; NULL with libvips' error on failure.
+void *wi_render_rgba8(VipsImage *image, size_t *length);
 
 /// wi_resample_rgba8 in parts, for a libvips operation computing its output strip by strip:
 /// the plan for a `src_width` x `src_height` source and a `width` x `height` result (NULL on
@@ -153,6 +152,16 @@ void wi_orient_rgba8(const uint8_t *src, int width, int height, int orientation,
 /// shape `inset` pixels inside it (radius less `inset`): a border.
 void wi_rounded_rect_rgba8(int width, int height, double radius, unsigned corners, double inset, const uint8_t colour[4],
                            uint8_t *out);
+/// `src`, an RGBA8 bitmap, into `dst` with its alpha scaled by the coverage of the rounded
+/// rectangle wi_rounded_rect_rgba8 draws (no ring): only the pixels along the edges are computed.
+void wi_round_corners_rgba8(const uint8_t *src, int width, int height, double radius, unsigned corners, uint8_t *dst);
+/// The same for `count` RGBA8 pixels of row `y` of a `width` x `height` image, from column
+/// `left`, in place.
+void wi_round_corners_row(uint8_t *pixels, int y, int left, int count, int width, int height, double radius,
+                          unsigned corners);
+/// A lazy libvips image of 8-bit RGBA `in` rounded as wi_round_corners_rgba8 rounds a bitmap,
+/// computed region by region when read; NULL with libvips' error.
+VipsImage *wi_round_corners_lazy(VipsImage *in, double radius, unsigned corners);
 /// The `area_width` x `area_height` area at (`left`, `top`) of wi_rounded_rect_rgba8's bitmap
 /// into `out` (`area_width * area_height * 4` bytes).
 void wi_rounded_rect_area_rgba8(int width, int height, double radius, unsigned corners, double inset,

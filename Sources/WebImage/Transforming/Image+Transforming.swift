@@ -35,7 +35,7 @@ extension Image {
             }
             let pixels = try renderedPixels()
             if let work = transform.bitmap, let result = work(pixels, hasAlpha, scale) {
-                return Image(decoded: result, scale: scale, format: format, hasAlpha: hasAlpha)
+                return Image(decoded: result, scale: scale, format: format, hasAlpha: hasAlpha || transform.addsAlpha)
             }
             var input = try VipsImageRef.wrapping(pixels)
             if transform.movesPixelsOnly {

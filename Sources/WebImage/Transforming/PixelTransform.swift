@@ -16,7 +16,8 @@ struct PixelTransform: Sendable {
     /// then runs on the RGBA bitmap as it is, alpha band or not, rendered in this thread.
     let movesPixelsOnly: Bool
     /// True when `step` first gives the image an alpha band (opaque when it had none): on an
-    /// opaque decoded image it then runs on the RGBA bitmap as it is.
+    /// opaque decoded image it then runs on the RGBA bitmap as it is, and `bitmap`'s result
+    /// has alpha.
     let addsAlpha: Bool
 
     init(bitmap: BitmapWork? = nil, movesPixelsOnly: Bool = false, addsAlpha: Bool = false, step: @escaping Step) {

@@ -42,32 +42,29 @@ public struct RoundCornerTransformer: ImageTransformer {
     public func transformedImage(with image: Image, forKey key: String) -> Image? {
         let (radius, corners) = (radius.isFinite ? max(0, radius) : 0, corners.rawValue)
         let border = borderColor.flatMap { colour in borderWidth.isFinite && borderWidth > 0 ? (borderWidth, colour) : nil }
-        return image.transformed(by: PixelTransform(addsAlpha: true) { image, scale throws(VipsError) in
+        // Without a border, the alpha is scaled along the edges in C: in one pass over a decoded
+        // bitmap, region by region in a lazy pipeline (the same pixels either way).
+        var bitmap: PixelTransform.BitmapWork?
+        if border == nil {
+            bitmap = { pixels, _, scale in pixels.roundingCorners(radius: radius * scale, corners: corners) }
+        }
+        return image.transformed(by: PixelTransform(bitmap: bitmap, addsAlpha: true) { image, scale throws(VipsError) in
+            var rounded = try image.withAlpha().roundingCorners(radius: radius * scale, corners: corners)
+            guard let (borderWidth, colour) = border else { return rounded }
+            // The border covers pixels along the edges only, as deep as the corners' radius or
+            // the border: those strips are cut out, bordered and put back. No bitmap the size
+            // of the image is made.
             let (width, height) = (image.width, image.height)
-            let ringWidth = (border?.0 ?? 0) * scale
-            // Only pixels along the edges change, as deep as the corners' radius (or the border):
-            // those strips are cut out, masked and put back. No mask the size of the image is
-            // made, and a lazy pipeline stays lazy.
+            let ringWidth = borderWidth * scale
             let depth = Int(min(max(radius * scale, ringWidth), Double(max(width, height))).rounded(.up)) + 1
-            var rounded = try image.withAlpha()
             for area in Self.edgeStrips(width: width, height: height, depth: depth) {
-                // White with the shape's coverage as alpha: multiplying keeps the colours and
-                // scales the alpha (integer arithmetic, cheaper than compositing).
-                let shape = PixelBuffer.roundedRectangle(
-                    width: width, height: height, radius: radius * scale, corners: corners, ringWidth: 0,
-                    colour: [255, 255, 255, 255], area: area
+                let ring = PixelBuffer.roundedRectangle(
+                    width: width, height: height, radius: radius * scale, corners: corners, ringWidth: ringWidth,
+                    colour: [colour.red, colour.green, colour.blue, colour.alpha], area: area
                 )
                 var strip = try rounded.extractingArea(x: area.x, y: area.y, width: area.width, height: area.height)
-                    .call("multiply", with: VipsImageRef.wrapping(shape), names: ("left", "right"))
-                    .call("linear", "a=\(1.0 / 255),b=0.5").call("cast", "format=uchar")
-                if let (_, colour) = border {
-                    let ring = PixelBuffer.roundedRectangle(
-                        width: width, height: height, radius: radius * scale, corners: corners, ringWidth: ringWidth,
-                        colour: [colour.red, colour.green, colour.blue, colour.alpha], area: area
-                    )
-                    strip = try strip.composited(with: VipsImageRef.wrapping(ring), mode: "over")
-                    if !strip.isEightBit { strip = try strip.call("cast", "format=uchar") }
-                }
+                    .composited(with: VipsImageRef.wrapping(ring), mode: "over")
+                if !strip.isEightBit { strip = try strip.call("cast", "format=uchar") }
                 rounded = try rounded.call("insert", with: strip, names: ("main", "sub"), "x=\(area.x),y=\(area.y)")
             }
             return rounded

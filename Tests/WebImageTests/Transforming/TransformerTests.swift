@@ -202,6 +202,8 @@ import WebImage
         ResizingTransformer(size: CGSize(width: 700, height: 200), scaleMode: .fill),
         CroppingTransformer(rect: CGRect(x: 30, y: 40, width: 200, height: 150)),
         RoundCornerTransformer(radius: 40, corners: [.topLeft, .bottomRight], borderWidth: 3, borderColor: .black),
+        RoundCornerTransformer(radius: 25.5, corners: [.topRight, .bottomLeft, .bottomRight]),
+        RoundCornerTransformer(radius: 1000),
         FlippingTransformer(horizontal: true, vertical: true),
         FlippingTransformer(horizontal: true, vertical: false),
         FlippingTransformer(horizontal: false, vertical: true),
