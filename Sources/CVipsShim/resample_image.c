@@ -69,13 +69,16 @@ VipsImage *wi_resample_lazy(VipsImage *in, int width, int height, int premultipl
     }
     // Neighbouring strips read overlapping source rows: a cache of whole source lines makes
     // each once (as libvips' resize caches its shrink), enough for every worker's strip.
+    // Tall tiles: the source is computed in them, and an operation with a margin above (a
+    // blur) recomputes that margin for each.
+    enum { source_tile_height = 32 };
     int first = 0;
     int end = 0;
     wi_resample_plan_source_rows(plan, 0, height < 16 ? height : 16, &first, &end);
-    int lines = 2 * (end - first + 16) * (vips_concurrency_get() + 1);
+    int lines = 2 * (end - first + source_tile_height) * (vips_concurrency_get() + 1);
     VipsImage *source = NULL;
-    if (vips_tilecache(in, &source, "tile_width", in->Xsize, "tile_height", 16, "max_tiles", lines / 16 + 1, "access",
-                       VIPS_ACCESS_SEQUENTIAL, "threaded", TRUE, NULL) != 0) {
+    if (vips_tilecache(in, &source, "tile_width", in->Xsize, "tile_height", source_tile_height, "max_tiles",
+                       lines / source_tile_height + 1, "access", VIPS_ACCESS_SEQUENTIAL, "threaded", TRUE, NULL) != 0) {
         wi_resample_plan_free(plan);
         return NULL;
     }
