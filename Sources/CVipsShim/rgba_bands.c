@@ -23,18 +23,15 @@ static size_t wi_rgba_to_rgb_ssse3(const uint8_t *src, size_t pixels, uint8_t *d
     return index;
 }
 
-// Backwards from the end, four pixels a step; returns how many pixels at the start are left.
 __attribute__((target("ssse3")))
-static size_t wi_rgb_to_rgba_ssse3_backwards(uint8_t *pixels, size_t count) {
+static size_t wi_rgb_to_rgba_ssse3(const uint8_t *src, size_t pixels, uint8_t *dst) {
     const __m128i spread = _mm_setr_epi8(0, 1, 2, -1, 3, 4, 5, -1, 6, 7, 8, -1, 9, 10, 11, -1);
     const __m128i opaque = _mm_set1_epi32((int)0xFF000000u);
-    size_t index = count;
-    // 16 bytes loaded for 12 used: only groups with a whole pixel after them in the RGB (still
-    // unread) or the RGBA (already written past it).
-    while (index >= 4 && (index - 4) * 3 + 16 <= count * 4) {
-        index -= 4;
-        __m128i rgb = _mm_loadu_si128((const __m128i *)(pixels + index * 3));
-        _mm_storeu_si128((__m128i *)(pixels + index * 4), _mm_or_si128(_mm_shuffle_epi8(rgb, spread), opaque));
+    size_t index = 0;
+    // 16 bytes loaded for 12 used: the last step stops a pixel group early.
+    for (; index + 6 <= pixels; index += 4) {
+        __m128i rgb = _mm_loadu_si128((const __m128i *)(src + index * 3));
+        _mm_storeu_si128((__m128i *)(dst + index * 4), _mm_or_si128(_mm_shuffle_epi8(rgb, spread), opaque));
     }
     return index;
 }
@@ -52,22 +49,17 @@ void wi_rgba8_to_rgb8(const uint8_t *src, size_t pixels, uint8_t *dst) {
     }
 }
 
-// `pixels` RGB8 pixels to RGBA8 with an opaque alpha, in place: `pixels` holds the RGB at its
-// start and room for the RGBA. From the end back, so that no pixel is overwritten unread.
-static void wi_rgb8_to_rgba8_in_place(uint8_t *pixels, size_t count) {
-    size_t index = count;
+// `pixels` RGB8 pixels to RGBA8 with an opaque alpha.
+static void wi_rgb8_to_rgba8(const uint8_t *src, size_t pixels, uint8_t *dst) {
+    size_t index = 0;
 #if defined(__x86_64__)
     if (__builtin_cpu_supports("ssse3")) {
-        index = wi_rgb_to_rgba_ssse3_backwards(pixels, count);
+        index = wi_rgb_to_rgba_ssse3(src, pixels, dst);
     }
 #endif
-    while (index > 0) {
-        index--;
-        uint8_t red = pixels[index * 3], green = pixels[index * 3 + 1], blue = pixels[index * 3 + 2];
-        pixels[index * 4] = red;
-        pixels[index * 4 + 1] = green;
-        pixels[index * 4 + 2] = blue;
-        pixels[index * 4 + 3] = 255;
+    for (; index < pixels; index++) {
+        memcpy(dst + index * 4, src + index * 3, 3);
+        dst[index * 4 + 3] = 255;
     }
 }
 
@@ -86,15 +78,16 @@ void *wi_render_rgba8(VipsImage *image, size_t *length) {
     }
     size_t count = (size_t)image->Xsize * (size_t)image->Ysize;
     if (image->Bands == 3) {
-        // Grown in place when it can be (a large block is remapped, not copied).
-        uint8_t *grown = g_try_realloc(pixels, count * 4 > 0 ? count * 4 : 1);
-        if (grown == NULL) {
+        // Into a new buffer: growing this one moves it (a copy) as often as not.
+        uint8_t *rgba = g_try_malloc(count * 4 > 0 ? count * 4 : 1);
+        if (rgba == NULL) {
             g_free(pixels);
             vips_error("wi_render_rgba8", "%s", "out of memory");
             return NULL;
         }
-        pixels = grown;
-        wi_rgb8_to_rgba8_in_place(pixels, count);
+        wi_rgb8_to_rgba8(pixels, count, rgba);
+        g_free(pixels);
+        pixels = rgba;
     }
     *length = count * 4;
     return pixels;

@@ -54,13 +54,12 @@ extension PixelBuffer {
     /// bitmap does; only the pixels along the edges are computed.
     public func roundingCorners(radius: Double, corners: UInt) -> PixelBuffer? {
         guard bands == 4 else { return nil }
-        return PixelBuffer(width: width, height: height, bands: 4) { output in
-            guard let target = output.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return }
+        return PixelBuffer(width: width, height: height, bands: 4, writingEveryByte: { output in
             wi_round_corners_rgba8(
                 baseAddress.assumingMemoryBound(to: UInt8.self), Int32(width), Int32(height), radius,
-                UInt32(truncatingIfNeeded: corners), target
+                UInt32(truncatingIfNeeded: corners), output.assumingMemoryBound(to: UInt8.self)
             )
-        }
+        })
     }
 
     /// An RGBA8 bitmap of `colour` (red, green, blue, alpha) whose alpha follows a `width` x
