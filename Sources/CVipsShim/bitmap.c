@@ -203,20 +203,20 @@ static void wi_resample_rows(const uint8_t *src, int first_row, size_t src_strid
 
 // Each output pixel of each row: a weighted sum of neighbouring 4-sample pixels, stored where
 // `place` puts it.
-static void wi_resample_columns(const int16_t *src, int rows, const wi_axis *axis, int width, int src_width,
-                                wi_placement place, int premultiplied, uint8_t *restrict dst) {
+static void wi_resample_columns(const int16_t *src, int rows, int row_pixels, int first_column, const wi_axis *axis,
+                                int left, int right, wi_placement place, int premultiplied, uint8_t *restrict dst) {
     for (int y = 0; y < rows; y++) {
-        const int16_t *line = src + (size_t)y * (size_t)src_width * 4;
-        for (int x = 0; x < width; x++) {
+        const int16_t *line = src + (size_t)y * (size_t)row_pixels * 4;
+        for (int x = left; x < right; x++) {
             const int16_t *weights = axis->weights + (size_t)x * (size_t)axis->stride;
-            const int16_t *pixel = line + (size_t)axis->first[x] * 4;
+            const int16_t *pixel = line + (size_t)(axis->first[x] - first_column) * 4;
             int32_t sums[4] = {0, 0, 0, 0};
             for (int k = 0; k < axis->count[x]; k++) {
                 for (int band = 0; band < 4; band++) {
                     sums[band] += weights[k] * pixel[4 * k + band];
                 }
             }
-            wi_store_pixel(sums, premultiplied, dst + (place.origin + x * place.step_x + y * place.step_y) * 4);
+            wi_store_pixel(sums, premultiplied, dst + (place.origin + (x - left) * place.step_x + y * place.step_y) * 4);
         }
     }
 }
@@ -313,17 +313,18 @@ static inline void wi_store_sums(__m128i sums, int premultiplied, uint8_t *out) 
 }
 
 __attribute__((target("sse4.1")))
-static void wi_resample_columns_sse41(const int16_t *src, int rows, const wi_axis *axis, int width, int src_width,
-                                      wi_placement place, int premultiplied, uint8_t *restrict dst) {
-    size_t line_samples = (size_t)src_width * 4;
+static void wi_resample_columns_sse41(const int16_t *src, int rows, int row_pixels, int first_column,
+                                      const wi_axis *axis, int left, int right, wi_placement place, int premultiplied,
+                                      uint8_t *restrict dst) {
+    size_t line_samples = (size_t)row_pixels * 4;
     for (int y = 0; y < rows; y += 2) {
         // An odd last row is computed twice and stored once.
         int pair = y + 1 < rows;
         const int16_t *line0 = src + (size_t)y * line_samples;
         const int16_t *line1 = pair ? line0 + line_samples : line0;
-        for (int x = 0; x < width; x++) {
+        for (int x = left; x < right; x++) {
             const int16_t *w = axis->weights + (size_t)x * (size_t)axis->stride;
-            size_t first = (size_t)axis->first[x] * 4;
+            size_t first = (size_t)(axis->first[x] - first_column) * 4;
             int count = axis->count[x];
             __m128i sums0 = _mm_setzero_si128();
             __m128i sums1 = _mm_setzero_si128();
@@ -334,9 +335,10 @@ static void wi_resample_columns_sse41(const int16_t *src, int rows, const wi_axi
                 sums0 = _mm_add_epi32(sums0, wi_four_taps(line0 + first + 4 * (size_t)k, w01, w23));
                 sums1 = _mm_add_epi32(sums1, wi_four_taps(line1 + first + 4 * (size_t)k, w01, w23));
             }
-            wi_store_sums(sums0, premultiplied, dst + (place.origin + x * place.step_x + y * place.step_y) * 4);
+            ptrdiff_t at = place.origin + (x - left) * place.step_x;
+            wi_store_sums(sums0, premultiplied, dst + (at + y * place.step_y) * 4);
             if (pair) {
-                wi_store_sums(sums1, premultiplied, dst + (place.origin + x * place.step_x + (y + 1) * place.step_y) * 4);
+                wi_store_sums(sums1, premultiplied, dst + (at + (y + 1) * place.step_y) * 4);
             }
         }
     }
@@ -442,22 +444,34 @@ void wi_resample_plan_free(wi_resample_plan *plan) {
     }
 }
 
-void wi_resample_plan_source_rows(const wi_resample_plan *plan, int top, int bottom, int *first, int *end) {
-    int last = bottom - 1;
-    *first = plan->vertical.first[top] * plan->factor_y;
-    int shrunk_end = plan->vertical.first[last] + plan->vertical.count[last];
-    *end = shrunk_end * plan->factor_y < plan->src_height ? shrunk_end * plan->factor_y : plan->src_height;
+// The source samples [*first, *end) along one axis that outputs [from, to) read, box factor
+// `factor`, source length `length`.
+static void wi_source_span(const wi_axis *axis, int factor, int length, int from, int to, int *first, int *end) {
+    *first = axis->first[from] * factor;
+    int shrunk_end = axis->first[to - 1] + axis->count[to - 1];
+    *end = shrunk_end * factor < length ? shrunk_end * factor : length;
 }
 
-// Output rows `top` to `bottom` (exclusive), placed by `place` relative to row `top`, from the
-// source rows wi_resample_plan_source_rows gives, starting at `src`.
-static int wi_resample_run(const wi_resample_plan *plan, const uint8_t *src, size_t src_stride, int top, int bottom,
+void wi_resample_plan_source(const wi_resample_plan *plan, wi_rect area, wi_rect *source) {
+    int x_end = 0;
+    int y_end = 0;
+    wi_source_span(&plan->horizontal, plan->factor_x, plan->src_width, area.left, area.left + area.width, &source->left, &x_end);
+    wi_source_span(&plan->vertical, plan->factor_y, plan->src_height, area.top, area.top + area.height, &source->top, &y_end);
+    source->width = x_end - source->left;
+    source->height = y_end - source->top;
+}
+
+// The output `area`, placed by `place` relative to its top-left pixel, from the source area
+// wi_resample_plan_source gives, whose top-left pixel is at `src`.
+static int wi_resample_run(const wi_resample_plan *plan, const uint8_t *src, size_t src_stride, wi_rect area,
                            wi_placement place, uint8_t *dst) {
-    int first_row = 0;
-    int end_row = 0;
-    wi_resample_plan_source_rows(plan, top, bottom, &first_row, &end_row);
-    int src_width = plan->src_width;
-    int block_height = end_row - first_row;
+    wi_rect source;
+    wi_resample_plan_source(plan, area, &source);
+    int top = area.top;
+    int bottom = area.top + area.height;
+    int first_row = source.top;
+    int src_width = source.width;
+    int block_height = source.height;
     // Intermediate bitmaps in this thread's buffers (thread_state.h).
     wi_thread_state *state = wi_thread_state_get();
     if (state == NULL) {
@@ -473,10 +487,11 @@ static int wi_resample_run(const wi_resample_plan *plan, const uint8_t *src, siz
         src = weighted;
         src_stride = (size_t)src_width * 4;
     }
+    int shrunk_width = (src_width + plan->factor_x - 1) / plan->factor_x;
     if (plan->factor_x > 1 || plan->factor_y > 1) {
         int shrunk_height = (block_height + plan->factor_y - 1) / plan->factor_y;
-        uint8_t *shrunk = wi_buffer_reserve(&state->resample_shrunk, (size_t)plan->shrunk_width * (size_t)shrunk_height * 4);
-        uint64_t *sums = malloc(sizeof(uint64_t) * (size_t)plan->shrunk_width * 4);
+        uint8_t *shrunk = wi_buffer_reserve(&state->resample_shrunk, (size_t)shrunk_width * (size_t)shrunk_height * 4);
+        uint64_t *sums = malloc(sizeof(uint64_t) * (size_t)shrunk_width * 4);
         if (shrunk == NULL || sums == NULL) {
             free(sums);
             wi_buffer_trim(&state->resample_weighted);
@@ -485,12 +500,13 @@ static int wi_resample_run(const wi_resample_plan *plan, const uint8_t *src, siz
         wi_box_shrink(src, src_width, block_height, src_stride, plan->factor_x, plan->factor_y, sums, shrunk);
         free(sums);
         src = shrunk;
-        src_stride = (size_t)plan->shrunk_width * 4;
+        src_stride = (size_t)shrunk_width * 4;
     }
     first_row /= plan->factor_y;
+    int first_column = source.left / plan->factor_x;
     // Rows first: the column pass, the costlier one per sample, then runs on fewer rows.
     int rows_count = bottom - top;
-    size_t row_samples = (size_t)plan->shrunk_width * 4;
+    size_t row_samples = (size_t)shrunk_width * 4;
     size_t rows_size = row_samples * (size_t)rows_count * sizeof(int16_t);
     uint8_t *rows_memory = wi_buffer_reserve(&state->resample_rows, rows_size + WI_ROW_SLACK);
     int16_t *rows = (int16_t *)rows_memory;
@@ -506,8 +522,8 @@ static int wi_resample_run(const wi_resample_plan *plan, const uint8_t *src, siz
             failed = pairs == NULL;
             if (!failed) {
                 wi_resample_rows_sse41(src, first_row, src_stride, row_samples, vertical, top, bottom, pairs, rows);
-                wi_resample_columns_sse41(rows, rows_count, horizontal, plan->width, plan->shrunk_width, place,
-                                          plan->premultiply, dst);
+                wi_resample_columns_sse41(rows, rows_count, shrunk_width, first_column, horizontal, area.left,
+                                          area.left + area.width, place, plan->premultiply, dst);
             }
             free(pairs);
         } else
@@ -517,8 +533,8 @@ static int wi_resample_run(const wi_resample_plan *plan, const uint8_t *src, siz
             failed = sums == NULL;
             if (!failed) {
                 wi_resample_rows(src, first_row, src_stride, row_samples, vertical, top, bottom, sums, rows);
-                wi_resample_columns(rows, rows_count, horizontal, plan->width, plan->shrunk_width, place,
-                                    plan->premultiply, dst);
+                wi_resample_columns(rows, rows_count, shrunk_width, first_column, horizontal, area.left,
+                                    area.left + area.width, place, plan->premultiply, dst);
             }
             free(sums);
         }
@@ -529,13 +545,14 @@ static int wi_resample_run(const wi_resample_plan *plan, const uint8_t *src, siz
     return failed ? -1 : 0;
 }
 
-int wi_resample_plan_run(const wi_resample_plan *plan, const uint8_t *src, size_t src_stride, int top, int bottom,
-                         uint8_t *dst, size_t dst_stride) {
-    if (top < 0 || bottom > plan->height || top >= bottom || dst_stride % 4 != 0) {
+int wi_resample_plan_run(const wi_resample_plan *plan, const uint8_t *src, size_t src_stride, wi_rect area, uint8_t *dst,
+                         size_t dst_stride) {
+    if (area.left < 0 || area.top < 0 || area.width < 1 || area.height < 1 || area.left + area.width > plan->width ||
+        area.top + area.height > plan->height || dst_stride % 4 != 0) {
         return -1;
     }
     wi_placement place = {0, 1, (ptrdiff_t)(dst_stride / 4)};
-    return wi_resample_run(plan, src, src_stride, top, bottom, place, dst);
+    return wi_resample_run(plan, src, src_stride, area, place, dst);
 }
 
 int wi_resample_rgba8(const uint8_t *src, int src_width, int src_height, size_t src_stride, uint8_t *dst, int width,
@@ -544,7 +561,8 @@ int wi_resample_rgba8(const uint8_t *src, int src_width, int src_height, size_t 
     if (plan == NULL) {
         return -1;
     }
-    int failed = wi_resample_run(plan, src, src_stride, 0, height, wi_placement_for(orientation, width, height), dst);
+    wi_rect whole = {0, 0, width, height};
+    int failed = wi_resample_run(plan, src, src_stride, whole, wi_placement_for(orientation, width, height), dst);
     wi_resample_plan_free(plan);
     return failed;
 }

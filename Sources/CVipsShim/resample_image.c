@@ -1,7 +1,7 @@
 // Our resampler (bitmap.c) as a step of a lazy libvips pipeline: the output is computed strip
-// by strip by libvips' workers, each strip from the source rows it reads. libvips 8.14's resize
-// of the same image costs 5-30x more (scalar horizontal passes, in floating point to be exact),
-// and differs from ours by up to 11 levels in 8 bits.
+// by strip by libvips' workers, each strip (any area) from the source area it reads. libvips
+// 8.14's resize of the same image costs 5-30x more (scalar horizontal passes, in floating
+// point to be exact), and differs from ours by up to 11 levels in 8 bits.
 
 #include "CVipsShim.h"
 
@@ -21,36 +21,15 @@ static int wi_resample_image_generate(VipsRegion *out, void *sequence, void *a, 
     (void)stop;
     VipsRegion *in = sequence;
     wi_resample_image *state = b;
-    VipsRect *area = &out->valid;
-    int first = 0;
-    int end = 0;
-    wi_resample_plan_source_rows(state->plan, area->top, VIPS_RECT_BOTTOM(area), &first, &end);
-    VipsRect source = {0, first, state->in->Xsize, end - first};
-    if (vips_region_prepare(in, &source) != 0) {
+    wi_rect area = {out->valid.left, out->valid.top, out->valid.width, out->valid.height};
+    wi_rect source;
+    wi_resample_plan_source(state->plan, area, &source);
+    VipsRect needed = {source.left, source.top, source.width, source.height};
+    if (vips_region_prepare(in, &needed) != 0) {
         return -1;
     }
-    // Whole rows are computed (the plan's passes run across the width); a narrower area is cut
-    // from them, so callers of strips (the usual demand, asked for below) waste nothing.
-    size_t row_bytes = (size_t)out->im->Xsize * 4;
-    int rows = area->height;
-    int full = area->left == 0 && area->width == out->im->Xsize;
-    uint8_t *whole = NULL;
-    if (!full && (whole = g_try_malloc(row_bytes * (size_t)rows)) == NULL) {
-        vips_error("wi_resample", "%s", "out of memory");
-        return -1;
-    }
-    uint8_t *target = full ? VIPS_REGION_ADDR(out, 0, area->top) : whole;
-    size_t stride = full ? (size_t)VIPS_REGION_LSKIP(out) : row_bytes;
-    int failed = wi_resample_plan_run(state->plan, VIPS_REGION_ADDR(in, 0, first), (size_t)VIPS_REGION_LSKIP(in),
-                                      area->top, VIPS_RECT_BOTTOM(area), target, stride);
-    if (whole != NULL) {
-        for (int y = 0; y < rows && !failed; y++) {
-            memcpy(VIPS_REGION_ADDR(out, area->left, area->top + y), whole + (size_t)y * row_bytes + (size_t)area->left * 4,
-                   (size_t)area->width * 4);
-        }
-        g_free(whole);
-    }
-    if (failed) {
+    if (wi_resample_plan_run(state->plan, VIPS_REGION_ADDR(in, source.left, source.top), (size_t)VIPS_REGION_LSKIP(in),
+                             area, VIPS_REGION_ADDR(out, area.left, area.top), (size_t)VIPS_REGION_LSKIP(out)) != 0) {
         vips_error("wi_resample", "%s", "cannot resample");
         return -1;
     }
@@ -67,15 +46,16 @@ VipsImage *wi_resample_lazy(VipsImage *in, int width, int height, int premultipl
         vips_error("wi_resample", "cannot resize %dx%d to %dx%d", in->Xsize, in->Ysize, width, height);
         return NULL;
     }
-    // Neighbouring strips read overlapping source rows: a cache of whole source lines makes
-    // each once (as libvips' resize caches its shrink), enough for every worker's strip.
-    // Tall tiles: the source is computed in them, and an operation with a margin above (a
-    // blur) recomputes that margin for each.
+    // The output goes in whole-width strips, whose neighbours read overlapping source rows: a
+    // cache of whole source lines makes each once (as libvips' resize caches its shrink),
+    // enough for every worker's strip, in tiles 32 rows tall (an operation above with a
+    // margin, a blur, recomputes it per tile; taller tiles leave a worker waiting for another).
+    // Tiles of the output instead (a source area per tile) measured slower still.
     enum { source_tile_height = 32 };
-    int first = 0;
-    int end = 0;
-    wi_resample_plan_source_rows(plan, 0, height < 16 ? height : 16, &first, &end);
-    int lines = 2 * (end - first + source_tile_height) * (vips_concurrency_get() + 1);
+    wi_rect strip = {0, 0, width, height < 16 ? height : 16};
+    wi_rect rows;
+    wi_resample_plan_source(plan, strip, &rows);
+    int lines = 2 * (rows.height + source_tile_height) * (vips_concurrency_get() + 1);
     VipsImage *source = NULL;
     if (vips_tilecache(in, &source, "tile_width", in->Xsize, "tile_height", source_tile_height, "max_tiles",
                        lines / source_tile_height + 1, "access", VIPS_ACCESS_SEQUENTIAL, "threaded", TRUE, NULL) != 0) {
@@ -111,7 +91,7 @@ VipsImage *wi_resample_lazy(VipsImage *in, int width, int height, int premultipl
         }
         out = ordered;
     }
-    // Every strip computed once, whatever asks for it: tiles (a blur), parts (an insert).
+    // Every area computed once, whatever asks for it: tiles (a blur), parts (an insert).
     VipsImage *kept = NULL;
     int failed = vips_tilecache(out, &kept, "tile_width", width, "tile_height", 16, "max_tiles", -1, "threaded", TRUE, NULL);
     g_object_unref(out);

@@ -125,17 +125,23 @@ void wi_rgba8_to_rgb8(const uint8_t *src, size_t pixels, uint8_t *dst);
 /// it), an opaque alpha added to RGB in one pass after; NULL with libvips' error on failure.
 void *wi_render_rgba8(VipsImage *image, size_t *length);
 
-/// wi_resample_rgba8 in parts, for a libvips operation computing its output strip by strip:
-/// the plan for a `src_width` x `src_height` source and a `width` x `height` result (NULL on
-/// bad sizes), the source rows [`first`, `end`) that output rows [`top`, `bottom`) read, and
-/// those output rows computed from them (`src`: row `first`) into `dst` (row `top`, rows
-/// `dst_stride` bytes apart; upright). The plan is read-only: threads may share it.
+/// wi_resample_rgba8 in parts, for a libvips image computing its output area by area: the
+/// plan for a `src_width` x `src_height` source and a `width` x `height` result (NULL on bad
+/// sizes), the `source` area an output `area` reads, and that output area computed from it
+/// (`src`: its top-left pixel) into `dst` (the area's top-left pixel, rows `dst_stride` bytes
+/// apart; upright). The plan is read-only: threads may share it.
+typedef struct {
+    int left;
+    int top;
+    int width;
+    int height;
+} wi_rect;
 typedef struct wi_resample_plan wi_resample_plan;
 wi_resample_plan *wi_resample_plan_new(int src_width, int src_height, int width, int height, int premultiply);
 void wi_resample_plan_free(wi_resample_plan *plan);
-void wi_resample_plan_source_rows(const wi_resample_plan *plan, int top, int bottom, int *first, int *end);
-int wi_resample_plan_run(const wi_resample_plan *plan, const uint8_t *src, size_t src_stride, int top, int bottom,
-                         uint8_t *dst, size_t dst_stride);
+void wi_resample_plan_source(const wi_resample_plan *plan, wi_rect area, wi_rect *source);
+int wi_resample_plan_run(const wi_resample_plan *plan, const uint8_t *src, size_t src_stride, wi_rect area, uint8_t *dst,
+                         size_t dst_stride);
 
 /// A lazy libvips image of 8-bit RGBA `in` resized by wi_resample_rgba8 to `width` x `height`
 /// (each at most `in`'s), computed strip by strip when read; NULL with libvips' error.
