@@ -26,7 +26,7 @@ let package = Package(
             providers: [.apt(["libvips-dev"])]
         ),
         // Non-variadic entry points into libvips (Swift cannot call C variadic functions).
-        .target(name: "CVipsGlue", dependencies: ["CLibvips"]),
+        .target(name: "CVipsGlue", dependencies: ["CLibvips", "CBitmapKernels"]),
         // Kernels over bitmaps in memory: resampling, orientation, round-corner coverage, and ICC
         // conversion through lcms2 (liblcms2-dev).
         .target(name: "CBitmapKernels", dependencies: ["CLibvips"], linkerSettings: [.linkedLibrary("lcms2")]),

@@ -22,7 +22,11 @@
 enum {
     WI_WEIGHT_BITS = 14,       // fixed-point weights: sum 1 << 14, 8-bit samples, int32 sums
     WI_KERNEL_STEPS = 1024,    // kernel table resolution per unit
-    WI_ROW_SLACK = 16,         // readable bytes after the vertical pass' rows (SSE reads past)
+    // The vertical pass' rows are int16 with this many fractional bits, unclipped: Lanczos
+    // overshoot (and its rounding) clipped between the passes shifted results by up to 11
+    // levels from a resize in floating point (libvips' on a lazy image).
+    WI_ROW_FRACTION_BITS = 4,
+    WI_ROW_SLACK = 32,         // readable bytes after the vertical pass' rows (SSE reads past)
 };
 
 // lanczos3(x) for x in [0, 3] at 1/WI_KERNEL_STEPS steps: built once, read by every thread.
@@ -123,9 +127,29 @@ static int wi_axis_make(wi_axis *axis, int in, int out, double scale) {
     return 0;
 }
 
-static inline uint8_t wi_fixed_to_u8(int32_t sum) {
-    sum = (sum + (1 << (WI_WEIGHT_BITS - 1))) >> WI_WEIGHT_BITS;
-    return sum < 0 ? 0 : sum > 255 ? 255 : (uint8_t)sum;
+// A vertical-pass sum as a row sample: WI_ROW_FRACTION_BITS fractional bits, rounded.
+static inline int16_t wi_fixed_to_row(int32_t sum) {
+    sum = (sum + (1 << (WI_WEIGHT_BITS - WI_ROW_FRACTION_BITS - 1))) >> (WI_WEIGHT_BITS - WI_ROW_FRACTION_BITS);
+    return (int16_t)(sum < INT16_MIN ? INT16_MIN : sum > INT16_MAX ? INT16_MAX : sum);
+}
+
+enum { WI_SUM_BITS = WI_WEIGHT_BITS + WI_ROW_FRACTION_BITS };  // fractional bits of a horizontal-pass sum
+
+// One output pixel from its four horizontal-pass sums: rounded and limited; with
+// `premultiplied`, the colours divided by the alpha before either is limited (Lanczos
+// overshoots the alpha at hard edges too: limiting it first brightened those pixels).
+static inline void wi_store_pixel(const int32_t sums[4], int premultiplied, uint8_t *out) {
+    for (int band = 0; band < 4; band++) {
+        int32_t value = (sums[band] + (1 << (WI_SUM_BITS - 1))) >> WI_SUM_BITS;
+        out[band] = (uint8_t)(value < 0 ? 0 : value > 255 ? 255 : value);
+    }
+    if (premultiplied) {
+        float scale = sums[3] > 0 ? 255.0f / (float)sums[3] : 0.0f;
+        for (int band = 0; band < 3; band++) {
+            float value = (float)sums[band] * scale + 0.5f;
+            out[band] = (uint8_t)(value < 0.0f ? 0.0f : value > 255.0f ? 255.0f : value);
+        }
+    }
 }
 
 // Where output pixel (x, y) of a `width` x `height` bitmap goes when turned upright from EXIF
@@ -152,48 +176,47 @@ static wi_placement wi_placement_for(int orientation, int width, int height) {
 }
 
 // Each output row: a weighted sum of whole input rows (a loop compilers vectorise).
-static void wi_resample_rows(const uint8_t *src, size_t src_stride, size_t row_bytes, const wi_axis *axis, int rows,
-                             int32_t *restrict sums, uint8_t *restrict dst) {
-    for (int y = 0; y < rows; y++) {
+// Output rows `top` to `bottom` (exclusive) into `dst` from `src`, whose first row is input row
+// `first_row`.
+static void wi_resample_rows(const uint8_t *src, int first_row, size_t src_stride, size_t row_samples, const wi_axis *axis,
+                             int top, int bottom, int32_t *restrict sums, int16_t *restrict dst) {
+    for (int y = top; y < bottom; y++) {
         const int16_t *weights = axis->weights + (size_t)y * (size_t)axis->stride;
-        const uint8_t *line = src + (size_t)axis->first[y] * src_stride;
+        const uint8_t *line = src + (size_t)(axis->first[y] - first_row) * src_stride;
         int32_t weight = weights[0];
-        for (size_t j = 0; j < row_bytes; j++) {
+        for (size_t j = 0; j < row_samples; j++) {
             sums[j] = weight * line[j];
         }
         for (int k = 1; k < axis->count[y]; k++) {
             line += src_stride;
             weight = weights[k];
-            for (size_t j = 0; j < row_bytes; j++) {
+            for (size_t j = 0; j < row_samples; j++) {
                 sums[j] += weight * line[j];
             }
         }
-        uint8_t *out = dst + (size_t)y * row_bytes;
-        for (size_t j = 0; j < row_bytes; j++) {
-            out[j] = wi_fixed_to_u8(sums[j]);
+        int16_t *out = dst + (size_t)(y - top) * row_samples;
+        for (size_t j = 0; j < row_samples; j++) {
+            out[j] = wi_fixed_to_row(sums[j]);
         }
     }
 }
 
 // Each output pixel of each row: a weighted sum of neighbouring 4-sample pixels, stored where
 // `place` puts it.
-static void wi_resample_columns(const uint8_t *src, int rows, const wi_axis *axis, int width, int src_width,
-                                wi_placement place, uint8_t *restrict dst) {
+static void wi_resample_columns(const int16_t *src, int rows, int row_pixels, int first_column, const wi_axis *axis,
+                                int left, int right, wi_placement place, int premultiplied, uint8_t *restrict dst) {
     for (int y = 0; y < rows; y++) {
-        const uint8_t *line = src + (size_t)y * (size_t)src_width * 4;
-        for (int x = 0; x < width; x++) {
+        const int16_t *line = src + (size_t)y * (size_t)row_pixels * 4;
+        for (int x = left; x < right; x++) {
             const int16_t *weights = axis->weights + (size_t)x * (size_t)axis->stride;
-            const uint8_t *pixel = line + (size_t)axis->first[x] * 4;
+            const int16_t *pixel = line + (size_t)(axis->first[x] - first_column) * 4;
             int32_t sums[4] = {0, 0, 0, 0};
             for (int k = 0; k < axis->count[x]; k++) {
                 for (int band = 0; band < 4; band++) {
                     sums[band] += weights[k] * pixel[4 * k + band];
                 }
             }
-            uint8_t *out = dst + (place.origin + x * place.step_x + y * place.step_y) * 4;
-            for (int band = 0; band < 4; band++) {
-                out[band] = wi_fixed_to_u8(sums[band]);
-            }
+            wi_store_pixel(sums, premultiplied, dst + (place.origin + (x - left) * place.step_x + y * place.step_y) * 4);
         }
     }
 }
@@ -211,13 +234,15 @@ static inline __m128i wi_weight_pair(int16_t first, int16_t second) {
 // (a0 b0 a1 b1 ...) and multiplied by the weight pair with pmaddwd. 16 samples at a time go
 // through every tap with their sums held in registers.
 __attribute__((target("sse4.1")))
-static void wi_resample_rows_sse41(const uint8_t *src, size_t src_stride, size_t row_bytes, const wi_axis *axis, int rows,
-                                   __m128i *restrict pairs, uint8_t *restrict dst) {
-    const __m128i half = _mm_set1_epi32(1 << (WI_WEIGHT_BITS - 1));
-    size_t vector_bytes = row_bytes & ~(size_t)15;
-    for (int y = 0; y < rows; y++) {
+static void wi_resample_rows_sse41(const uint8_t *src, int first_row, size_t src_stride, size_t row_samples,
+                                   const wi_axis *axis, int top, int bottom, __m128i *restrict pairs,
+                                   int16_t *restrict dst) {
+    const int shift = WI_WEIGHT_BITS - WI_ROW_FRACTION_BITS;
+    const __m128i half = _mm_set1_epi32(1 << (shift - 1));
+    size_t vector_samples = row_samples & ~(size_t)15;
+    for (int y = top; y < bottom; y++) {
         const int16_t *weights = axis->weights + (size_t)y * (size_t)axis->stride;
-        const uint8_t *first = src + (size_t)axis->first[y] * src_stride;
+        const uint8_t *first = src + (size_t)(axis->first[y] - first_row) * src_stride;
         int count = axis->count[y];
         // An odd last tap pairs with a zero weight (the padding after the row's taps) and reads
         // its own row again.
@@ -226,7 +251,7 @@ static void wi_resample_rows_sse41(const uint8_t *src, size_t src_stride, size_t
             pairs[p] = wi_weight_pair(weights[2 * p], weights[2 * p + 1]);
         }
         size_t last_offset = (size_t)(count - 1) * src_stride;
-        for (size_t j = 0; j < vector_bytes; j += 16) {
+        for (size_t j = 0; j < vector_samples; j += 16) {
             __m128i s0 = half, s1 = half, s2 = half, s3 = half;
             for (int p = 0; p < pair_count; p++) {
                 size_t offset = (size_t)(2 * p) * src_stride;
@@ -241,21 +266,18 @@ static void wi_resample_rows_sse41(const uint8_t *src, size_t src_stride, size_t
                 s2 = _mm_add_epi32(s2, _mm_madd_epi16(_mm_cvtepu8_epi16(high), pairs[p]));
                 s3 = _mm_add_epi32(s3, _mm_madd_epi16(_mm_cvtepu8_epi16(_mm_srli_si128(high, 8)), pairs[p]));
             }
-            s0 = _mm_srai_epi32(s0, WI_WEIGHT_BITS);
-            s1 = _mm_srai_epi32(s1, WI_WEIGHT_BITS);
-            s2 = _mm_srai_epi32(s2, WI_WEIGHT_BITS);
-            s3 = _mm_srai_epi32(s3, WI_WEIGHT_BITS);
-            _mm_storeu_si128((__m128i *)(dst + (size_t)y * row_bytes + j),
-                             _mm_packus_epi16(_mm_packs_epi32(s0, s1), _mm_packs_epi32(s2, s3)));
+            int16_t *out = dst + (size_t)(y - top) * row_samples + j;
+            _mm_storeu_si128((__m128i *)out, _mm_packs_epi32(_mm_srai_epi32(s0, shift), _mm_srai_epi32(s1, shift)));
+            _mm_storeu_si128((__m128i *)(out + 8), _mm_packs_epi32(_mm_srai_epi32(s2, shift), _mm_srai_epi32(s3, shift)));
         }
         // The rest of the row (under 16 samples), one sample at a time.
-        uint8_t *out = dst + (size_t)y * row_bytes;
-        for (size_t j = vector_bytes; j < row_bytes; j++) {
+        int16_t *out = dst + (size_t)(y - top) * row_samples;
+        for (size_t j = vector_samples; j < row_samples; j++) {
             int32_t sum = 0;
             for (int k = 0; k < count; k++) {
                 sum += weights[k] * first[(size_t)k * src_stride + j];
             }
-            out[j] = wi_fixed_to_u8(sum);
+            out[j] = wi_fixed_to_row(sum);
         }
     }
 }
@@ -267,35 +289,45 @@ static void wi_resample_rows_sse41(const uint8_t *src, size_t src_stride, size_t
 // rows at once (which share the weights). The taps run to a multiple of four (the axis'
 // padding weights are 0, and the rows end in WI_ROW_SLACK readable bytes).
 __attribute__((target("sse4.1")))
-static inline __m128i wi_four_taps(const uint8_t *pixels, __m128i w01, __m128i w23) {
-    const __m128i pairs = _mm_setr_epi8(0, 4, 1, 5, 2, 6, 3, 7, 8, 12, 9, 13, 10, 14, 11, 15);
-    __m128i four = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)pixels), pairs);
-    return _mm_add_epi32(_mm_madd_epi16(_mm_cvtepu8_epi16(four), w01),
-                         _mm_madd_epi16(_mm_cvtepu8_epi16(_mm_srli_si128(four, 8)), w23));
+static inline __m128i wi_two_taps(const int16_t *pixels, __m128i weights) {
+    const __m128i pairs = _mm_setr_epi8(0, 1, 8, 9, 2, 3, 10, 11, 4, 5, 12, 13, 6, 7, 14, 15);
+    return _mm_madd_epi16(_mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)pixels), pairs), weights);
 }
 
 __attribute__((target("sse4.1")))
-static inline int32_t wi_pack_pixel(__m128i sums) {
-    sums = _mm_srai_epi32(sums, WI_WEIGHT_BITS);
-    return _mm_cvtsi128_si32(_mm_packus_epi16(_mm_packs_epi32(sums, sums), sums));
+static inline __m128i wi_four_taps(const int16_t *pixels, __m128i w01, __m128i w23) {
+    return _mm_add_epi32(wi_two_taps(pixels, w01), wi_two_taps(pixels + 8, w23));
 }
 
 __attribute__((target("sse4.1")))
-static void wi_resample_columns_sse41(const uint8_t *src, int rows, const wi_axis *axis, int width, int src_width,
-                                      wi_placement place, uint8_t *restrict dst) {
-    const __m128i half = _mm_set1_epi32(1 << (WI_WEIGHT_BITS - 1));
-    size_t line_bytes = (size_t)src_width * 4;
+static inline void wi_store_sums(__m128i sums, int premultiplied, uint8_t *out) {
+    if (premultiplied) {
+        int32_t values[4];
+        _mm_storeu_si128((__m128i *)values, sums);
+        wi_store_pixel(values, 1, out);
+        return;
+    }
+    sums = _mm_srai_epi32(_mm_add_epi32(sums, _mm_set1_epi32(1 << (WI_SUM_BITS - 1))), WI_SUM_BITS);
+    int32_t value = _mm_cvtsi128_si32(_mm_packus_epi16(_mm_packs_epi32(sums, sums), sums));
+    memcpy(out, &value, 4);
+}
+
+__attribute__((target("sse4.1")))
+static void wi_resample_columns_sse41(const int16_t *src, int rows, int row_pixels, int first_column,
+                                      const wi_axis *axis, int left, int right, wi_placement place, int premultiplied,
+                                      uint8_t *restrict dst) {
+    size_t line_samples = (size_t)row_pixels * 4;
     for (int y = 0; y < rows; y += 2) {
         // An odd last row is computed twice and stored once.
         int pair = y + 1 < rows;
-        const uint8_t *line0 = src + (size_t)y * line_bytes;
-        const uint8_t *line1 = pair ? line0 + line_bytes : line0;
-        for (int x = 0; x < width; x++) {
+        const int16_t *line0 = src + (size_t)y * line_samples;
+        const int16_t *line1 = pair ? line0 + line_samples : line0;
+        for (int x = left; x < right; x++) {
             const int16_t *w = axis->weights + (size_t)x * (size_t)axis->stride;
-            size_t first = (size_t)axis->first[x] * 4;
+            size_t first = (size_t)(axis->first[x] - first_column) * 4;
             int count = axis->count[x];
-            __m128i sums0 = half;
-            __m128i sums1 = half;
+            __m128i sums0 = _mm_setzero_si128();
+            __m128i sums1 = _mm_setzero_si128();
             for (int k = 0; k < count; k += 4) {
                 __m128i weights = _mm_loadl_epi64((const __m128i *)(w + k));
                 __m128i w01 = _mm_shuffle_epi32(weights, 0x00);
@@ -303,11 +335,10 @@ static void wi_resample_columns_sse41(const uint8_t *src, int rows, const wi_axi
                 sums0 = _mm_add_epi32(sums0, wi_four_taps(line0 + first + 4 * (size_t)k, w01, w23));
                 sums1 = _mm_add_epi32(sums1, wi_four_taps(line1 + first + 4 * (size_t)k, w01, w23));
             }
-            int32_t value0 = wi_pack_pixel(sums0);
-            memcpy(dst + (place.origin + x * place.step_x + y * place.step_y) * 4, &value0, 4);
+            ptrdiff_t at = place.origin + (x - left) * place.step_x;
+            wi_store_sums(sums0, premultiplied, dst + (at + y * place.step_y) * 4);
             if (pair) {
-                int32_t value1 = wi_pack_pixel(sums1);
-                memcpy(dst + (place.origin + x * place.step_x + (y + 1) * place.step_y) * 4, &value1, 4);
+                wi_store_sums(sums1, premultiplied, dst + (at + (y + 1) * place.step_y) * 4);
             }
         }
     }
@@ -359,51 +390,106 @@ static void wi_premultiply(const uint8_t *src, int width, int height, size_t src
     }
 }
 
-// Back from premultiplied: colours over alpha, rounded and limited (Lanczos can overshoot);
-// black where nothing is left.
-static void wi_unpremultiply(uint8_t *pixels, size_t count) {
-    for (size_t i = 0; i < count; i++, pixels += 4) {
-        uint32_t alpha = pixels[3];
-        for (int band = 0; band < 3; band++) {
-            uint32_t value = alpha == 0 ? 0 : (pixels[band] * 255u + alpha / 2) / alpha;
-            pixels[band] = (uint8_t)(value > 255 ? 255 : value);
-        }
+struct wi_resample_plan {
+    int src_width;
+    int src_height;
+    int width;
+    int height;
+    // Large reductions: a box shrink first, leaving a factor of 2 to 4 for Lanczos (libvips'
+    // and Pillow's reducing gap of 2), which keeps the kernel short.
+    int factor_x;
+    int factor_y;
+    int shrunk_width;
+    int shrunk_height;
+    int premultiply;
+    wi_axis vertical;   // over the shrunk rows
+    wi_axis horizontal; // over the shrunk columns
+};
+
+wi_resample_plan *wi_resample_plan_new(int src_width, int src_height, int width, int height, int premultiply) {
+    if (src_width < 1 || src_height < 1 || width < 1 || height < 1 || width > src_width || height > src_height) {
+        return NULL;
+    }
+    wi_resample_plan *plan = calloc(1, sizeof(wi_resample_plan));
+    if (plan == NULL) {
+        return NULL;
+    }
+    *plan = (wi_resample_plan){.src_width = src_width, .src_height = src_height, .width = width, .height = height,
+                               .premultiply = premultiply};
+    plan->factor_x = src_width / width / 2 < 1 ? 1 : src_width / width / 2;
+    plan->factor_y = src_height / height / 2 < 1 ? 1 : src_height / height / 2;
+    plan->shrunk_width = (src_width + plan->factor_x - 1) / plan->factor_x;
+    plan->shrunk_height = (src_height + plan->factor_y - 1) / plan->factor_y;
+    // The Lanczos scale left after the box: libvips' resize keeps the whole factor divided by
+    // the box size, not the shrunk size over the output's, which differ by the rounding.
+    double scale_x = (double)src_width / plan->factor_x / width;
+    double scale_y = (double)src_height / plan->factor_y / height;
+    if (wi_axis_make(&plan->vertical, plan->shrunk_height, height, scale_y) != 0) {
+        free(plan);
+        return NULL;
+    }
+    if (wi_axis_make(&plan->horizontal, plan->shrunk_width, width, scale_x) != 0) {
+        wi_axis_free(&plan->vertical);
+        free(plan);
+        return NULL;
+    }
+    return plan;
+}
+
+void wi_resample_plan_free(wi_resample_plan *plan) {
+    if (plan != NULL) {
+        wi_axis_free(&plan->vertical);
+        wi_axis_free(&plan->horizontal);
+        free(plan);
     }
 }
 
-int wi_resample_rgba8(const uint8_t *src, int src_width, int src_height, size_t src_stride, uint8_t *dst, int width,
-                      int height, int orientation, int premultiply) {
-    if (src_width < 1 || src_height < 1 || width < 1 || height < 1 || width > src_width || height > src_height) {
-        return -1;
-    }
-    // Large reductions: a box shrink first, leaving a factor of 2 to 4 for Lanczos (libvips'
-    // and Pillow's reducing gap of 2), which keeps the kernel short.
-    int factor_x = src_width / width / 2;
-    int factor_y = src_height / height / 2;
-    factor_x = factor_x < 1 ? 1 : factor_x;
-    factor_y = factor_y < 1 ? 1 : factor_y;
-    // The Lanczos scale left after the box: libvips' resize keeps the whole factor divided by
-    // the box size, not the shrunk size over the output's, which differ by the rounding.
-    double scale_x = (double)src_width / factor_x / width;
-    double scale_y = (double)src_height / factor_y / height;
+// The source samples [*first, *end) along one axis that outputs [from, to) read, box factor
+// `factor`, source length `length`.
+static void wi_source_span(const wi_axis *axis, int factor, int length, int from, int to, int *first, int *end) {
+    *first = axis->first[from] * factor;
+    int shrunk_end = axis->first[to - 1] + axis->count[to - 1];
+    *end = shrunk_end * factor < length ? shrunk_end * factor : length;
+}
+
+void wi_resample_plan_source(const wi_resample_plan *plan, wi_rect area, wi_rect *source) {
+    int x_end = 0;
+    int y_end = 0;
+    wi_source_span(&plan->horizontal, plan->factor_x, plan->src_width, area.left, area.left + area.width, &source->left, &x_end);
+    wi_source_span(&plan->vertical, plan->factor_y, plan->src_height, area.top, area.top + area.height, &source->top, &y_end);
+    source->width = x_end - source->left;
+    source->height = y_end - source->top;
+}
+
+// The output `area`, placed by `place` relative to its top-left pixel, from the source area
+// wi_resample_plan_source gives, whose top-left pixel is at `src`.
+static int wi_resample_run(const wi_resample_plan *plan, const uint8_t *src, size_t src_stride, wi_rect area,
+                           wi_placement place, uint8_t *dst) {
+    wi_rect source;
+    wi_resample_plan_source(plan, area, &source);
+    int top = area.top;
+    int bottom = area.top + area.height;
+    int first_row = source.top;
+    int src_width = source.width;
+    int block_height = source.height;
     // Intermediate bitmaps in this thread's buffers (resample_scratch.h).
     wi_resample_scratch *scratch = wi_resample_scratch_get();
     if (scratch == NULL) {
         return -1;
     }
     int failed = 0;
-    if (premultiply) {
-        uint8_t *weighted = wi_buffer_reserve(&scratch->weighted, (size_t)src_width * (size_t)src_height * 4);
+    if (plan->premultiply) {
+        uint8_t *weighted = wi_buffer_reserve(&scratch->weighted, (size_t)src_width * (size_t)block_height * 4);
         if (weighted == NULL) {
             return -1;
         }
-        wi_premultiply(src, src_width, src_height, src_stride, weighted);
+        wi_premultiply(src, src_width, block_height, src_stride, weighted);
         src = weighted;
         src_stride = (size_t)src_width * 4;
     }
-    if (factor_x > 1 || factor_y > 1) {
-        int shrunk_width = (src_width + factor_x - 1) / factor_x;
-        int shrunk_height = (src_height + factor_y - 1) / factor_y;
+    int shrunk_width = (src_width + plan->factor_x - 1) / plan->factor_x;
+    if (plan->factor_x > 1 || plan->factor_y > 1) {
+        int shrunk_height = (block_height + plan->factor_y - 1) / plan->factor_y;
         uint8_t *shrunk = wi_buffer_reserve(&scratch->shrunk, (size_t)shrunk_width * (size_t)shrunk_height * 4);
         uint64_t *sums = malloc(sizeof(uint64_t) * (size_t)shrunk_width * 4);
         if (shrunk == NULL || sums == NULL) {
@@ -411,63 +497,74 @@ int wi_resample_rgba8(const uint8_t *src, int src_width, int src_height, size_t 
             wi_buffer_trim(&scratch->weighted);
             return -1;
         }
-        wi_box_shrink(src, src_width, src_height, src_stride, factor_x, factor_y, sums, shrunk);
+        wi_box_shrink(src, src_width, block_height, src_stride, plan->factor_x, plan->factor_y, sums, shrunk);
         free(sums);
         src = shrunk;
-        src_width = shrunk_width;
-        src_height = shrunk_height;
         src_stride = (size_t)shrunk_width * 4;
     }
-    wi_axis vertical;
-    wi_axis horizontal;
-    if (wi_axis_make(&vertical, src_height, height, scale_y) != 0) {
-        wi_buffer_trim(&scratch->weighted);
-        return -1;
-    }
-    if (wi_axis_make(&horizontal, src_width, width, scale_x) != 0) {
-        wi_axis_free(&vertical);
-        wi_buffer_trim(&scratch->weighted);
-        return -1;
-    }
+    first_row /= plan->factor_y;
+    int first_column = source.left / plan->factor_x;
     // Rows first: the column pass, the costlier one per sample, then runs on fewer rows.
-    size_t row_bytes = (size_t)src_width * 4;
-    size_t rows_size = row_bytes * (size_t)height;
-    uint8_t *rows = wi_buffer_reserve(&scratch->rows, rows_size + WI_ROW_SLACK);
+    int rows_count = bottom - top;
+    size_t row_samples = (size_t)shrunk_width * 4;
+    size_t rows_size = row_samples * (size_t)rows_count * sizeof(int16_t);
+    uint8_t *rows_memory = wi_buffer_reserve(&scratch->rows, rows_size + WI_ROW_SLACK);
+    int16_t *rows = (int16_t *)rows_memory;
     failed = rows == NULL;
     if (!failed) {
         // Read (at weight 0) by the SIMD column pass: defined, for memory checkers' sake.
-        memset(rows + rows_size, 0, WI_ROW_SLACK);
-        wi_placement place = wi_placement_for(orientation, width, height);
+        memset(rows_memory + rows_size, 0, WI_ROW_SLACK);
+        const wi_axis *vertical = &plan->vertical;
+        const wi_axis *horizontal = &plan->horizontal;
 #if defined(__x86_64__)
         if (__builtin_cpu_supports("sse4.1")) {
-            __m128i *pairs = aligned_alloc(16, sizeof(__m128i) * (size_t)vertical.stride / 2);
+            __m128i *pairs = aligned_alloc(16, sizeof(__m128i) * (size_t)vertical->stride / 2);
             failed = pairs == NULL;
             if (!failed) {
-                wi_resample_rows_sse41(src, src_stride, row_bytes, &vertical, height, pairs, rows);
-                wi_resample_columns_sse41(rows, height, &horizontal, width, src_width, place, dst);
+                wi_resample_rows_sse41(src, first_row, src_stride, row_samples, vertical, top, bottom, pairs, rows);
+                wi_resample_columns_sse41(rows, rows_count, shrunk_width, first_column, horizontal, area.left,
+                                          area.left + area.width, place, plan->premultiply, dst);
             }
             free(pairs);
         } else
 #endif
         {
-            int32_t *sums = malloc(sizeof(int32_t) * row_bytes);
+            int32_t *sums = malloc(sizeof(int32_t) * row_samples);
             failed = sums == NULL;
             if (!failed) {
-                wi_resample_rows(src, src_stride, row_bytes, &vertical, height, sums, rows);
-                wi_resample_columns(rows, height, &horizontal, width, src_width, place, dst);
+                wi_resample_rows(src, first_row, src_stride, row_samples, vertical, top, bottom, sums, rows);
+                wi_resample_columns(rows, rows_count, shrunk_width, first_column, horizontal, area.left,
+                                    area.left + area.width, place, plan->premultiply, dst);
             }
             free(sums);
         }
     }
-    if (premultiply && !failed) {
-        wi_unpremultiply(dst, (size_t)width * (size_t)height);
-    }
     wi_buffer_trim(&scratch->rows);
     wi_buffer_trim(&scratch->shrunk);
     wi_buffer_trim(&scratch->weighted);
-    wi_axis_free(&vertical);
-    wi_axis_free(&horizontal);
     return failed ? -1 : 0;
+}
+
+int wi_resample_plan_run(const wi_resample_plan *plan, const uint8_t *src, size_t src_stride, wi_rect area, uint8_t *dst,
+                         size_t dst_stride) {
+    if (area.left < 0 || area.top < 0 || area.width < 1 || area.height < 1 || area.left + area.width > plan->width ||
+        area.top + area.height > plan->height || dst_stride % 4 != 0) {
+        return -1;
+    }
+    wi_placement place = {0, 1, (ptrdiff_t)(dst_stride / 4)};
+    return wi_resample_run(plan, src, src_stride, area, place, dst);
+}
+
+int wi_resample_rgba8(const uint8_t *src, int src_width, int src_height, size_t src_stride, uint8_t *dst, int width,
+                      int height, int orientation, int premultiply) {
+    wi_resample_plan *plan = wi_resample_plan_new(src_width, src_height, width, height, premultiply);
+    if (plan == NULL) {
+        return -1;
+    }
+    wi_rect whole = {0, 0, width, height};
+    int failed = wi_resample_run(plan, src, src_stride, whole, wi_placement_for(orientation, width, height), dst);
+    wi_resample_plan_free(plan);
+    return failed;
 }
 
 // MARK: - Orientation

@@ -1,6 +1,7 @@
 #include "CBitmapKernels.h"
 
 #include <math.h>
+#include <string.h>
 
 // How much of pixel (x, y) (its centre at +0.5) lies inside [left, right) x [top, bottom) with
 // the `corners` (bit 0 top-left, 1 top-right, 2 bottom-left, 3 bottom-right) rounded by
@@ -41,23 +42,56 @@ static float wi_rounded_rect_coverage(float x, float y, float left, float top, f
 
 void wi_rounded_rect_rgba8(int width, int height, double radius, unsigned corners, double inset, const uint8_t colour[4],
                            uint8_t *out) {
+    wi_rounded_rect_area_rgba8(width, height, radius, corners, inset, colour, 0, 0, width, height, out);
+}
+
+void wi_rounded_rect_area_rgba8(int width, int height, double radius, unsigned corners, double inset,
+                                const uint8_t colour[4], int left, int top, int area_width, int area_height,
+                                uint8_t *out) {
     float side = (float)(width < height ? width : height);
     float outer = fminf(fmaxf((float)radius, 0.0f), side / 2.0f);
     float border = fmaxf((float)inset, 0.0f);
     float inner = fmaxf(outer - border, 0.0f);
-    for (int y = 0; y < height; y++) {
-        uint8_t *row = out + (size_t)y * (size_t)width * 4;
-        for (int x = 0; x < width; x++) {
+    for (int y = top; y < top + area_height; y++) {
+        uint8_t *pixel = out + (size_t)(y - top) * (size_t)area_width * 4;
+        for (int x = left; x < left + area_width; x++, pixel += 4) {
             float coverage = wi_rounded_rect_coverage((float)x, (float)y, 0, 0, (float)width, (float)height, outer, corners);
             if (border > 0.0f && coverage > 0.0f) {
                 coverage -= wi_rounded_rect_coverage((float)x, (float)y, border, border, (float)width - border,
                                                      (float)height - border, inner, corners);
                 coverage = fmaxf(coverage, 0.0f);
             }
-            row[x * 4] = colour[0];
-            row[x * 4 + 1] = colour[1];
-            row[x * 4 + 2] = colour[2];
-            row[x * 4 + 3] = (uint8_t)lrintf(coverage * (float)colour[3]);
+            pixel[0] = colour[0];
+            pixel[1] = colour[1];
+            pixel[2] = colour[2];
+            pixel[3] = (uint8_t)lrintf(coverage * (float)colour[3]);
         }
+    }
+}
+
+void wi_round_corners_row(uint8_t *pixels, int y, int left, int count, int width, int height, double radius,
+                          unsigned corners) {
+    float side = (float)(width < height ? width : height);
+    float outer = fminf(fmaxf((float)radius, 0.0f), side / 2.0f);
+    // Only pixels within the radius of an edge (and one more, the antialiased ramp) change.
+    int depth = (int)ceilf(outer) + 1;
+    int whole_row = y < depth || y >= height - depth;
+    for (int x = left; x < left + count; x++) {
+        if (!whole_row && x >= depth && x < width - depth) {
+            x = width - depth - 1;
+            continue;
+        }
+        float coverage = wi_rounded_rect_coverage((float)x, (float)y, 0, 0, (float)width, (float)height, outer, corners);
+        // As the libvips step multiplies by the mask's alpha: (alpha * mask) / 255, rounded.
+        uint32_t mask = (uint32_t)lrintf(coverage * 255.0f);
+        uint8_t *alpha = pixels + (size_t)(x - left) * 4 + 3;
+        *alpha = (uint8_t)((*alpha * mask * 2 + 255) / 510);
+    }
+}
+
+void wi_round_corners_rgba8(const uint8_t *src, int width, int height, double radius, unsigned corners, uint8_t *dst) {
+    memcpy(dst, src, (size_t)width * (size_t)height * 4);
+    for (int y = 0; y < height; y++) {
+        wi_round_corners_row(dst + (size_t)y * (size_t)width * 4, y, 0, width, width, height, radius, corners);
     }
 }

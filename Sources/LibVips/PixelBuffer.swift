@@ -46,6 +46,19 @@ public final class PixelBuffer: @unchecked Sendable {
         self.bands = bands
     }
 
+    /// A buffer of `width * height * bands` bytes every one of which `initializer` writes (not
+    /// zeroed first: a pass over the memory less).
+    init(width: Int, height: Int, bands: Int, writingEveryByte initializer: (UnsafeMutableRawPointer) -> Void) {
+        let count = width * height * bands
+        let memory: UnsafeMutableRawPointer = g_malloc(gsize(max(1, count)))
+        initializer(memory)
+        self.baseAddress = memory
+        self.count = count
+        self.width = width
+        self.height = height
+        self.bands = bands
+    }
+
     deinit {
         g_free(baseAddress)
     }

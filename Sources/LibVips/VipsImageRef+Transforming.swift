@@ -11,6 +11,25 @@ extension VipsImageRef {
         return VipsImageRef(result)
     }
 
+    /// This 8-bit RGBA image resized down to `width` x `height` (each at most this image's) by
+    /// our resampler, as `PixelBuffer.resampled` resizes a bitmap: lazily, computed strip by
+    /// strip when read. `premultiply` weights the colours by alpha meanwhile.
+    public func resampled(width: Int, height: Int, premultiply: Bool) throws(VipsError) -> VipsImageRef {
+        guard let result = wi_resample_lazy(pointer, Int32(width), Int32(height), premultiply ? 1 : 0) else {
+            throw Vips.lastError(or: "resample failed")
+        }
+        return VipsImageRef(result)
+    }
+
+    /// This 8-bit RGBA image with its alpha scaled as `PixelBuffer.roundingCorners(radius:corners:)`
+    /// scales a bitmap's: lazily, computed region by region when read.
+    public func roundingCorners(radius: Double, corners: UInt) throws(VipsError) -> VipsImageRef {
+        guard let result = wi_round_corners_lazy(pointer, radius, UInt32(truncatingIfNeeded: corners)) else {
+            throw Vips.lastError(or: "round corners failed")
+        }
+        return VipsImageRef(result)
+    }
+
     /// Runs a two-input libvips operation with this image as the argument `names.0` and `other`
     /// as `names.1`, e.g. `call("composite2", with: tint, names: ("base", "overlay"), "mode=over")`.
     public func call(
@@ -31,17 +50,36 @@ extension Vips {
 }
 
 extension PixelBuffer {
+    /// This RGBA bitmap with the alpha scaled by the coverage of `roundedRectangle(width:height:
+    /// radius:corners:ringWidth:colour:)`'s shape without a ring, as multiplying by that
+    /// bitmap does; only the pixels along the edges are computed.
+    public func roundingCorners(radius: Double, corners: UInt) -> PixelBuffer? {
+        guard bands == 4 else { return nil }
+        return PixelBuffer(width: width, height: height, bands: 4, writingEveryByte: { output in
+            wi_round_corners_rgba8(
+                baseAddress.assumingMemoryBound(to: UInt8.self), Int32(width), Int32(height), radius,
+                UInt32(truncatingIfNeeded: corners), output.assumingMemoryBound(to: UInt8.self)
+            )
+        })
+    }
+
     /// An RGBA8 bitmap of `colour` (red, green, blue, alpha) whose alpha follows a `width` x
     /// `height` rectangle with `corners` (bits: 1 top-left, 2 top-right, 4 bottom-left,
     /// 8 bottom-right) rounded by `radius` pixels, edges antialiased. With `ringWidth` > 0,
-    /// only the ring that wide inside the shape's edge is covered: a border.
+    /// only the ring that wide inside the shape's edge is covered: a border. With `area`, only
+    /// that part of the bitmap (which must lie inside it).
     public static func roundedRectangle(
-        width: Int, height: Int, radius: Double, corners: UInt, ringWidth: Double, colour: [UInt8]
+        width: Int, height: Int, radius: Double, corners: UInt, ringWidth: Double, colour: [UInt8],
+        area: (x: Int, y: Int, width: Int, height: Int)? = nil
     ) -> PixelBuffer {
         let rgba = (colour + [0, 0, 0, 0]).prefix(4).map { $0 }
-        return PixelBuffer(width: width, height: height, bands: 4) { output in
+        let area = area ?? (0, 0, width, height)
+        return PixelBuffer(width: area.width, height: area.height, bands: 4) { output in
             guard let base = output.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return }
-            wi_rounded_rect_rgba8(Int32(width), Int32(height), radius, UInt32(truncatingIfNeeded: corners), ringWidth, rgba, base)
+            wi_rounded_rect_area_rgba8(
+                Int32(width), Int32(height), radius, UInt32(truncatingIfNeeded: corners), ringWidth, rgba,
+                Int32(area.x), Int32(area.y), Int32(area.width), Int32(area.height), base
+            )
         }
     }
 }

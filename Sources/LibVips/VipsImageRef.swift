@@ -129,6 +129,17 @@ public final class VipsImageRef: @unchecked Sendable {
         return try renderedCopy()
     }
 
+    /// Evaluates an 8-bit RGB or RGBA pipeline into an RGBA bitmap (the wrapped one, when this
+    /// image is one as is): an opaque alpha is added to RGB in one pass.
+    public func renderRGBA() throws(VipsError) -> PixelBuffer {
+        if let wrappedPixels, wrappedPixels.bands == 4 { return wrappedPixels }
+        var length = 0
+        guard let memory = wi_render_rgba8(pointer, &length) else {
+            throw Vips.lastError(or: "cannot compute pixels")
+        }
+        return PixelBuffer(adopting: memory, count: length, width: width, height: height, bands: 4)
+    }
+
     /// Evaluates a small pipeline (every step's input and output at most a few megapixels) in
     /// the calling thread: each operation then holds its whole output at once, which saves
     /// libvips' thread start-up per evaluation, the larger cost on small images.

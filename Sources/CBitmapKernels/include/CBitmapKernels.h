@@ -1,6 +1,7 @@
-// Kernels over 8-bit bitmaps held whole in memory, for the TurboJPEG and libpng engines and the
-// transformers: Lanczos-3 resampling, EXIF orientation, rounded-rectangle coverage, and colour
-// conversion to sRGB by ICC profile.
+// Kernels over 8-bit bitmaps, for the TurboJPEG and libpng engines and the transformers:
+// Lanczos-3 resampling and round corners (over a bitmap held whole, or area by area for the
+// lazy libvips images of CVipsGlue), EXIF orientation, RGB <-> RGBA, and colour conversion to
+// sRGB by ICC profile.
 #ifndef CBITMAPKERNELS_H
 #define CBITMAPKERNELS_H
 
@@ -20,6 +21,29 @@
 int wi_resample_rgba8(const uint8_t *src, int src_width, int src_height, size_t src_stride, uint8_t *dst, int width,
                       int height, int orientation, int premultiply);
 
+/// The first three bands of `pixels` RGBA8 pixels into `dst` (3 bytes a pixel), and back with
+/// an opaque alpha: one pass each where libvips' extract_band and bandjoin take a pipeline pass.
+void wi_rgba8_to_rgb8(const uint8_t *src, size_t pixels, uint8_t *dst);
+void wi_rgb8_to_rgba8(const uint8_t *src, size_t pixels, uint8_t *dst);
+
+/// wi_resample_rgba8 in parts, for a libvips image computing its output area by area: the
+/// plan for a `src_width` x `src_height` source and a `width` x `height` result (NULL on bad
+/// sizes), the `source` area an output `area` reads, and that output area computed from it
+/// (`src`: its top-left pixel) into `dst` (the area's top-left pixel, rows `dst_stride` bytes
+/// apart; upright). The plan is read-only: threads may share it.
+typedef struct {
+    int left;
+    int top;
+    int width;
+    int height;
+} wi_rect;
+typedef struct wi_resample_plan wi_resample_plan;
+wi_resample_plan *wi_resample_plan_new(int src_width, int src_height, int width, int height, int premultiply);
+void wi_resample_plan_free(wi_resample_plan *plan);
+void wi_resample_plan_source(const wi_resample_plan *plan, wi_rect area, wi_rect *source);
+int wi_resample_plan_run(const wi_resample_plan *plan, const uint8_t *src, size_t src_stride, wi_rect area, uint8_t *dst,
+                         size_t dst_stride);
+
 /// Turns a `width` x `height` RGBA8 bitmap upright from EXIF `orientation` (1-8) into `dst`
 /// (the same byte count; 5-8 swap width and height).
 void wi_orient_rgba8(const uint8_t *src, int width, int height, int orientation, uint8_t *dst);
@@ -31,6 +55,18 @@ void wi_orient_rgba8(const uint8_t *src, int width, int height, int orientation,
 /// shape `inset` pixels inside it (radius less `inset`): a border.
 void wi_rounded_rect_rgba8(int width, int height, double radius, unsigned corners, double inset, const uint8_t colour[4],
                            uint8_t *out);
+/// `src`, an RGBA8 bitmap, into `dst` with its alpha scaled by the coverage of the rounded
+/// rectangle wi_rounded_rect_rgba8 draws (no ring): only the pixels along the edges are computed.
+void wi_round_corners_rgba8(const uint8_t *src, int width, int height, double radius, unsigned corners, uint8_t *dst);
+/// The same for `count` RGBA8 pixels of row `y` of a `width` x `height` image, from column
+/// `left`, in place.
+void wi_round_corners_row(uint8_t *pixels, int y, int left, int count, int width, int height, double radius,
+                          unsigned corners);
+/// The `area_width` x `area_height` area at (`left`, `top`) of wi_rounded_rect_rgba8's bitmap
+/// into `out` (`area_width * area_height * 4` bytes).
+void wi_rounded_rect_area_rgba8(int width, int height, double radius, unsigned corners, double inset,
+                                const uint8_t colour[4], int left, int top, int area_width, int area_height,
+                                uint8_t *out);
 
 /// Converts 8-bit RGB (bands 3) or RGBA (bands 4, alpha kept) pixels in place from the colour
 /// space `profile` describes to sRGB, relative colorimetric like libvips' icc_transform. The

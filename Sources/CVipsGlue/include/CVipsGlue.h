@@ -1,4 +1,5 @@
-// Non-variadic entry points into libvips for Swift, which cannot call C variadic functions.
+// Non-variadic entry points into libvips for Swift, which cannot call C variadic functions,
+// and libvips images computed by our kernels (CBitmapKernels) region by region.
 // Every function returning an object returns it with a +1 reference (release with
 // g_object_unref / vips_area_unref) or NULL after pushing a message to libvips' error buffer
 // (read it with wi_error_copy).
@@ -80,5 +81,17 @@ int wi_get_int_array(VipsImage *image, const char *name, int *out, int capacity)
 
 /// True when the image carries an ICC profile.
 int wi_has_icc(VipsImage *image);
+
+/// Computes an 8-bit RGB or RGBA image with libvips' workers into a new RGBA8 bitmap (g_free
+/// it), an opaque alpha added to RGB in one pass after; NULL with libvips' error on failure.
+void *wi_render_rgba8(VipsImage *image, size_t *length);
+
+/// A lazy libvips image of 8-bit RGBA `in` resized by wi_resample_rgba8 to `width` x `height`
+/// (each at most `in`'s), computed strip by strip when read; NULL with libvips' error.
+VipsImage *wi_resample_lazy(VipsImage *in, int width, int height, int premultiply);
+
+/// A lazy libvips image of 8-bit RGBA `in` rounded as wi_round_corners_rgba8 rounds a bitmap,
+/// computed region by region when read; NULL with libvips' error.
+VipsImage *wi_round_corners_lazy(VipsImage *in, double radius, unsigned corners);
 
 #endif

@@ -33,8 +33,8 @@ extension VipsImageRef {
     /// The pixels as RGBA8 (an opaque alpha band added when missing); `inline` renders in this
     /// thread (`renderInline()`, small pipelines only).
     func renderedRGBA(inline: Bool = false) throws(VipsError) -> PixelBuffer {
-        let rgba = bands == 4 ? self : try addingOpaqueAlpha()
-        return try inline ? rgba.renderInline() : rgba.render()
+        guard inline else { return try renderRGBA() }
+        return try (bands == 4 ? self : try addingOpaqueAlpha()).renderInline()
     }
 
     /// True when an ICC profile describes sRGB (its description names it), so that the

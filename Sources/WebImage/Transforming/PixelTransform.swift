@@ -15,10 +15,15 @@ struct PixelTransform: Sendable {
     /// True when `step` only moves pixels (crops, flips, quarter turns): on a decoded image it
     /// then runs on the RGBA bitmap as it is, alpha band or not, rendered in this thread.
     let movesPixelsOnly: Bool
+    /// True when `step` first gives the image an alpha band (opaque when it had none): on an
+    /// opaque decoded image it then runs on the RGBA bitmap as it is, and `bitmap`'s result
+    /// has alpha.
+    let addsAlpha: Bool
 
-    init(bitmap: BitmapWork? = nil, movesPixelsOnly: Bool = false, step: @escaping Step) {
+    init(bitmap: BitmapWork? = nil, movesPixelsOnly: Bool = false, addsAlpha: Bool = false, step: @escaping Step) {
         self.step = step
         self.bitmap = bitmap
         self.movesPixelsOnly = movesPixelsOnly
+        self.addsAlpha = addsAlpha
     }
 }

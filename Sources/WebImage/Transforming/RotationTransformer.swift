@@ -27,7 +27,7 @@ public struct RotationTransformer: ImageTransformer {
         let isQuarterTurn = abs(degrees - quarterTurns * 90) < 1e-9
         // Quarter turns that fill the canvas only move pixels.
         let movesPixelsOnly = isQuarterTurn && (fitSize || Int(quarterTurns) % 2 == 0)
-        return image.transformed(by: PixelTransform(movesPixelsOnly: movesPixelsOnly) { image, _ throws(VipsError) in
+        return image.transformed(by: PixelTransform(movesPixelsOnly: movesPixelsOnly, addsAlpha: !isQuarterTurn) { image, _ throws(VipsError) in
             let (width, height) = (image.width, image.height)
             var rotated: VipsImageRef
             if isQuarterTurn {

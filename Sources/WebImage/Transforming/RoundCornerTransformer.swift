@@ -42,23 +42,44 @@ public struct RoundCornerTransformer: ImageTransformer {
     public func transformedImage(with image: Image, forKey key: String) -> Image? {
         let (radius, corners) = (radius.isFinite ? max(0, radius) : 0, corners.rawValue)
         let border = borderColor.flatMap { colour in borderWidth.isFinite && borderWidth > 0 ? (borderWidth, colour) : nil }
-        return image.transformed(by: PixelTransform { image, scale throws(VipsError) in
+        // Without a border, the alpha is scaled along the edges in C: in one pass over a decoded
+        // bitmap, region by region in a lazy pipeline (the same pixels either way).
+        var bitmap: PixelTransform.BitmapWork?
+        if border == nil {
+            bitmap = { pixels, _, scale in pixels.roundingCorners(radius: radius * scale, corners: corners) }
+        }
+        return image.transformed(by: PixelTransform(bitmap: bitmap, addsAlpha: true) { image, scale throws(VipsError) in
+            var rounded = try image.withAlpha().roundingCorners(radius: radius * scale, corners: corners)
+            guard let (borderWidth, colour) = border else { return rounded }
+            // The border covers pixels along the edges only, as deep as the corners' radius or
+            // the border: those strips are cut out, bordered and put back. No bitmap the size
+            // of the image is made.
             let (width, height) = (image.width, image.height)
-            // White with the shape's coverage as alpha: multiplying keeps the colours and scales
-            // the alpha (integer arithmetic, cheaper than compositing).
-            let shape = PixelBuffer.roundedRectangle(
-                width: width, height: height, radius: radius * scale, corners: corners, ringWidth: 0, colour: [255, 255, 255, 255]
-            )
-            var rounded = try image.withAlpha().call("multiply", with: VipsImageRef.wrapping(shape), names: ("left", "right"))
-                .call("linear", "a=\(1.0 / 255),b=0.5").call("cast", "format=uchar")
-            if let (borderWidth, colour) = border {
+            let ringWidth = borderWidth * scale
+            let depth = Int(min(max(radius * scale, ringWidth), Double(max(width, height))).rounded(.up)) + 1
+            for area in Self.edgeStrips(width: width, height: height, depth: depth) {
                 let ring = PixelBuffer.roundedRectangle(
-                    width: width, height: height, radius: radius * scale, corners: corners, ringWidth: borderWidth * scale,
-                    colour: [colour.red, colour.green, colour.blue, colour.alpha]
+                    width: width, height: height, radius: radius * scale, corners: corners, ringWidth: ringWidth,
+                    colour: [colour.red, colour.green, colour.blue, colour.alpha], area: area
                 )
-                rounded = try rounded.composited(with: VipsImageRef.wrapping(ring), mode: "over")
+                var strip = try rounded.extractingArea(x: area.x, y: area.y, width: area.width, height: area.height)
+                    .composited(with: VipsImageRef.wrapping(ring), mode: "over")
+                if !strip.isEightBit { strip = try strip.call("cast", "format=uchar") }
+                rounded = try rounded.call("insert", with: strip, names: ("main", "sub"), "x=\(area.x),y=\(area.y)")
             }
             return rounded
         })
+    }
+
+    /// The strips `depth` pixels deep along the four edges of a `width` x `height` image, top,
+    /// bottom, left and right, without overlaps (fewer when they cover the whole image).
+    static func edgeStrips(width: Int, height: Int, depth: Int) -> [(x: Int, y: Int, width: Int, height: Int)] {
+        let top = min(depth, height), bottom = max(top, height - depth)
+        let left = min(depth, width), right = max(left, width - depth)
+        let strips = [
+            (x: 0, y: 0, width: width, height: top), (x: 0, y: bottom, width: width, height: height - bottom),
+            (x: 0, y: top, width: left, height: bottom - top), (x: right, y: top, width: width - right, height: bottom - top),
+        ]
+        return strips.filter { $0.width > 0 && $0.height > 0 }
     }
 }

@@ -59,7 +59,7 @@ public struct TintTransformer: ImageTransformer {
     public func transformedImage(with image: Image, forKey key: String) -> Image? {
         guard color.alpha > 0 else { return image }
         let (color, mode) = (color, blendMode.vipsMode)
-        return image.transformed(by: PixelTransform { image, _ throws(VipsError) in
+        return image.transformed(by: PixelTransform(addsAlpha: true) { image, _ throws(VipsError) in
             try image.composited(with: image.filled(with: color), mode: mode)
         })
     }

@@ -86,9 +86,11 @@ import WebImage
                 options.decodePreserveAspectRatio = keepAspect
                 let (ours, libvips) = try Self.decodeBoth(data, options: options)
                 #expect(ours.pixelWidth == libvips.pixelWidth && ours.pixelHeight == libvips.pixelHeight, "\(width)x\(height)")
-                // The same Lanczos-3 (after a box shrink past 4x, as libvips does), within rounding.
+                // The same Lanczos-3 (after a box shrink past 4x, as libvips does), within rounding:
+                // libvips' 8-bit resize is up to 11 levels from the exact result (6-bit weights
+                // in its vector path, clipping between passes), ours within 2 (ResamplingTests).
                 let difference = try PixelDifference(ours, libvips)
-                #expect(difference.mean < 1 && difference.largest <= 8, "\(width)x\(height): \(difference)")
+                #expect(difference.mean < 1 && difference.largest <= 11, "\(width)x\(height): \(difference)")
                 largest = max(largest, difference.largest)
             }
         }

@@ -13,11 +13,14 @@ import WebImage
         return try TurboJPEG.decode(data, header: header, colourProfile: nil, orientation: 1)
     }
 
-    /// libvips' `resize` of `pixels` to `width` x `height`, RGB.
+    /// libvips' `resize` of `pixels` to `width` x `height`, RGB, in floating point (on 8-bit
+    /// images libvips 8.14 resizes with 6-bit weights in its vector path and clips between its
+    /// passes: up to 11 levels from the exact result), rounded (a cast truncates).
     static func libvipsResize(_ pixels: PixelBuffer, width: Int, height: Int) throws -> PixelBuffer {
         let scale = Double(width) / Double(pixels.width)
         let vscale = Double(height) / Double(pixels.height)
-        return try VipsImageRef.wrapping(pixels).call("extract_band", "band=0,n=3").call("resize", "scale=\(scale),vscale=\(vscale)").render()
+        return try VipsImageRef.wrapping(pixels).call("extract_band", "band=0,n=3").call("cast", "format=float")
+            .call("resize", "scale=\(scale),vscale=\(vscale)").call("round", "round=rint").call("cast", "format=uchar").render()
     }
 
     @Test(arguments: [(300, 200), (639, 426), (320, 214), (100, 67), (30, 20), (50, 50), (200, 5), (7, 100), (1, 1)])
@@ -30,7 +33,7 @@ import WebImage
         try #require(reference.width == width && reference.height == height)
         // Reductions past 4x go through a box shrink first in both.
         let difference = try PixelDifference(image, reference)
-        #expect(difference.mean < 0.5 && difference.largest <= 6, "\(difference)")
+        #expect(difference.mean < 0.5 && difference.largest <= 3, "\(difference)")
         #expect(image.pixel(x: width - 1, y: height - 1)?.alpha == 255)
     }
 

@@ -62,8 +62,10 @@ import WebImage
         let shrink = TurboJPEG.shrink(header, covering: (width: stored.0, height: stored.1))
         let reference = try VipsImageRef.load("jpegload_buffer", data: data, options: "shrink=\(shrink)")
             .call("thumbnail_image", "width=\(ours.pixelWidth),height=\(ours.pixelHeight),size=force")
+        // libvips' 8-bit resize is a few levels from the exact result (6-bit weights in its
+        // vector path: ResamplingTests), ours within 2.
         let difference = try PixelDifference(ours, try Self.sRGB(reference).render())
-        #expect(difference.mean < 0.5 && difference.largest <= 5, "\(difference)")
+        #expect(difference.mean < 0.5 && difference.largest <= 6, "\(difference)")
     }
 
     /// `image` in 8-bit sRGB, as libvips converts it: its profile through icc_transform, grey to sRGB.

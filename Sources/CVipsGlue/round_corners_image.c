@@ -1,0 +1,50 @@
+// Round corners as a step of a lazy libvips pipeline: each region is the input's, its alpha
+// scaled along the edges (wi_round_corners_row). libvips' own way (a mask the size of the
+// image multiplied in, or masked strips inserted back) costs 5-10x more.
+
+#include "CVipsGlue.h"
+#include "CBitmapKernels.h"
+
+#include <string.h>
+
+typedef struct {
+    double radius;
+    unsigned corners;
+} wi_round_corners;
+
+static int wi_round_corners_generate(VipsRegion *out, void *sequence, void *a, void *b, gboolean *stop) {
+    (void)a;
+    (void)stop;
+    VipsRegion *in = sequence;
+    const wi_round_corners *shape = b;
+    VipsRect *area = &out->valid;
+    if (vips_region_prepare(in, area) != 0) {
+        return -1;
+    }
+    for (int y = area->top; y < VIPS_RECT_BOTTOM(area); y++) {
+        uint8_t *row = VIPS_REGION_ADDR(out, area->left, y);
+        memcpy(row, VIPS_REGION_ADDR(in, area->left, y), (size_t)area->width * 4);
+        wi_round_corners_row(row, y, area->left, area->width, out->im->Xsize, out->im->Ysize, shape->radius, shape->corners);
+    }
+    return 0;
+}
+
+VipsImage *wi_round_corners_lazy(VipsImage *in, double radius, unsigned corners) {
+    if (in->BandFmt != VIPS_FORMAT_UCHAR || in->Bands != 4 || in->Coding != VIPS_CODING_NONE) {
+        vips_error("wi_round_corners", "%s", "8-bit RGBA expected");
+        return NULL;
+    }
+    VipsImage *out = vips_image_new();
+    wi_round_corners *shape = vips_malloc(VIPS_OBJECT(out), sizeof(wi_round_corners));
+    shape->radius = radius;
+    shape->corners = corners;
+    // The output holds the input until it closes.
+    g_object_ref(in);
+    vips_object_local(out, in);
+    if (vips_image_pipelinev(out, VIPS_DEMAND_STYLE_THINSTRIP, in, NULL) != 0 ||
+        vips_image_generate(out, vips_start_one, wi_round_corners_generate, vips_stop_one, in, shape) != 0) {
+        g_object_unref(out);
+        return NULL;
+    }
+    return out;
+}
