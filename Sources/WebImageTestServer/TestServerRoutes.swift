@@ -15,7 +15,9 @@ import Foundation
 ///
 /// Query parameters, on any route: `delay=ms` (before the head), `parts=n` or `chunk=bytes`
 /// with `chunkDelay=ms` (trickle the body), `drop=bytes` (close the connection after that many
-/// body bytes, on the first request to that URL only), `chunked=1` (chunked encoding),
+/// body bytes, on the first request to that URL only), `hold=1` with `parts` or `chunk` (send
+/// the first piece, then nothing more until the client goes: the body never ends, however slow
+/// the client), `chunked=1` (chunked encoding),
 /// `status=code`, `type=mime`, `noValidators=1` (no ETag or Last-Modified), `failFirst=n` with
 /// `retryAfter=value` (the first n requests answer 503 with that `Retry-After`),
 /// `auth=user:password` (401 without those Basic credentials).
@@ -48,7 +50,7 @@ enum TestServerRoutes {
         return response
     }
 
-    /// How the body travels: delays, pieces, a dropped connection, chunked encoding.
+    /// How the body travels: delays, pieces, a held body, a dropped connection, chunked encoding.
     static func applyDelivery(_ query: [String: String], attempt: Int, to response: inout TestResponse) {
         if let delay = query["delay"].flatMap(Int.init) { response.headerDelay = .milliseconds(delay) }
         if let parts = query["parts"].flatMap(Int.init), parts > 0 {
@@ -58,6 +60,8 @@ enum TestServerRoutes {
         if let delay = query["chunkDelay"].flatMap(Int.init) { response.chunkDelay = .milliseconds(delay) }
         if let drop = query["drop"].flatMap(Int.init), attempt == 1 { response.dropAfter = drop }
         if query["chunked"] == "1" { response.chunked = true }
+        // A gate never opened: piece 2 on wait for ever.
+        if query["hold"] == "1" { response.gate = TestGate() }
     }
 
     private static func builtIn(_ request: TestRequest, imagesFolder: URL) -> TestResponse {

@@ -40,7 +40,7 @@ import WebImageTestServer
         try await withTestServer { server in
             let downloader = makeDownloader()
             let path = "/images/photos/rocket.jpg"
-            let url = server.url(path + "?chunk=1000&chunkDelay=20")   // about 2.3 s in all
+            let url = server.url(path + "?chunk=1000&hold=1")   // the body never ends
             let (first, firstRecorder) = downloader.recordedDownload(url)
             let (second, secondRecorder) = downloader.recordedDownload(url)
             #expect(downloader.currentDownloadCount == 1)
@@ -165,7 +165,7 @@ import WebImageTestServer
         try await withTestServer { server in
             let downloader = makeDownloader()
             let path = "/images/photos/rocket.jpg"
-            let task = Task { try await downloader.downloadImage(with: server.url(path + "?chunk=1000&chunkDelay=20")) }
+            let task = Task { try await downloader.downloadImage(with: server.url(path + "?chunk=1000&hold=1")) }
             #expect(await server.wait { ($0.requests[path] ?? 0) == 1 })
             task.cancel()
             await #expect(throws: WebImageError.cancelled) { try await task.value }

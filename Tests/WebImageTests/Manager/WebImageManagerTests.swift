@@ -226,12 +226,12 @@ private final class LoadRecorder: Sendable {
         defer { fixture.remove() }
         try await withTestServer { server in
             let path = "/images/photos/rocket.jpg"
-            let task = Task { try await fixture.manager.loadImage(with: server.url(path + "?chunk=1000&chunkDelay=20")) }
+            let task = Task { try await fixture.manager.loadImage(with: server.url(path + "?chunk=1000&hold=1")) }
             #expect(await server.wait { ($0.requests[path] ?? 0) == 1 })
             task.cancel()
             await #expect(throws: WebImageError.cancelled) { try await task.value }
             #expect(await server.wait { $0.abortedResponses[path] == 1 })
-            #expect(!fixture.manager.isFailedURL(server.url(path + "?chunk=1000&chunkDelay=20")))
+            #expect(!fixture.manager.isFailedURL(server.url(path + "?chunk=1000&hold=1")))
         }
     }
 
