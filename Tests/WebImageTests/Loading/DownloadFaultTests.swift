@@ -221,13 +221,16 @@ import FoundationNetworking
         }
         try await withTestServer(tls: true) { server in
             let downloader = makeDownloader()
-            // One download first: until a connection has said HTTP/2, the pool may open one per
-            // waiting request (how many depends on how fast the handshake is).
+            // One download first: until a connection has said HTTP/2, the pool opens one per
+            // waiting request.
             let first = try await downloader.downloadImage(with: server.url("/images/photos/rocket.jpg"), options: .allowInvalidSSLCertificates)
             #expect(first.image.pixelWidth == 640)
             try await downloadSix(from: server, with: downloader)
-            #expect(server.statistics.maxOpenConnections == 1, "HTTP/2: \(server.statistics.maxOpenConnections) connections")
-            #expect(server.statistics.maxRequestsInFlight >= 2)
+            // More requests at once than connections: streams share a connection. (Usually one
+            // connection; under ThreadSanitizer's slowdown the pool has been seen to add a second.)
+            let statistics = server.statistics
+            #expect(statistics.maxOpenConnections <= 2, "HTTP/2: \(statistics.maxOpenConnections) connections")
+            #expect(statistics.maxRequestsInFlight > statistics.maxOpenConnections, "\(statistics.maxRequestsInFlight) in flight")
         }
     }
 
