@@ -40,8 +40,9 @@ public final class MemoryCache: MemoryCacheProtocol {
         /// threads on two shards then never write to one line.
         private let padding: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0, 0, 0, 0, 0)
 
-        /// Runs `body` under the lock for a change of the shard's entries, and publishes the new
-        /// `oldestBound` before the lock is released. (A hit changes no bound and locks alone.)
+        /// Runs `body` under the lock and publishes the new `oldestBound` before the lock is
+        /// released. Every access goes through it: a lookup can put an image back from the weak
+        /// mirror, and the store is a plain write to a line the lock already holds.
         func changing<Result>(_ body: (inout Shard) -> Result) -> Result {
             state.withLock { shard in
                 let result = body(&shard)
@@ -52,7 +53,7 @@ public final class MemoryCache: MemoryCacheProtocol {
     }
 
     /// Enough that two threads rarely meet on one lock: a wait costs a futex call, many times a
-    /// hit. With 8, two threads got 1.54x one thread's hits; with 64, 1.72x (see the benchmark).
+    /// hit. With 8, two threads got 1.54x one thread's hits; with 64, 1.75x (docs/cache.md).
     private static let shardCount = 64
 
     /// The most total cost held after any store returns; 0 = unlimited.
@@ -198,17 +199,17 @@ public final class MemoryCache: MemoryCacheProtocol {
                 guard let candidate = shards.min(by: { $0.oldestBound.load(ordering: .relaxed) < $1.oldestBound.load(ordering: .relaxed) }),
                       candidate.oldestBound.load(ordering: .relaxed) != .max
                 else { break }
-                let outcome = candidate.changing { shard -> (image: Image?, done: Bool) in
-                    guard let oldest = shard.storage.oldestStamp() else { return (nil, false) }
+                let image = candidate.changing { shard -> Image? in
+                    guard let oldest = shard.storage.oldestStamp() else { return nil }
                     let isOldest = shards.allSatisfy { $0 === candidate || $0.oldestBound.load(ordering: .relaxed) >= oldest }
-                    guard isOldest else { return (nil, false) }
+                    guard isOldest else { return nil }
                     let before = shard.storage.totalCost
                     let image = shard.storage.removeLeastRecentlyUsed()
                     costSum.subtract(before - shard.storage.totalCost, ordering: .relaxed)
                     countSum.subtract(1, ordering: .relaxed)
-                    return (image, true)
+                    return image
                 }
-                if let image = outcome.image { evicted.append(image) }
+                if let image { evicted.append(image) }
             }
         }
         withExtendedLifetime(evicted) {}
