@@ -5,6 +5,7 @@
 
 #include "CVipsGlue.h"
 #include "CBitmapKernels.h"
+#include "tsan_handoff.h"
 
 typedef struct {
     VipsImage *in;
@@ -22,6 +23,7 @@ static int wi_resample_image_generate(VipsRegion *out, void *sequence, void *a, 
     (void)stop;
     VipsRegion *in = sequence;
     wi_resample_image *state = b;
+    WI_TAKEN_BY_WORKER(state);
     wi_rect area = {out->valid.left, out->valid.top, out->valid.width, out->valid.height};
     wi_rect source;
     wi_resample_plan_source(state->plan, area, &source);
@@ -81,6 +83,7 @@ VipsImage *wi_resample_lazy(VipsImage *in, int width, int height, int premultipl
         g_object_unref(out);
         return NULL;
     }
+    WI_HANDED_TO_WORKERS(state);
     // Over a sequential loader, workers computing strips out of order would read behind its
     // cache: a sequential cache of our output keeps the reads in order (as libvips' reducev).
     if (vips_image_is_sequential(out)) {

@@ -4,6 +4,7 @@
 
 #include "CVipsGlue.h"
 #include "CBitmapKernels.h"
+#include "tsan_handoff.h"
 
 #include <string.h>
 
@@ -17,6 +18,7 @@ static int wi_round_corners_generate(VipsRegion *out, void *sequence, void *a, v
     (void)stop;
     VipsRegion *in = sequence;
     const wi_round_corners *shape = b;
+    WI_TAKEN_BY_WORKER(shape);
     VipsRect *area = &out->valid;
     if (vips_region_prepare(in, area) != 0) {
         return -1;
@@ -46,5 +48,6 @@ VipsImage *wi_round_corners_lazy(VipsImage *in, double radius, unsigned corners)
         g_object_unref(out);
         return NULL;
     }
+    WI_HANDED_TO_WORKERS(shape);
     return out;
 }
