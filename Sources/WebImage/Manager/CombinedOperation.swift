@@ -40,7 +40,10 @@ public final class CombinedOperation: WebImageOperation {
     public func cancel() {
         guard !cancelled.exchange(true, ordering: .acquiringAndReleasing) else { return }
         let (cache, loader, wasDone, onCancel) = state.withLock { state in
-            defer { state.isDone = true }
+            defer {
+                state.isDone = true
+                state.onCancel = nil
+            }
             return (state.cacheOperation, state.loaderOperation, state.isDone, state.onCancel)
         }
         cache?.cancel()
@@ -59,10 +62,12 @@ public final class CombinedOperation: WebImageOperation {
     }
 
     /// Marks the load done; false when it was cancelled first (then nothing more is delivered).
+    /// The cancel handler goes: it holds the load, which holds this operation (and the manager).
     func markDone() -> Bool {
         state.withLock { state in
             guard !state.isDone else { return false }
             state.isDone = true
+            state.onCancel = nil
             return true
         }
     }

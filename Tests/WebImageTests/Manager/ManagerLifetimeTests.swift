@@ -1,0 +1,39 @@
+import Foundation
+import Testing
+@testable import WebImage
+
+/// A manager and what it holds go once its user lets go: no load keeps them alive after it ends.
+@Suite("Manager: lifetime") struct ManagerLifetimeTests {
+    /// Waits (yielding, up to 10 s of work finishing elsewhere) until `isGone` holds.
+    static func eventually(_ isGone: () -> Bool) async -> Bool {
+        let deadline = ContinuousClock.now + .seconds(10)
+        while !isGone() {
+            guard ContinuousClock.now < deadline else { return false }
+            try? await Task.sleep(for: .milliseconds(5))
+        }
+        return true
+    }
+
+    @Test func aManagerIsReleasedAfterCompletedAndCancelledLoads() async throws {
+        let folder = FileManager.default.temporaryDirectory.path + "/webimage-lifetime-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        weak var weakManager: WebImageManager?
+        weak var weakCache: ImageCache?
+        do {
+            let cache = ImageCache(namespace: "lifetime", diskCacheDirectory: folder)
+            let manager = WebImageManager(cache: cache, loader: ImageLoadersManager(loaders: [FileImageLoader()]))
+            weakManager = manager
+            weakCache = cache
+            let url = TestImages.url("photos/rocket.jpg")
+            // From the file, then from memory, then a load cancelled as it starts.
+            #expect(try await manager.loadImage(with: url, options: [.waitStoreCache]).cacheType == .none)
+            #expect(try await manager.loadImage(with: url).cacheType == .memory)
+            cache.clearMemory()
+            let cancelled = manager.loadImage(with: url, options: [], context: nil, progress: nil) { _, _, _, _, _, _ in }
+            cancelled.cancel()
+        }
+        // The cancel handler held the load, which held its operation and the manager: a cycle
+        // that kept every manager (and its cache and loaders) alive once it had loaded anything.
+        #expect(await Self.eventually { weakManager == nil && weakCache == nil })
+    }
+}
