@@ -1,11 +1,59 @@
 #!/usr/bin/env bash
 # Runs the whole test suite under AddressSanitizer + LeakSanitizer (a separate build folder,
-# .build-asan). Memory errors fail the run at once; a leak fails it at exit. Objects that live
-# as long as the process are listed in scripts/lsan-suppressions.txt (child processes the
-# tests start, such as the `webimage` command, inherit the same settings).
+# .build-asan). Every process of the run (the test binary and the `webimage` children the tests
+# start) writes its sanitizer reports to .build-asan/reports/report.PID, not to stderr, where the
+# tests read the children's output. The run fails when a test fails, on any memory error, and on
+# any leak but two kinds that LeakSanitizer misreads in Swift, checked with small programs:
+# - a weak reference's side table reported as a *direct* leak. Swift keeps its address encoded
+#   in the object's header, where LeakSanitizer cannot see it, so every live object that once had a
+#   weak reference shows one. (Not suppressed: a suppressed side table hides everything reachable
+#   from it, which is its object and whatever leaked cycle holds the object; checked.) A side table
+#   of a leaked object is reported as an *indirect* leak, with its object: that fails.
+# - the storage and bytes of a `Data` read with `Data(contentsOf:)`: `Data` keeps its storage in
+#   an enum whose case bits sit in the pointer, so a live global `Data` shows as leaked. Bytes
+#   hold no pointers, so allowing them hides nothing else; whatever leaked holding them is
+#   reported itself.
+# Objects that live as long as the process are listed in scripts/lsan-suppressions.txt.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 swift build --build-tests --sanitize=address --scratch-path .build-asan
-ASAN_OPTIONS=detect_leaks=1 LSAN_OPTIONS="suppressions=$PWD/scripts/lsan-suppressions.txt:print_suppressions=0" \
-    .build-asan/debug/swift-webimagePackageTests.xctest --testing-library swift-testing "$@"
+reports=.build-asan/reports
+rm -rf "$reports" && mkdir -p "$reports"
+status=0
+# exitcode=0: a leak report does not change a process's status (a child's would fail its test
+# for the wrong reason); the reports are judged below. Memory errors are found there too.
+ASAN_OPTIONS="detect_leaks=1:log_path=$PWD/$reports/report" \
+    LSAN_OPTIONS="suppressions=$PWD/scripts/lsan-suppressions.txt:print_suppressions=0:exitcode=0" \
+    .build-asan/debug/swift-webimagePackageTests.xctest --testing-library swift-testing "$@" || status=$?
+[ $status -eq 0 ] || echo "leak-check: the test run failed (status $status)" >&2
+if grep -l "ERROR: AddressSanitizer" "$reports"/report.* 2>/dev/null; then
+    echo "leak-check: memory errors, in the reports above" >&2
+    status=1
+fi
+for report in "$reports"/report.*; do
+    [ -e "$report" ] || continue
+    # Each leak, by the first frame that is not an allocator.
+    awk '
+        function judge() {
+            if (kind == "") return
+            if (!((kind == "Direct" && frame ~ /formWeakReference/) || frame ~ /FoundationEssentials(16readDataFromFile|17readBytesFromFile)/)) {
+                print FILENAME ": " header; print "    " frame; unexpected++
+            }
+            kind = ""
+        }
+        /^(Direct|Indirect) leak of/ { judge(); kind = $1; header = $0; frame = ""; next }
+        kind != "" && frame == "" && /^ +#[0-9]+ / {
+            if ($0 ~ / in (malloc|calloc|realloc|posix_memalign|swift_slowAlloc|swift_allocObject|operator new)/) next
+            frame = $0
+        }
+        /^SUMMARY/ { judge() }
+        END { judge(); exit unexpected > 0 }
+    ' "$report" >&2 || status=1
+done
+if [ $status -eq 0 ]; then
+    echo "leak-check: no memory error, no leak ($(ls "$reports" | wc -l) processes reported only the two misread kinds)"
+else
+    echo "leak-check: FAILED; reports in $reports" >&2
+fi
+exit $status

@@ -65,3 +65,21 @@ size_t wi_png_inflated_metadata(const uint8_t *data, size_t length, size_t limit
     }
     return total;
 }
+
+int wi_png_overlong_chunk(const uint8_t *data, size_t length) {
+    if (!data || length < 8 || memcmp(data, "\x89PNG\r\n\x1a\n", 8) != 0) return 0;
+    size_t offset = 8;
+    while (length - offset >= 8) {
+        size_t size = be32(data + offset);
+        const uint8_t *type = data + offset + 4;
+        if (memcmp(type, "IEND", 4) == 0) return 0;
+        if (size > length - offset - 8) {
+            // Image data cut short is a truncated file (and a partial download): libpng reads it
+            // as a stream. Any other chunk libpng allocates whole, at its declared length.
+            return memcmp(type, "IDAT", 4) != 0 && memcmp(type, "fdAT", 4) != 0;
+        }
+        if (length - offset - 8 - size < 4) return 0;   // the CRC cut off: truncated, not overlong
+        offset += 12 + size;
+    }
+    return 0;
+}

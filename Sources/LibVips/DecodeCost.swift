@@ -20,4 +20,12 @@ public enum DecodeCost {
             Int(wi_png_inflated_metadata(bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), bytes.count, max(0, limit)))
         }
     }
+
+    /// True when a PNG chunk other than image data declares more bytes than `data` holds after
+    /// it (libpng would allocate that length, up to 2 GB, before finding the file short).
+    public static func pngHasOverlongChunk(_ data: Data) -> Bool {
+        data.withUnsafeBytes { bytes in
+            wi_png_overlong_chunk(bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), bytes.count) != 0
+        }
+    }
 }

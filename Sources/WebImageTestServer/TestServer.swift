@@ -71,6 +71,7 @@ public final class TestServer: Sendable {
             .serverChannelOption(.backlog, value: 256)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelInitializer { channel in
+                core.track(channel)
                 guard let sslContext else {
                     return channel.eventLoop.makeCompletedFuture {
                         try channel.pipeline.syncOperations.configureHTTPServerPipeline(withErrorHandling: true)
@@ -131,9 +132,14 @@ public final class TestServer: Sendable {
         await core.wait(timeout: timeout, until: condition)
     }
 
-    /// Stops accepting connections and closes the listening socket.
+    /// Stops accepting connections, closes the listening socket and every connection still open
+    /// (answers held by a gate end there), and drops the routes (whose handlers may hold gates).
     public func shutdown() async {
         try? await channel.close()
+        for connection in core.openChannels() {
+            try? await connection.close()
+        }
+        core.removeRoutes()
     }
 }
 
@@ -150,6 +156,7 @@ final class TestServerCore: Sendable {
         var attempts: [String: Int] = [:]
         var waiters: [UInt64: Waiter] = [:]
         var nextWaiter: UInt64 = 0
+        var channels: [ObjectIdentifier: any Channel] = [:]
     }
 
     let imagesFolder: URL
@@ -163,6 +170,21 @@ final class TestServerCore: Sendable {
 
     func setRoute(_ path: String, _ handler: @escaping @Sendable (TestRequest) -> TestResponse) {
         state.withLock { $0.routes[path] = handler }
+    }
+
+    func removeRoutes() {
+        state.withLock { $0.routes = [:] }
+    }
+
+    /// Keeps an accepted connection until it closes, for `shutdown`.
+    func track(_ channel: any Channel) {
+        let id = ObjectIdentifier(channel)
+        state.withLock { $0.channels[id] = channel }
+        channel.closeFuture.whenComplete { _ in self.state.withLock { _ = $0.channels.removeValue(forKey: id) } }
+    }
+
+    func openChannels() -> [any Channel] {
+        state.withLock { Array($0.channels.values) }
     }
 
     /// Records a request and returns it with its attempt number and the answer.

@@ -13,6 +13,8 @@ final class TestServerHandler: ChannelInboundHandler, RemovableChannelHandler {
     private var pending: (method: String, uri: String, headers: [(String, String)], version: HTTPVersion)?
     /// The response being sent: its path, until it ends.
     private var answering: String?
+    /// The gate the next piece waits on, with the wait's id.
+    private var gateWait: (gate: TestGate, id: Int)?
 
     init(core: TestServerCore, countsConnection: Bool) {
         self.core = core
@@ -30,6 +32,10 @@ final class TestServerHandler: ChannelInboundHandler, RemovableChannelHandler {
     }
 
     func channelInactive(context: ChannelHandlerContext) {
+        if let (gate, id) = gateWait {
+            gateWait = nil
+            gate.cancel(id)
+        }
         if let path = answering {
             answering = nil
             core.responseEnded(path: path, completed: false)
@@ -90,11 +96,13 @@ final class TestServerHandler: ChannelInboundHandler, RemovableChannelHandler {
             let piece = offset / size
             let handler = NIOLoopBound(self, eventLoop: loop)
             let boundContext = NIOLoopBound(context, eventLoop: loop)
-            gate.whenOpened(piece) {
+            let id = gate.whenOpened(piece) {
                 loop.execute {
+                    handler.value.gateWait = nil
                     handler.value.sendPiece(body, from: offset, response: response, path: path, context: boundContext.value)
                 }
             }
+            if let id { gateWait = (gate, id) }
             return
         }
         sendPiece(body, from: offset, response: response, path: path, context: context)

@@ -82,7 +82,8 @@ public struct TestResponse: Sendable {
 public final class TestGate: Sendable {
     private struct State {
         var opened = 0
-        var waiting: [(Int, @Sendable () -> Void)] = []
+        var nextWait = 0
+        var waiting: [(id: Int, count: Int, send: @Sendable () -> Void)] = []
     }
 
     private let state = Locked(State())
@@ -95,20 +96,30 @@ public final class TestGate: Sendable {
         let ready = state.withLock { state -> [@Sendable () -> Void] in
             state.opened += 1
             let opened = state.opened
-            let ready = state.waiting.filter { $0.0 <= opened }.map(\.1)
-            state.waiting.removeAll { $0.0 <= opened }
+            let ready = state.waiting.filter { $0.count <= opened }.map(\.send)
+            state.waiting.removeAll { $0.count <= opened }
             return ready
         }
         for send in ready { send() }
     }
 
-    /// Runs `send` once the gate was opened `count` times.
-    func whenOpened(_ count: Int, _ send: @escaping @Sendable () -> Void) {
-        let now = state.withLock { state -> Bool in
-            if state.opened >= count { return true }
-            state.waiting.append((count, send))
-            return false
+    /// Runs `send` once the gate was opened `count` times; returns the wait's id for `cancel`,
+    /// nil when `send` ran at once.
+    @discardableResult
+    func whenOpened(_ count: Int, _ send: @escaping @Sendable () -> Void) -> Int? {
+        let id = state.withLock { state -> Int? in
+            if state.opened >= count { return nil }
+            state.nextWait += 1
+            state.waiting.append((state.nextWait, count, send))
+            return state.nextWait
         }
-        if now { send() }
+        if id == nil { send() }
+        return id
+    }
+
+    /// Drops a wait whose connection went: its `send` holds the connection's handler, and a gate
+    /// never opened (`hold=1`) would keep both for the rest of the process.
+    func cancel(_ id: Int) {
+        state.withLock { $0.waiting.removeAll { $0.id == id } }
     }
 }

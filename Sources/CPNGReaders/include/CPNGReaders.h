@@ -35,5 +35,8 @@ int wi_png_decode_rgba8(const void *data, size_t length, uint64_t max_pixels, in
 /// The bytes a PNG's compressed metadata (iCCP, zTXt, compressed iTXt chunks) inflates to, in
 /// all, counted up to `limit + 1`; 0 for data that is not a PNG. Nothing is kept.
 size_t wi_png_inflated_metadata(const uint8_t *data, size_t length, size_t limit);
+/// 1 when a chunk other than image data (IDAT, fdAT) declares more bytes than `data` holds
+/// after it: libpng allocates such a chunk at its declared length (up to 2 GB) before reading it.
+int wi_png_overlong_chunk(const uint8_t *data, size_t length);
 
 #endif

@@ -13,6 +13,9 @@ enum DecodeLimits {
             }
         }
         if format == .png {
+            if DecodeCost.pngHasOverlongChunk(data) {
+                throw .corruptData(format: .png, reason: "a metadata chunk longer than the file")
+            }
             let limit = options.decodeMaxMetadataBytes
             if DecodeCost.pngInflatedMetadataBytes(in: data, countingUpTo: limit) > limit {
                 throw .overLimit(format: .png, reason: "compressed metadata (iCCP, zTXt, iTXt) of more than \(limit) bytes inflated")

@@ -181,6 +181,37 @@ import LibVips
         return stream
     }
 
+    /// Found by the `decode` fuzz target (Tests/Images/fuzz-regressions): a 454-byte PNG whose
+    /// iTXt chunk declares 1.9 GB. libvips' PNG reader had libpng allocate that length while
+    /// reading the header (2.4 GB resident under ASan, the fuzzer's out-of-memory).
+    @Test func pngChunkDeclaringMoreBytesThanTheFileIsRefused() async throws {
+        let found = try TestImages.data("fuzz-regressions/png-itxt-longer-than-file.png")
+        let error = Self.refusal(found)
+        guard case .corruptData(.png, let reason) = error else {
+            Issue.record("\(String(describing: error))")
+            return
+        }
+        #expect(reason.contains("longer than the file"))
+        try await Self.expectRefusedInBoundedMemory(found, reason: "longer than the file")
+        // The same shape on real files: a text chunk and an unknown chunk declaring 2 GB - 1,
+        // the file ending there.
+        for type in ["iTXt", "zTXt", "prVt"] {
+            var bytes = [UInt8](try TestImages.data("pngsuite/basn2c08.png").prefix(8 + 12 + 13))
+            bytes += [0x7F, 0xFF, 0xFF, 0xFF] + Array(type.utf8) + Array("XML:com.adobe.xmp".utf8) + [0, 0, 0, 0, 0]
+            #expect(Self.refusal(Data(bytes)) != nil, "\(type)")
+        }
+    }
+
+    /// Every input the fuzzers found (Tests/Images/fuzz-regressions) gives a typed error.
+    @Test func everyFuzzRegressionInputIsRefused() throws {
+        let folder = TestImages.folder.appendingPathComponent("fuzz-regressions")
+        let files = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { !$0.hasSuffix(".md") }
+        #expect(!files.isEmpty)
+        for file in files {
+            #expect(Self.refusal(try Data(contentsOf: folder.appendingPathComponent(file))) != nil, "\(file)")
+        }
+    }
+
     @Test func pngWithAHugeICCProfileIsRefused() async throws {
         // A 32 MiB profile in 32 kB (libvips' reader inflates 8 MB of it, then warns).
         let zeros = try Self.zlibOfZeros(mebibytes: 32)
