@@ -1,7 +1,6 @@
 import AsyncHTTPClient
 import Foundation
 import NIOCore
-import NIOSSL
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -85,18 +84,16 @@ extension DownloadOperation {
         if let resumeValidator, !body.isEmpty {
             extraHeaders += [("Range", "bytes=\(body.count)-"), ("If-Range", resumeValidator)]
         }
-        guard var clientRequest = HTTPMessages.clientRequest(for: request, extraHeaders: extraHeaders) else {
+        guard let clientRequest = HTTPMessages.clientRequest(for: request, extraHeaders: extraHeaders) else {
             throw TransferFailure.final(WebImageError.invalidDownloadOperation)
         }
-        if options.contains(.allowInvalidSSLCertificates) {
-            var tls = TLSConfiguration.makeClientConfiguration()
-            tls.certificateVerification = .none
-            clientRequest.tlsConfiguration = tls
+        guard let client = environment.clients.client(allowingInvalidCertificates: options.contains(.allowInvalidSSLCertificates)) else {
+            throw TransferFailure.final(WebImageError.invalidDownloadOperation)
         }
         let sent = ContinuousClock.now
         let clientResponse: HTTPClientResponse
         do {
-            clientResponse = try await environment.client.execute(clientRequest, deadline: .distantFuture)
+            clientResponse = try await client.execute(clientRequest, deadline: .distantFuture)
         } catch {
             throw Self.transportFailure(error, url: url, resumeValidator: nil)
         }

@@ -14,7 +14,7 @@ struct DownloadKey: Hashable, Sendable {
 
 /// What a download needs from its downloader, fixed when it is made.
 struct DownloadEnvironment: Sendable {
-    let client: HTTPClient
+    let clients: DownloadClients
     let config: ImageDownloaderConfig
     let responseModifier: (any DownloaderResponseModifierProtocol)?
     let decryptor: (any DownloaderDecryptorProtocol)?

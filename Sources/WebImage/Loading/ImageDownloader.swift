@@ -37,7 +37,7 @@ public final class ImageDownloader: ImageLoader {
     }
 
     private let state: Locked<State>
-    private let client: HTTPClient
+    private let clients: DownloadClients
     private let broadcaster = DownloadEventBroadcaster()
     private let observability: DownloadObservability
     private let isShared: Bool
@@ -58,7 +58,7 @@ public final class ImageDownloader: ImageLoader {
         // A refused connection fails at once instead of being retried until the deadline.
         clientConfig.connectionPool.retryConnectionEstablishment = false
         clientConfig.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = max(8, config.maxConcurrentDownloads)
-        client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: clientConfig)
+        clients = DownloadClients(configuration: clientConfig)
         observability = DownloadObservability(factory: config.metricsFactory ?? MetricsSystem.factory)
         var headers = ["Accept": "image/*,*/*;q=0.8", "User-Agent": Self.defaultUserAgent]
         if let username = config.username, let password = config.password {
@@ -68,9 +68,7 @@ public final class ImageDownloader: ImageLoader {
     }
 
     deinit {
-        // The client must be shut down before it is released; the task keeps it alive until then.
-        let client = self.client
-        Task { try? await client.shutdown() }
+        clients.shutdown()
     }
 
     /// `<process>/<version> (Linux) swift-webimage`, as SDWebImage names its app and system.
@@ -256,8 +254,7 @@ public final class ImageDownloader: ImageLoader {
         guard !isShared else { return }
         state.withLock { $0.isInvalidated = true }
         if cancelPendingOperations { cancelAllDownloads() }
-        let client = self.client
-        Task { try? await client.shutdown() }
+        clients.shutdown()
     }
 
     // MARK: ImageLoader
@@ -288,7 +285,7 @@ public final class ImageDownloader: ImageLoader {
             request = modified
         }
         let environment = DownloadEnvironment(
-            client: client, config: config,
+            clients: clients, config: config,
             responseModifier: context?.downloadResponseModifier ?? state.responseModifier,
             decryptor: context?.downloadDecryptor ?? state.decryptor,
             events: broadcaster, observability: observability
