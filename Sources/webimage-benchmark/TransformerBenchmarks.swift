@@ -55,22 +55,25 @@ enum TransformerBenchmarks {
                 bands == 4 ? Array(rgba) : stride(from: 0, to: rgba.count, by: 4).flatMap { [rgba[$0], rgba[$0 + 1], rgba[$0 + 2]] }
             }
             print("\n-- \(path) \(image.pixelWidth)x\(image.pixelHeight), \(bands) bands --")
-            let measure = Measure(iterations: 25, warmup: 3)
             for item in cases(width: image.pixelWidth, height: image.pixelHeight) {
                 let failure = CoderBenchmarks.Failure(description: "\(path) \(item.name) failed")
-                let times = try pixels.withUnsafeBytes { raw in
-                    let others: [CoderBenchmarks.Timed] = item.other.map { other in
-                        [(other.label, { if other.run(raw.baseAddress!, image.pixelWidth, image.pixelHeight, bands) < 0 { throw failure } })]
-                    } ?? []
-                    return try CoderBenchmarks.medians(measure, [
-                        ("ours", { if item.transformer.transformedImage(with: image, forKey: "")?.isDecoded != true { throw failure } }),
-                        ("C", { if item.baseline(raw.baseAddress!, image.pixelWidth, image.pixelHeight, bands) < 0 { throw failure } }),
-                    ] + others)
+                let ours = { if item.transformer.transformedImage(with: image, forKey: "")?.isDecoded != true { throw failure } }
+                let measured = try pixels.withUnsafeBytes { raw in
+                    let (width, height) = (image.pixelWidth, image.pixelHeight)
+                    let direct = try PairedRatio(rounds: 31, ours: ours) {
+                        if item.baseline(raw.baseAddress!, width, height, bands) < 0 { throw failure }
+                    }
+                    let other = try item.other.map { other in
+                        (other.label, try PairedRatio(rounds: 31, ours: ours) {
+                            if other.run(raw.baseAddress!, width, height, bands) < 0 { throw failure }
+                        })
+                    }
+                    return (direct, other)
                 }
-                let (ours, direct) = (times[0], times[1])
-                let extra = item.other.map { [($0.label, times[2])] } ?? []
-                Comparison(name: "\(path) \(item.name)", ours: ours, baselines: [("libvips C", direct)] + extra).printed()
-                worst.append(("\(path) \(item.name)", ours / direct, item.isOurResampler ? 1 : 1.2))
+                measured.0.printed("\(path) \(item.name)", baselineLabel: "libvips C")
+                if let (label, other) = measured.1 { other.printed("  (for reference)", baselineLabel: label) }
+                let ratio = measured.0.ratio
+                worst.append(("\(path) \(item.name)", ratio, item.isOurResampler ? 1 : 1.2))
             }
         }
         try chain(testdata)
@@ -99,22 +102,18 @@ enum TransformerBenchmarks {
             let steps: [any ImageTransformer] = resizeFirst.map { $0 ? [resize] + others : others + [resize] } ?? [resize]
             let pipeline = PipelineTransformer(transformers: steps)
             let failure = CoderBenchmarks.Failure(description: "\(path) chain failed")
-            let times = try CoderBenchmarks.medians(Measure(iterations: 31, warmup: 2), [
-                ("one pipeline", {
-                    let source = try VipsImageCoder.shared.decode(data, options: lazy)
-                    guard try pipeline.transformedImage(with: source, forKey: "")?.decoded() != nil else { throw failure }
-                }),
-                ("bitmap between steps", {
-                    var image = try VipsImageCoder.shared.decode(data, options: lazy)
-                    for step in steps {
-                        guard let next = step.transformedImage(with: image, forKey: "") else { throw failure }
-                        image = try next.decoded()
-                    }
-                }),
-            ])
-            let (onePipeline, bitmapsBetween) = (times[0], times[1])
+            let measured = try PairedRatio(rounds: 41, ours: {
+                let source = try VipsImageCoder.shared.decode(data, options: lazy)
+                guard try pipeline.transformedImage(with: source, forKey: "")?.decoded() != nil else { throw failure }
+            }, baseline: {
+                var image = try VipsImageCoder.shared.decode(data, options: lazy)
+                for step in steps {
+                    guard let next = step.transformedImage(with: image, forKey: "") else { throw failure }
+                    image = try next.decoded()
+                }
+            })
             let order = resizeFirst.map { $0 ? "resize first" : "resize last" } ?? "resize only (equal work)"
-            Comparison(name: "\(path) \(order), one pipeline", ours: onePipeline, baselines: [("bitmap between steps", bitmapsBetween)]).printed()
+            measured.printed("\(path) \(order), one pipeline", baselineLabel: "bitmap between steps")
           }
         }
     }

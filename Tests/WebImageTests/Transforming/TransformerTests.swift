@@ -1,4 +1,5 @@
 import Foundation
+import LibVips
 import Testing
 import WebImage
 
@@ -155,6 +156,31 @@ import WebImage
         let before = try TransformInput.lumaVariance(image)
         let after = try TransformInput.lumaVariance(blurred)
         #expect(after < before * 0.9, "variance \(before) -> \(after)")
+    }
+
+    /// With alpha, the blur runs premultiplied in 8 bits (as vImage's, SDWebImage's blur):
+    /// against the same Gaussian in floating point, alpha is within 3 levels and, where alpha is
+    /// at least 64, every colour within 4.
+    @Test(arguments: [false, true])
+    func blurWithAlphaStaysCloseToAFloatingPointBlur(lazy: Bool) throws {
+        let image = try TransformInput.image(TransformInput.alphaImage, lazy: lazy)
+        let blurred = try TransformInput.pixels(try TransformInput.transform(image, BlurTransformer(radius: 3)))
+        let reference = try VipsImageRef.load("pngload_buffer", data: try TestImages.data(TransformInput.alphaImage))
+            .call("premultiply").call("gaussblur", "sigma=3").call("unpremultiply").call("cast", "format=uchar")
+            .renderRGBA()
+        let expected = reference.withUnsafeBytes { bytes in
+            stride(from: 0, to: bytes.count, by: 4).map { RGBA8(red: bytes[$0], green: bytes[$0 + 1], blue: bytes[$0 + 2], alpha: bytes[$0 + 3]) }
+        }
+        try #require(blurred.count == expected.count)
+        var (alphaError, colourError) = (0, 0)
+        for (ours, float) in zip(blurred, expected) {
+            alphaError = max(alphaError, abs(Int(ours.alpha) - Int(float.alpha)))
+            guard float.alpha >= 64 else { continue }
+            colourError = max(colourError, abs(Int(ours.red) - Int(float.red)), abs(Int(ours.green) - Int(float.green)), abs(Int(ours.blue) - Int(float.blue)))
+        }
+        #expect(alphaError <= 3 && colourError <= 4, "alpha off by \(alphaError), colour by \(colourError)")
+        // The blur did blur: the edge between the body and the transparent background softened.
+        #expect(zip(blurred, try TransformInput.pixels(image)).contains { abs(Int($0.alpha) - Int($1.alpha)) > 100 })
     }
 
     // MARK: Filter
