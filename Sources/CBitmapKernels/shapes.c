@@ -69,15 +69,27 @@ void wi_rounded_rect_area_rgba8(int width, int height, double radius, unsigned c
     }
 }
 
+// The radius as drawn: at most half the shorter side.
+static float wi_round_corners_outer(int width, int height, double radius) {
+    float side = (float)(width < height ? width : height);
+    return fminf(fmaxf((float)radius, 0.0f), side / 2.0f);
+}
+
+int wi_round_corners_depth(int width, int height, double radius) {
+    // Only pixels within the radius of an edge (and one more, the antialiased ramp) change.
+    return (int)ceilf(wi_round_corners_outer(width, height, radius)) + 1;
+}
+
 void wi_round_corners_row(uint8_t *pixels, int y, int left, int count, int width, int height, double radius,
                           unsigned corners) {
-    float side = (float)(width < height ? width : height);
-    float outer = fminf(fmaxf((float)radius, 0.0f), side / 2.0f);
-    // Only pixels within the radius of an edge (and one more, the antialiased ramp) change.
-    int depth = (int)ceilf(outer) + 1;
-    int whole_row = y < depth || y >= height - depth;
+    float outer = wi_round_corners_outer(width, height, radius);
+    int depth = wi_round_corners_depth(width, height, radius);
+    // Along the straight edges a pixel is wholly inside: only the corner squares change.
+    if (y >= depth && y < height - depth) {
+        return;
+    }
     for (int x = left; x < left + count; x++) {
-        if (!whole_row && x >= depth && x < width - depth) {
+        if (x >= depth && x < width - depth) {
             x = width - depth - 1;
             continue;
         }
@@ -91,7 +103,11 @@ void wi_round_corners_row(uint8_t *pixels, int y, int left, int count, int width
 
 void wi_round_corners_rgba8(const uint8_t *src, int width, int height, double radius, unsigned corners, uint8_t *dst) {
     memcpy(dst, src, (size_t)width * (size_t)height * 4);
+    int depth = wi_round_corners_depth(width, height, radius);
     for (int y = 0; y < height; y++) {
+        if (y == depth && height - depth > y) {
+            y = height - depth;   // the rows between keep every pixel
+        }
         wi_round_corners_row(dst + (size_t)y * (size_t)width * 4, y, 0, width, width, height, radius, corners);
     }
 }

@@ -91,7 +91,7 @@ enum TransformerBenchmarks {
     /// work both ways, shows how far apart two equal times measure here.
     static func chain(_ testdata: URL) throws {
         print("\n-- chain of resize to half (fill), round corners 20, blur 2, from the encoded bytes --")
-        for path in ["photos/rocket.jpg", "photos/hubble_deep_field.jpg"] {
+        for path in ["photos/rocket.jpg", "photos/hubble_deep_field.jpg", "photos/retina.jpg"] {
           for resizeFirst in [true, false, nil] {
             let data = try Data(contentsOf: testdata.appendingPathComponent(path))
             var lazy = ImageCoderOptions()

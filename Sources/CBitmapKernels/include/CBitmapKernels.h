@@ -58,6 +58,9 @@ void wi_rounded_rect_rgba8(int width, int height, double radius, unsigned corner
 /// `src`, an RGBA8 bitmap, into `dst` with its alpha scaled by the coverage of the rounded
 /// rectangle wi_rounded_rect_rgba8 draws (no ring): only the pixels along the edges are computed.
 void wi_round_corners_rgba8(const uint8_t *src, int width, int height, double radius, unsigned corners, uint8_t *dst);
+/// How many rows at the top and at the bottom round corners of `radius` reach into (the rows
+/// between keep every pixel).
+int wi_round_corners_depth(int width, int height, double radius);
 /// The same for `count` RGBA8 pixels of row `y` of a `width` x `height` image, from column
 /// `left`, in place.
 void wi_round_corners_row(uint8_t *pixels, int y, int left, int count, int width, int height, double radius,
