@@ -128,7 +128,7 @@ public final class TurboJPEGCoder: ThrowingImageCoder {
 
     /// libvips 8.14's `vips_thumbnail_find_jpegshrink`: the box in stored orientation, the
     /// shrink to fit it (each side on its own when stretched, never below 1), then a DCT scale
-    /// that leaves at least a factor of 2 for the resize.
+    /// that leaves at least a factor of 2 for the resize, never larger than the shorter side.
     static func libvipsJPEGShrink(header: VipsHeader, width: Int, height: Int, stretch: Bool) -> Int {
         let swapped = header.orientation >= 5
         var horizontal = Double(header.storedWidth) / Double(swapped ? height : width)
@@ -138,7 +138,12 @@ public final class TurboJPEGCoder: ThrowingImageCoder {
             (horizontal, vertical) = (fit, fit)
         }
         let shrink = min(max(1, horizontal), max(1, vertical))
-        return shrink >= 16 ? 8 : shrink >= 8 ? 4 : shrink >= 4 ? 2 : 1
+        var factor = shrink >= 16 ? 8 : shrink >= 8 ? 4 : shrink >= 4 ? 2 : 1
+        // libvips 8.14's loader makes a side of `side / factor` pixels, rounded down, and aborts
+        // the process (a failed assertion, not an error) when that is 0: a JPEG 3 pixels wide and
+        // thousands tall, thumbnailed, did (found by the `decode` fuzz target).
+        while factor > 1 && min(header.storedWidth, header.storedHeight) < factor { factor /= 2 }
+        return factor
     }
 
     public func encode(_ image: Image, format: ImageFormat, options: ImageCoderOptions) throws(ImageCodingError) -> Data {

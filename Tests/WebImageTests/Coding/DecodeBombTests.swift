@@ -202,13 +202,40 @@ import LibVips
         }
     }
 
-    /// Every input the fuzzers found (Tests/Images/fuzz-regressions) gives a typed error.
+    /// Every input the fuzzers found (Tests/Images/fuzz-regressions) gives a typed error, decoded
+    /// whole and as the `decode` fuzz target decodes (a 64x64 thumbnail, 16 megapixels at most).
     @Test func everyFuzzRegressionInputIsRefused() throws {
         let folder = TestImages.folder.appendingPathComponent("fuzz-regressions")
         let files = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { !$0.hasSuffix(".md") }
         #expect(!files.isEmpty)
+        var thumbnail = ImageCoderOptions()
+        thumbnail.decodeMaxPixelCount = 16_000_000
+        thumbnail.decodeThumbnailPixelSize = CGSize(width: 64, height: 64)
         for file in files {
-            #expect(Self.refusal(try Data(contentsOf: folder.appendingPathComponent(file))) != nil, "\(file)")
+            let data = try Data(contentsOf: folder.appendingPathComponent(file))
+            #expect(Self.refusal(data) != nil, "\(file)")
+            #expect(Self.refusal(data, thumbnail) != nil, "\(file), thumbnailed")
+        }
+    }
+
+    /// Found by the `decode` fuzz target: a JPEG 3 pixels wide and 31,141 tall, thumbnailed, had
+    /// libvips load it shrunk 8 times, 0 pixels wide, and libvips aborted the process. The same
+    /// shape, valid: a 3-pixel-wide strip of a photo, with stray bytes before its end marker (a
+    /// libjpeg warning, so that libvips reads it rather than TurboJPEG), thumbnailed to 32x32,
+    /// gives a 1x32 image.
+    @Test func jpegNarrowerThanItsShrinkOnLoadIsThumbnailed() throws {
+        let photo = try ImageCodersManager.shared.decode(try TestImages.data("photos/rocket.jpg"), options: ImageCoderOptions())
+        let strip = try #require(CroppingTransformer(rect: CGRect(x: 300, y: 0, width: 3, height: 427)).transformedImage(with: photo, forKey: ""))
+        var jpeg = try ImageCodersManager.shared.encode(strip, format: .jpeg, options: ImageCoderOptions())
+        try #require(jpeg.suffix(2) == Data([0xFF, 0xD9]))
+        jpeg.insert(contentsOf: [UInt8](repeating: 0x55, count: 64), at: jpeg.count - 2)
+        var options = ImageCoderOptions()
+        options.decodeThumbnailPixelSize = CGSize(width: 32, height: 32)
+        for lazy in [false, true] {
+            options.decodeUseLazyDecoding = lazy
+            let thumbnail = try ImageCodersManager.shared.decode(jpeg, options: options)
+            #expect(thumbnail.pixelWidth == 1 && thumbnail.pixelHeight == 32, "\(thumbnail.pixelWidth)x\(thumbnail.pixelHeight)")
+            #expect(thumbnail.pixel(x: 0, y: 16) != nil)
         }
     }
 
