@@ -29,14 +29,6 @@ extension PixelBuffer {
         return result
     }
 
-    /// The colours of this RGBA bitmap without its alpha band (RGB, 3 bytes a pixel).
-    public func droppingAlpha() -> PixelBuffer {
-        guard bands == 4 else { return self }
-        return PixelBuffer(width: width, height: height, bands: 3, writingEveryByte: { output in
-            wi_rgba8_to_rgb8(baseAddress.assumingMemoryBound(to: UInt8.self), width * height, output.assumingMemoryBound(to: UInt8.self))
-        })
-    }
-
     /// This RGBA bitmap turned upright from EXIF `orientation` (1...8): itself for 1.
     public func oriented(_ orientation: Int) -> PixelBuffer {
         guard orientation > 1, orientation <= 8, bands == 4 else { return self }

@@ -21,6 +21,15 @@ extension VipsImageRef {
         return VipsImageRef(result)
     }
 
+    /// This opaque 8-bit image with its alpha band dropped (RGBA to RGB, `adding` false) or an
+    /// opaque one added (RGB to RGBA): lazily, region by region when read.
+    public func alphaBand(adding: Bool) throws(VipsError) -> VipsImageRef {
+        guard let result = wi_alpha_band_lazy(pointer, adding ? 1 : 0) else {
+            throw Vips.lastError(or: "alpha band conversion failed")
+        }
+        return VipsImageRef(result)
+    }
+
     /// This 8-bit RGBA image with its alpha scaled as `PixelBuffer.roundingCorners(radius:corners:)`
     /// scales a bitmap's: lazily, computed region by region when read.
     public func roundingCorners(radius: Double, corners: UInt) throws(VipsError) -> VipsImageRef {

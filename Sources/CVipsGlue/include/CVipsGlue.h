@@ -83,12 +83,18 @@ int wi_get_int_array(VipsImage *image, const char *name, int *out, int capacity)
 int wi_has_icc(VipsImage *image);
 
 /// Computes an 8-bit RGB or RGBA image with libvips' workers into a new RGBA8 bitmap (g_free
-/// it), an opaque alpha added to RGB in one pass after; NULL with libvips' error on failure.
+/// it), an opaque alpha added to RGB as the pixels are computed; NULL with libvips' error on
+/// failure.
 void *wi_render_rgba8(VipsImage *image, size_t *length);
 
 /// A lazy libvips image of 8-bit RGBA `in` resized by wi_resample_rgba8 to `width` x `height`
 /// (each at most `in`'s), computed strip by strip when read; NULL with libvips' error.
 VipsImage *wi_resample_lazy(VipsImage *in, int width, int height, int premultiply);
+
+/// A lazy libvips image of 8-bit RGB `in` with an opaque alpha band added (`add` nonzero), or of
+/// 8-bit RGBA `in` without its alpha band, converted region by region when read; NULL with
+/// libvips' error.
+VipsImage *wi_alpha_band_lazy(VipsImage *in, int add);
 
 /// A lazy libvips image of 8-bit RGBA `in` rounded as wi_round_corners_rgba8 rounds a bitmap,
 /// computed region by region when read; NULL with libvips' error.

@@ -43,9 +43,10 @@ extension Image {
                 return Image(decoded: try transform.step(input, scale).renderInline(), scale: scale, format: format, hasAlpha: hasAlpha)
             }
             // Decoded pixels are RGBA even when opaque: without that band, steps see the image as
-            // opaque (dropped here and added back by `renderedRGBA` in one pass each, cheaper
-            // than libvips' extract_band and bandjoin).
-            if !hasAlpha && !transform.addsAlpha { input = try VipsImageRef.wrapping(pixels.droppingAlpha()) }
+            // opaque (dropped here and added back by `renderedRGBA`, region by region as the
+            // pixels are computed: cheaper than libvips' extract_band and bandjoin, and than a
+            // pass and a buffer of their own).
+            if !hasAlpha && !transform.addsAlpha { input = try input.alphaBand(adding: false) }
             let output = try step(input).normalizedToSRGB()
             guard Self.isWithinPixelLimit(output) else { return nil }
             // Rendered by libvips' workers, strip by strip: whole-image buffers between the
