@@ -9,8 +9,8 @@
 # Default: every target for 500 executions (the CI pass). Given both, a target stops at whichever
 # comes first (the long run: -runs 10000000 -time 3600). Corpora live in .build-fuzz/corpus/TARGET (kept
 # between runs, seeded from Tests/Images); the regression inputs in Tests/Images/fuzz-regressions
-# are run first. A crash, leak, timeout (10 s) or out-of-memory (2 GB) stops the script with
-# status 1; the input is kept in .build-fuzz/crashes/TARGET/.
+# are run first. A crash, leak, timeout (10 s) or out-of-memory (2 GB resident, or 1 GB in one
+# allocation) stops the script with status 1; the input is kept in .build-fuzz/crashes/TARGET/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 limit=()
@@ -91,7 +91,9 @@ for target in "${targets[@]}"; do
     # Sniffing reads at most the first 4 KB: longer inputs would only slow that target down.
     max_len=262144
     [ "$target" = sniff ] && max_len=8192
-    options=(-timeout=10 -rss_limit_mb=2048 -max_len=$max_len -print_final_stats=1 -artifact_prefix="$crashes/")
+    # One allocation over 1 GB is an out-of-memory too (no target decodes more than 16 megapixels):
+    # by default libFuzzer allows one up to the 2 GB resident limit, and a 1.77 GB one went unseen.
+    options=(-timeout=10 -rss_limit_mb=2048 -malloc_limit_mb=1024 -max_len=$max_len -print_final_stats=1 -artifact_prefix="$crashes/")
     [ -n "$dictionary" ] && options+=(-dict="$dictionary")
     echo "== $target"
     # ASan's leak check at exit, with the process-lifetime objects the leak check script lists.
