@@ -43,7 +43,8 @@ int wi_png_decode_rgba8(const void *data, size_t length, uint64_t max_pixels, in
         png_set_read_fn(png, &source, wi_png_read_memory);
         // No chunk can be longer than the file: libpng, as Debian builds it, sets no limit of its
         // own and allocates a metadata chunk's declared length (1.77 GB for a 101-byte file, found
-        // by the `png` fuzz target) before finding the bytes missing.
+        // by the `png` fuzz target) before finding the bytes missing. Over the limit, libpng only
+        // warns: wi_png_warning makes that an error.
         png_set_chunk_malloc_max(png, length > 0 ? length : 1);
         wi_png_skip_metadata(png);
 #ifdef PNG_IGNORE_ADLER32
