@@ -103,11 +103,7 @@ void wi_round_corners_row(uint8_t *pixels, int y, int left, int count, int width
 
 void wi_round_corners_rgba8(const uint8_t *src, int width, int height, double radius, unsigned corners, uint8_t *dst) {
     memcpy(dst, src, (size_t)width * (size_t)height * 4);
-    int depth = wi_round_corners_depth(width, height, radius);
     for (int y = 0; y < height; y++) {
-        if (y == depth && height - depth > y) {
-            y = height - depth;   // the rows between keep every pixel
-        }
         wi_round_corners_row(dst + (size_t)y * (size_t)width * 4, y, 0, width, width, height, radius, corners);
     }
 }

@@ -56,7 +56,7 @@ void wi_orient_rgba8(const uint8_t *src, int width, int height, int orientation,
 void wi_rounded_rect_rgba8(int width, int height, double radius, unsigned corners, double inset, const uint8_t colour[4],
                            uint8_t *out);
 /// `src`, an RGBA8 bitmap, into `dst` with its alpha scaled by the coverage of the rounded
-/// rectangle wi_rounded_rect_rgba8 draws (no ring): only the pixels along the edges are computed.
+/// rectangle wi_rounded_rect_rgba8 draws (no ring): only the corner pixels are computed.
 void wi_round_corners_rgba8(const uint8_t *src, int width, int height, double radius, unsigned corners, uint8_t *dst);
 /// How many rows at the top and at the bottom round corners of `radius` reach into (the rows
 /// between keep every pixel).

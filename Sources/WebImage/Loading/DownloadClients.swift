@@ -13,7 +13,7 @@ import NIOSSL
 final class DownloadClients: Sendable {
     private let configuration: HTTPClient.Configuration
     /// Verifies certificates: every download but those allowing invalid ones.
-    let verifying: HTTPClient
+    private let verifying: HTTPClient
     /// The client for invalid certificates once made, and whether both are shut down.
     private let state = Locked<(unverified: HTTPClient?, isShutDown: Bool)>((nil, false))
 
@@ -39,12 +39,13 @@ final class DownloadClients: Sendable {
     }
 
     /// Closes both connection pools, in the background (a client must be shut down before it
-    /// is released; the task keeps it alive until then).
+    /// is released; the task keeps it alive until then). Once: later calls do nothing.
     func shutdown() {
-        let unverified = state.withLock { state in
-            state.isShutDown = true
-            return state.unverified
+        let (wasShutDown, unverified) = state.withLock { state in
+            defer { state.isShutDown = true }
+            return (state.isShutDown, state.unverified)
         }
+        guard !wasShutDown else { return }
         let verifying = self.verifying
         Task {
             try? await verifying.shutdown()
