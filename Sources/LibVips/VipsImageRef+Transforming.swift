@@ -61,7 +61,7 @@ extension Vips {
 extension PixelBuffer {
     /// This RGBA bitmap with the alpha scaled by the coverage of `roundedRectangle(width:height:
     /// radius:corners:ringWidth:colour:)`'s shape without a ring, as multiplying by that
-    /// bitmap does; only the pixels along the edges are computed.
+    /// bitmap does; only the corner pixels are computed.
     public func roundingCorners(radius: Double, corners: UInt) -> PixelBuffer? {
         guard bands == 4 else { return nil }
         return PixelBuffer(width: width, height: height, bands: 4, writingEveryByte: { output in
