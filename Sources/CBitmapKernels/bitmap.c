@@ -377,16 +377,7 @@ static void wi_box_shrink(const uint8_t *src, int width, int height, size_t src_
 // pixels from `src` (`src_stride` bytes a row) into `dst`, packed.
 static void wi_premultiply(const uint8_t *src, int width, int height, size_t src_stride, uint8_t *restrict dst) {
     for (int y = 0; y < height; y++) {
-        const uint8_t *in = src + (size_t)y * src_stride;
-        uint8_t *out = dst + (size_t)y * (size_t)width * 4;
-        for (int x = 0; x < width; x++, in += 4, out += 4) {
-            uint32_t alpha = in[3];
-            for (int band = 0; band < 3; band++) {
-                uint32_t product = in[band] * alpha + 128;
-                out[band] = (uint8_t)((product + (product >> 8)) >> 8);  // product / 255, rounded
-            }
-            out[3] = (uint8_t)alpha;
-        }
+        wi_premultiply_rgba8(src + (size_t)y * src_stride, (size_t)width, dst + (size_t)y * (size_t)width * 4);
     }
 }
 

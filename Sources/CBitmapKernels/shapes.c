@@ -81,7 +81,7 @@ int wi_round_corners_depth(int width, int height, double radius) {
 }
 
 void wi_round_corners_row(uint8_t *pixels, int y, int left, int count, int width, int height, double radius,
-                          unsigned corners) {
+                          unsigned corners, int premultiplied) {
     float outer = wi_round_corners_outer(width, height, radius);
     int depth = wi_round_corners_depth(width, height, radius);
     // Along the straight edges a pixel is wholly inside: only the corner squares change.
@@ -96,14 +96,16 @@ void wi_round_corners_row(uint8_t *pixels, int y, int left, int count, int width
         float coverage = wi_rounded_rect_coverage((float)x, (float)y, 0, 0, (float)width, (float)height, outer, corners);
         // As the libvips step multiplies by the mask's alpha: (alpha * mask) / 255, rounded.
         uint32_t mask = (uint32_t)lrintf(coverage * 255.0f);
-        uint8_t *alpha = pixels + (size_t)(x - left) * 4 + 3;
-        *alpha = (uint8_t)((*alpha * mask * 2 + 255) / 510);
+        uint8_t *pixel = pixels + (size_t)(x - left) * 4;
+        for (int band = premultiplied ? 0 : 3; band < 4; band++) {
+            pixel[band] = (uint8_t)((pixel[band] * mask * 2 + 255) / 510);
+        }
     }
 }
 
 void wi_round_corners_rgba8(const uint8_t *src, int width, int height, double radius, unsigned corners, uint8_t *dst) {
     memcpy(dst, src, (size_t)width * (size_t)height * 4);
     for (int y = 0; y < height; y++) {
-        wi_round_corners_row(dst + (size_t)y * (size_t)width * 4, y, 0, width, width, height, radius, corners);
+        wi_round_corners_row(dst + (size_t)y * (size_t)width * 4, y, 0, width, width, height, radius, corners, 0);
     }
 }

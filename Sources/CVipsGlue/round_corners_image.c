@@ -11,6 +11,7 @@
 typedef struct {
     double radius;
     unsigned corners;
+    int premultiplied;
 } wi_round_corners;
 
 static int wi_round_corners_generate(VipsRegion *out, void *sequence, void *a, void *b, gboolean *stop) {
@@ -32,12 +33,13 @@ static int wi_round_corners_generate(VipsRegion *out, void *sequence, void *a, v
     for (int y = area->top; y < VIPS_RECT_BOTTOM(area); y++) {
         uint8_t *row = VIPS_REGION_ADDR(out, area->left, y);
         memcpy(row, VIPS_REGION_ADDR(in, area->left, y), (size_t)area->width * 4);
-        wi_round_corners_row(row, y, area->left, area->width, out->im->Xsize, out->im->Ysize, shape->radius, shape->corners);
+        wi_round_corners_row(row, y, area->left, area->width, out->im->Xsize, out->im->Ysize, shape->radius, shape->corners,
+                             shape->premultiplied);
     }
     return 0;
 }
 
-VipsImage *wi_round_corners_lazy(VipsImage *in, double radius, unsigned corners) {
+VipsImage *wi_round_corners_lazy(VipsImage *in, double radius, unsigned corners, int premultiplied) {
     if (in->BandFmt != VIPS_FORMAT_UCHAR || in->Bands != 4 || in->Coding != VIPS_CODING_NONE) {
         vips_error("wi_round_corners", "%s", "8-bit RGBA expected");
         return NULL;
@@ -46,6 +48,7 @@ VipsImage *wi_round_corners_lazy(VipsImage *in, double radius, unsigned corners)
     wi_round_corners *shape = vips_malloc(VIPS_OBJECT(out), sizeof(wi_round_corners));
     shape->radius = radius;
     shape->corners = corners;
+    shape->premultiplied = premultiplied;
     // The output holds the input until it closes.
     g_object_ref(in);
     vips_object_local(out, in);

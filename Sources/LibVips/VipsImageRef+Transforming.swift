@@ -22,18 +22,38 @@ extension VipsImageRef {
     }
 
     /// This opaque 8-bit image with its alpha band dropped (RGBA to RGB, `adding` false) or an
-    /// opaque one added (RGB to RGBA): lazily, region by region when read.
+    /// opaque one added (RGB to RGBA): lazily, region by region when read. Adding it back to an
+    /// image it was dropped from gives that image.
     public func alphaBand(adding: Bool) throws(VipsError) -> VipsImageRef {
+        if adding, let convertedFrom, convertedFrom.kind == .droppedOpaqueAlpha { return convertedFrom.image }
         guard let result = wi_alpha_band_lazy(pointer, adding ? 1 : 0) else {
             throw Vips.lastError(or: "alpha band conversion failed")
         }
+        return VipsImageRef(result, convertedFrom: adding ? nil : Conversion(kind: .droppedOpaqueAlpha, image: self))
+    }
+
+    /// This 8-bit image with its colours multiplied by alpha, in 8 bits, lazily (an opaque RGB
+    /// image gains an opaque alpha band and is otherwise unchanged). When this image is another
+    /// one unpremultiplied, that one, without the rounding of a round trip.
+    public func premultipliedEightBit() throws(VipsError) -> VipsImageRef {
+        if let convertedFrom, convertedFrom.kind == .unpremultiplied { return convertedFrom.image }
+        guard hasAlpha else { return try addingOpaqueAlpha() }
+        guard let result = wi_alpha_weight_lazy(pointer, 1) else { throw Vips.lastError(or: "premultiply failed") }
         return VipsImageRef(result)
     }
 
+    /// This 8-bit premultiplied RGBA image with its colours divided by alpha, lazily; it keeps
+    /// this image for `premultipliedEightBit()`.
+    public func unpremultipliedEightBit() throws(VipsError) -> VipsImageRef {
+        guard let result = wi_alpha_weight_lazy(pointer, 0) else { throw Vips.lastError(or: "unpremultiply failed") }
+        return VipsImageRef(result, convertedFrom: Conversion(kind: .unpremultiplied, image: self))
+    }
+
     /// This 8-bit RGBA image with its alpha scaled as `PixelBuffer.roundingCorners(radius:corners:)`
-    /// scales a bitmap's: lazily, computed region by region when read.
-    public func roundingCorners(radius: Double, corners: UInt) throws(VipsError) -> VipsImageRef {
-        guard let result = wi_round_corners_lazy(pointer, radius, UInt32(truncatingIfNeeded: corners)) else {
+    /// scales a bitmap's: lazily, computed region by region when read. With `premultiplied`,
+    /// the image is 8-bit premultiplied and its colours are scaled too.
+    public func roundingCorners(radius: Double, corners: UInt, premultiplied: Bool = false) throws(VipsError) -> VipsImageRef {
+        guard let result = wi_round_corners_lazy(pointer, radius, UInt32(truncatingIfNeeded: corners), premultiplied ? 1 : 0) else {
             throw Vips.lastError(or: "round corners failed")
         }
         return VipsImageRef(result)

@@ -11,10 +11,27 @@ public final class VipsImageRef: @unchecked Sendable {
     let pointer: UnsafeMutablePointer<VipsImage>
     /// The bitmap this image wraps as it is, if it does: rendering it is then free.
     private let wrappedPixels: PixelBuffer?
+    /// The image this one was converted from, kept so that a later step converting back takes
+    /// it instead of adding an operation (and a pass) that undoes the first.
+    let convertedFrom: Conversion?
 
-    init(_ pointer: UnsafeMutablePointer<VipsImage>, wrapping pixels: PixelBuffer? = nil) {
+    /// A per-pixel conversion that a later step may want undone.
+    struct Conversion {
+        enum Kind {
+            /// This image is `image` without its opaque alpha band.
+            case droppedOpaqueAlpha
+            /// This image is `image` (8-bit premultiplied) with its colours divided by alpha.
+            case unpremultiplied
+        }
+
+        let kind: Kind
+        let image: VipsImageRef
+    }
+
+    init(_ pointer: UnsafeMutablePointer<VipsImage>, wrapping pixels: PixelBuffer? = nil, convertedFrom: Conversion? = nil) {
         self.pointer = pointer
         self.wrappedPixels = pixels
+        self.convertedFrom = convertedFrom
     }
 
     deinit {
@@ -95,8 +112,17 @@ public final class VipsImageRef: @unchecked Sendable {
         return VipsImageRef(result)
     }
 
-    /// Appends an opaque alpha band.
+    /// This image, with `premultiplied` (its pixels 8-bit premultiplied, made alongside it) to
+    /// be given by `premultipliedEightBit()`.
+    public func keeping(premultiplied: VipsImageRef) -> VipsImageRef {
+        g_object_ref(pointer)
+        return VipsImageRef(pointer, wrapping: wrappedPixels, convertedFrom: Conversion(kind: .unpremultiplied, image: premultiplied))
+    }
+
+    /// Appends an opaque alpha band: the image this one was made from by dropping it, if it was.
     public func addingOpaqueAlpha() throws(VipsError) -> VipsImageRef {
+        if let convertedFrom, convertedFrom.kind == .droppedOpaqueAlpha { return convertedFrom.image }
+        if isEightBit, bands == 3 { return try alphaBand(adding: true) }
         guard let result = wi_add_constant_band(pointer, 255) else { throw Vips.lastError(or: "bandjoin failed") }
         return VipsImageRef(result)
     }

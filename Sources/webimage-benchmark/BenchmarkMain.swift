@@ -4,7 +4,8 @@ import Foundation
 /// (`threads`: only the 2-threads-against-1 part of `coders`; `memory`: only the memory-tier part of `cache`;
 /// `chain`: only the transformer chain of `transformers`), or
 /// `webimage-benchmark repeat IMAGE COUNT [THREADS]` to run our thumbnail job on one test image
-/// COUNT times on each of THREADS threads (under a profiler such as `perf record`).
+/// COUNT times on each of THREADS threads (under a profiler such as `perf record`), or
+/// `webimage-benchmark repeat-chain fused|stepwise IMAGE COUNT` to run the transformer chain.
 @main
 enum BenchmarkMain {
     static func main() async throws {
@@ -15,6 +16,14 @@ enum BenchmarkMain {
                 path: arguments.dropFirst().first ?? "photos/rocket.jpg",
                 count: arguments.dropFirst(2).first.flatMap { Int($0) } ?? 1000,
                 threads: arguments.dropFirst(3).first.flatMap { Int($0) } ?? 1
+            )
+            return
+        }
+        if which == "repeat-chain" {
+            try TransformerBenchmarks.repeatChain(
+                fused: arguments.dropFirst().first != "stepwise",
+                path: arguments.dropFirst(2).first ?? "photos/rocket.jpg",
+                count: arguments.dropFirst(3).first.flatMap { Int($0) } ?? 1000
             )
             return
         }

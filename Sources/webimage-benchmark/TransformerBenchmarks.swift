@@ -92,30 +92,47 @@ enum TransformerBenchmarks {
     static func chain(_ testdata: URL) throws {
         print("\n-- chain of resize to half (fill), round corners 20, blur 2, from the encoded bytes --")
         for path in ["photos/rocket.jpg", "photos/hubble_deep_field.jpg", "photos/retina.jpg"] {
-          for resizeFirst in [true, false, nil] {
-            let data = try Data(contentsOf: testdata.appendingPathComponent(path))
-            var lazy = ImageCoderOptions()
-            lazy.decodeUseLazyDecoding = true
-            let header = try ImageHeader(probing: data)
-            let resize = ResizingTransformer(size: CGSize(width: header.pixelWidth / 2, height: header.pixelHeight / 2), scaleMode: .fill)
-            let others: [any ImageTransformer] = [RoundCornerTransformer(radius: 20), BlurTransformer(radius: 2)]
-            let steps: [any ImageTransformer] = resizeFirst.map { $0 ? [resize] + others : others + [resize] } ?? [resize]
-            let pipeline = PipelineTransformer(transformers: steps)
-            let failure = CoderBenchmarks.Failure(description: "\(path) chain failed")
-            let measured = try PairedRatio(rounds: 41, ours: {
-                let source = try VipsImageCoder.shared.decode(data, options: lazy)
-                guard try pipeline.transformedImage(with: source, forKey: "")?.decoded() != nil else { throw failure }
-            }, baseline: {
-                var image = try VipsImageCoder.shared.decode(data, options: lazy)
-                for step in steps {
-                    guard let next = step.transformedImage(with: image, forKey: "") else { throw failure }
-                    image = try next.decoded()
-                }
-            })
-            let order = resizeFirst.map { $0 ? "resize first" : "resize last" } ?? "resize only (equal work)"
-            measured.printed("\(path) \(order), one pipeline", baselineLabel: "bitmap between steps")
-          }
+            for resizeFirst in [true, false, nil] {
+                let bodies = try chainBodies(testdata.appendingPathComponent(path), resizeFirst: resizeFirst)
+                let measured = try PairedRatio(rounds: 41, ours: bodies.fused, baseline: bodies.stepwise)
+                let order = resizeFirst.map { $0 ? "resize first" : "resize last" } ?? "resize only (equal work)"
+                measured.printed("\(path) \(order), one pipeline", baselineLabel: "bitmap between steps")
+            }
         }
+    }
+
+    /// The chain on `file` (resize first, last, or alone when nil) as one pipeline, and step
+    /// by step with the pixels rendered after each.
+    static func chainBodies(_ file: URL, resizeFirst: Bool?) throws -> (fused: () throws -> Void, stepwise: () throws -> Void) {
+        let data = try Data(contentsOf: file)
+        var lazy = ImageCoderOptions()
+        lazy.decodeUseLazyDecoding = true
+        let header = try ImageHeader(probing: data)
+        let resize = ResizingTransformer(size: CGSize(width: header.pixelWidth / 2, height: header.pixelHeight / 2), scaleMode: .fill)
+        let others: [any ImageTransformer] = [RoundCornerTransformer(radius: 20), BlurTransformer(radius: 2)]
+        let steps: [any ImageTransformer] = resizeFirst.map { $0 ? [resize] + others : others + [resize] } ?? [resize]
+        let pipeline = PipelineTransformer(transformers: steps)
+        let failure = CoderBenchmarks.Failure(description: "\(file.lastPathComponent) chain failed")
+        return (fused: {
+            let source = try VipsImageCoder.shared.decode(data, options: lazy)
+            guard try pipeline.transformedImage(with: source, forKey: "")?.decoded() != nil else { throw failure }
+        }, stepwise: {
+            var image = try VipsImageCoder.shared.decode(data, options: lazy)
+            for step in steps {
+                guard let next = step.transformedImage(with: image, forKey: "") else { throw failure }
+                image = try next.decoded()
+            }
+        })
+    }
+
+    /// `webimage-benchmark repeat-chain fused|stepwise IMAGE COUNT`: the resize-first chain
+    /// COUNT times, to profile one form (under `perf record`).
+    static func repeatChain(fused: Bool, path: String, count: Int) throws {
+        let bodies = try chainBodies(CoderBenchmarks.testdataDirectory().appendingPathComponent(path), resizeFirst: true)
+        let body = fused ? bodies.fused : bodies.stepwise
+        let start = ContinuousClock.now
+        for _ in 0..<count { try body() }
+        print("\(path): \(count) chains \(fused ? "as one pipeline" : "step by step") in \(ContinuousClock.now - start)")
     }
 
     /// Resident memory added while a player plays a 300-frame 400x400 APNG in real time with a

@@ -26,6 +26,12 @@ int wi_resample_rgba8(const uint8_t *src, int src_width, int src_height, size_t 
 void wi_rgba8_to_rgb8(const uint8_t *src, size_t pixels, uint8_t *dst);
 void wi_rgb8_to_rgba8(const uint8_t *src, size_t pixels, uint8_t *dst);
 
+/// `pixels` RGBA8 pixels into `dst` with their colours multiplied by alpha, rounded (8-bit
+/// premultiplied), and back (a colour over alpha, limited to 255; 0 where alpha is 0).
+/// `dst` may be `src`.
+void wi_premultiply_rgba8(const uint8_t *src, size_t pixels, uint8_t *dst);
+void wi_unpremultiply_rgba8(const uint8_t *src, size_t pixels, uint8_t *dst);
+
 /// wi_resample_rgba8 in parts, for a libvips image computing its output area by area: the
 /// plan for a `src_width` x `src_height` source and a `width` x `height` result (NULL on bad
 /// sizes), the `source` area an output `area` reads, and that output area computed from it
@@ -62,9 +68,9 @@ void wi_round_corners_rgba8(const uint8_t *src, int width, int height, double ra
 /// between keep every pixel).
 int wi_round_corners_depth(int width, int height, double radius);
 /// The same for `count` RGBA8 pixels of row `y` of a `width` x `height` image, from column
-/// `left`, in place.
+/// `left`, in place; with `premultiplied`, pixels 8-bit premultiplied, every band scaled.
 void wi_round_corners_row(uint8_t *pixels, int y, int left, int count, int width, int height, double radius,
-                          unsigned corners);
+                          unsigned corners, int premultiplied);
 /// The `area_width` x `area_height` area at (`left`, `top`) of wi_rounded_rect_rgba8's bitmap
 /// into `out` (`area_width * area_height * 4` bytes).
 void wi_rounded_rect_area_rgba8(int width, int height, double radius, unsigned corners, double inset,

@@ -96,8 +96,14 @@ VipsImage *wi_resample_lazy(VipsImage *in, int width, int height, int premultipl
 /// libvips' error.
 VipsImage *wi_alpha_band_lazy(VipsImage *in, int add);
 
+/// A lazy libvips image of 8-bit RGBA `in` with its colours multiplied by alpha (`premultiply`
+/// nonzero) or divided by it, in 8 bits (wi_premultiply_rgba8, wi_unpremultiply_rgba8),
+/// converted region by region when read; NULL with libvips' error.
+VipsImage *wi_alpha_weight_lazy(VipsImage *in, int premultiply);
+
 /// A lazy libvips image of 8-bit RGBA `in` rounded as wi_round_corners_rgba8 rounds a bitmap,
-/// computed region by region when read; NULL with libvips' error.
-VipsImage *wi_round_corners_lazy(VipsImage *in, double radius, unsigned corners);
+/// computed region by region when read; NULL with libvips' error. With `premultiplied`, `in`
+/// is 8-bit premultiplied and every band is scaled, not only the alpha.
+VipsImage *wi_round_corners_lazy(VipsImage *in, double radius, unsigned corners, int premultiplied);
 
 #endif

@@ -25,8 +25,9 @@ public struct BlurTransformer: ImageTransformer {
             // do: libvips' integer convolution, where floating point costs about twice as much
             // (`webimage-benchmark transformers`). Where alpha is at least 64 a colour is within
             // 4 levels of a floating-point blur's; fainter pixels have fewer levels to keep.
-            return try image.call("premultiply").call("cast", "format=uchar").call("gaussblur", "sigma=\(sigma)")
-                .call("unpremultiply").call("cast", "format=uchar")
+            // After a step that had the premultiplied pixels (round corners), they are taken as
+            // they are.
+            return try image.premultipliedEightBit().call("gaussblur", "sigma=\(sigma)").unpremultipliedEightBit()
         })
     }
 }

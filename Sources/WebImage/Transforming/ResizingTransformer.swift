@@ -47,7 +47,7 @@ public struct ResizingTransformer: ImageTransformer {
                 // Our resampler, strip by strip: a decoded image's pixels, at a fraction of the
                 // cost of libvips' resize.
                 resized = try image.withAlpha().resampled(width: plan.scaled.width, height: plan.scaled.height, premultiply: image.hasAlpha)
-                if !image.hasAlpha { resized = try resized.call("extract_band", "band=0,n=3") }
+                if !image.hasAlpha { resized = try resized.alphaBand(adding: false) }
             } else {
                 let horizontal = Double(plan.scaled.width) / Double(image.width)
                 let vertical = Double(plan.scaled.height) / Double(image.height)

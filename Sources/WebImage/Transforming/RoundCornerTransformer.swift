@@ -50,7 +50,12 @@ public struct RoundCornerTransformer: ImageTransformer {
         }
         return image.transformed(by: PixelTransform(bitmap: bitmap, addsAlpha: true) { image, scale throws(VipsError) in
             var rounded = try image.withAlpha().roundingCorners(radius: radius * scale, corners: corners)
-            guard let (borderWidth, colour) = border else { return rounded }
+            guard let (borderWidth, colour) = border else {
+                // The same rounding of the premultiplied pixels, computed only if a later step
+                // (a blur) takes them: it then premultiplies nothing.
+                let premultiplied = try image.premultipliedEightBit().roundingCorners(radius: radius * scale, corners: corners, premultiplied: true)
+                return rounded.keeping(premultiplied: premultiplied)
+            }
             // The border covers pixels along the edges only, as deep as the corners' radius or
             // the border: those strips are cut out, bordered and put back. No bitmap the size
             // of the image is made.
