@@ -454,8 +454,8 @@ void wi_resample_plan_source(const wi_resample_plan *plan, wi_rect area, wi_rect
 
 // The output `area`, placed by `place` relative to its top-left pixel, from the source area
 // wi_resample_plan_source gives, whose top-left pixel is at `src`.
-static int wi_resample_run(const wi_resample_plan *plan, const uint8_t *src, size_t src_stride, wi_rect area,
-                           wi_placement place, uint8_t *dst) {
+static int wi_resample_run(const wi_resample_plan *plan, const uint8_t *src, size_t src_stride, int src_bands,
+                           wi_rect area, wi_placement place, uint8_t *dst) {
     wi_rect source;
     wi_resample_plan_source(plan, area, &source);
     int top = area.top;
@@ -469,7 +469,18 @@ static int wi_resample_run(const wi_resample_plan *plan, const uint8_t *src, siz
         return -1;
     }
     int failed = 0;
-    if (plan->premultiply) {
+    if (src_bands == 3) {
+        // An opaque RGB source, widened to RGBA as it is read (alpha 255: nothing to weight).
+        uint8_t *widened = wi_buffer_reserve(&scratch->weighted, (size_t)src_width * (size_t)block_height * 4);
+        if (widened == NULL) {
+            return -1;
+        }
+        for (int y = 0; y < block_height; y++) {
+            wi_rgb8_to_rgba8(src + (size_t)y * src_stride, (size_t)src_width, widened + (size_t)y * (size_t)src_width * 4);
+        }
+        src = widened;
+        src_stride = (size_t)src_width * 4;
+    } else if (plan->premultiply) {
         uint8_t *weighted = wi_buffer_reserve(&scratch->weighted, (size_t)src_width * (size_t)block_height * 4);
         if (weighted == NULL) {
             return -1;
@@ -536,14 +547,14 @@ static int wi_resample_run(const wi_resample_plan *plan, const uint8_t *src, siz
     return failed ? -1 : 0;
 }
 
-int wi_resample_plan_run(const wi_resample_plan *plan, const uint8_t *src, size_t src_stride, wi_rect area, uint8_t *dst,
-                         size_t dst_stride) {
+int wi_resample_plan_run(const wi_resample_plan *plan, const uint8_t *src, size_t src_stride, int src_bands, wi_rect area,
+                         uint8_t *dst, size_t dst_stride) {
     if (area.left < 0 || area.top < 0 || area.width < 1 || area.height < 1 || area.left + area.width > plan->width ||
-        area.top + area.height > plan->height || dst_stride % 4 != 0) {
+        area.top + area.height > plan->height || dst_stride % 4 != 0 || (src_bands != 3 && src_bands != 4)) {
         return -1;
     }
     wi_placement place = {0, 1, (ptrdiff_t)(dst_stride / 4)};
-    return wi_resample_run(plan, src, src_stride, area, place, dst);
+    return wi_resample_run(plan, src, src_stride, src_bands, area, place, dst);
 }
 
 int wi_resample_rgba8(const uint8_t *src, int src_width, int src_height, size_t src_stride, uint8_t *dst, int width,
@@ -553,7 +564,7 @@ int wi_resample_rgba8(const uint8_t *src, int src_width, int src_height, size_t 
         return -1;
     }
     wi_rect whole = {0, 0, width, height};
-    int failed = wi_resample_run(plan, src, src_stride, whole, wi_placement_for(orientation, width, height), dst);
+    int failed = wi_resample_run(plan, src, src_stride, 4, whole, wi_placement_for(orientation, width, height), dst);
     wi_resample_plan_free(plan);
     return failed;
 }

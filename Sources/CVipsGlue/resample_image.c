@@ -32,7 +32,8 @@ static int wi_resample_image_generate(VipsRegion *out, void *sequence, void *a, 
         return -1;
     }
     if (wi_resample_plan_run(state->plan, VIPS_REGION_ADDR(in, source.left, source.top), (size_t)VIPS_REGION_LSKIP(in),
-                             area, VIPS_REGION_ADDR(out, area.left, area.top), (size_t)VIPS_REGION_LSKIP(out)) != 0) {
+                             in->im->Bands, area, VIPS_REGION_ADDR(out, area.left, area.top),
+                             (size_t)VIPS_REGION_LSKIP(out)) != 0) {
         vips_error("wi_resample", "%s", "cannot resample");
         return -1;
     }
@@ -40,8 +41,8 @@ static int wi_resample_image_generate(VipsRegion *out, void *sequence, void *a, 
 }
 
 VipsImage *wi_resample_lazy(VipsImage *in, int width, int height, int premultiply) {
-    if (in->BandFmt != VIPS_FORMAT_UCHAR || in->Bands != 4 || in->Coding != VIPS_CODING_NONE) {
-        vips_error("wi_resample", "%s", "8-bit RGBA expected");
+    if (in->BandFmt != VIPS_FORMAT_UCHAR || (in->Bands != 3 && in->Bands != 4) || in->Coding != VIPS_CODING_NONE) {
+        vips_error("wi_resample", "%s", "8-bit RGB or RGBA expected");
         return NULL;
     }
     wi_resample_plan *plan = wi_resample_plan_new(in->Xsize, in->Ysize, width, height, premultiply);
@@ -53,17 +54,23 @@ VipsImage *wi_resample_lazy(VipsImage *in, int width, int height, int premultipl
     // cache of whole source lines makes each once (as libvips' resize caches its shrink),
     // enough for every worker's strip, in tiles 32 rows tall (an operation above with a
     // margin, a blur, recomputes it per tile; taller tiles leave a worker waiting for another).
-    // Tiles of the output instead (a source area per tile) measured slower still.
-    enum { source_tile_height = 32 };
-    wi_rect strip = {0, 0, width, height < 16 ? height : 16};
-    wi_rect rows;
-    wi_resample_plan_source(plan, strip, &rows);
-    int lines = 2 * (rows.height + source_tile_height) * (vips_concurrency_get() + 1);
+    // Tiles of the output instead (a source area per tile) measured slower still. A source
+    // in memory (a decoded bitmap) is read where it lies: a cache would only copy it.
     VipsImage *source = NULL;
-    if (vips_tilecache(in, &source, "tile_width", in->Xsize, "tile_height", source_tile_height, "max_tiles",
-                       lines / source_tile_height + 1, "access", VIPS_ACCESS_SEQUENTIAL, "threaded", TRUE, NULL) != 0) {
-        wi_resample_plan_free(plan);
-        return NULL;
+    if (in->dtype == VIPS_IMAGE_SETBUF || in->dtype == VIPS_IMAGE_SETBUF_FOREIGN) {
+        source = in;
+        g_object_ref(source);
+    } else {
+        enum { source_tile_height = 32 };
+        wi_rect strip = {0, 0, width, height < 16 ? height : 16};
+        wi_rect rows;
+        wi_resample_plan_source(plan, strip, &rows);
+        int lines = 2 * (rows.height + source_tile_height) * (vips_concurrency_get() + 1);
+        if (vips_tilecache(in, &source, "tile_width", in->Xsize, "tile_height", source_tile_height, "max_tiles",
+                           lines / source_tile_height + 1, "access", VIPS_ACCESS_SEQUENTIAL, "threaded", TRUE, NULL) != 0) {
+            wi_resample_plan_free(plan);
+            return NULL;
+        }
     }
     wi_resample_image *state = g_new(wi_resample_image, 1);
     state->in = source;
@@ -79,6 +86,8 @@ VipsImage *wi_resample_lazy(VipsImage *in, int width, int height, int premultipl
     }
     out->Xsize = width;
     out->Ysize = height;
+    out->Bands = 4;
+    out->Type = VIPS_INTERPRETATION_sRGB;
     if (vips_image_generate(out, vips_start_one, wi_resample_image_generate, vips_stop_one, in, state) != 0) {
         g_object_unref(out);
         return NULL;

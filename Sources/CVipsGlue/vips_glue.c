@@ -237,28 +237,6 @@ VipsImage *wi_placeholder(int width, int height, int bands) {
     return out;
 }
 
-void *wi_render_inline(VipsImage *image, size_t *length) {
-    wi_warnings_clear();
-    VipsRegion *region = vips_region_new(image);
-    if (region == NULL) {
-        return NULL;
-    }
-    VipsRect whole = {0, 0, image->Xsize, image->Ysize};
-    if (vips_region_prepare(region, &whole) != 0) {
-        g_object_unref(region);
-        return NULL;
-    }
-    size_t row = (size_t)VIPS_IMAGE_SIZEOF_LINE(image);
-    size_t size = row * (size_t)image->Ysize;
-    uint8_t *out = g_malloc(size > 0 ? size : 1);
-    for (int y = 0; y < image->Ysize; y++) {
-        memcpy(out + (size_t)y * row, VIPS_REGION_ADDR(region, 0, y), row);
-    }
-    g_object_unref(region);
-    *length = size;
-    return out;
-}
-
 // The getters below check the field's type first, so that a missing or other-typed field never
 // reaches libvips' error buffer: that buffer is shared by all threads, and clearing it here
 // would wipe another thread's message before its caller read it.

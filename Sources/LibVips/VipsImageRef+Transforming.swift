@@ -11,9 +11,9 @@ extension VipsImageRef {
         return VipsImageRef(result)
     }
 
-    /// This 8-bit RGBA image resized down to `width` x `height` (each at most this image's) by
-    /// our resampler, as `PixelBuffer.resampled` resizes a bitmap: lazily, computed strip by
-    /// strip when read. `premultiply` weights the colours by alpha meanwhile.
+    /// This 8-bit RGBA or opaque RGB image resized down to `width` x `height` (each at most this
+    /// image's) by our resampler, as `PixelBuffer.resampled` resizes a bitmap, into RGBA: lazily,
+    /// computed strip by strip when read. `premultiply` weights the colours by alpha meanwhile.
     public func resampled(width: Int, height: Int, premultiply: Bool) throws(VipsError) -> VipsImageRef {
         guard let result = wi_resample_lazy(pointer, Int32(width), Int32(height), premultiply ? 1 : 0) else {
             throw Vips.lastError(or: "resample failed")

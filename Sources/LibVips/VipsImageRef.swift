@@ -150,13 +150,14 @@ public final class VipsImageRef: @unchecked Sendable {
     }
 
     /// Evaluates the pipeline into a bitmap (the wrapped one, when this image is a bitmap as is).
+    /// Like every render here, it runs in the calling thread: see `renderedCopy()`.
     public func render() throws(VipsError) -> PixelBuffer {
         if let wrappedPixels { return wrappedPixels }
         return try renderedCopy()
     }
 
     /// Evaluates an 8-bit RGB or RGBA pipeline into an RGBA bitmap (the wrapped one, when this
-    /// image is one as is): an opaque alpha is added to RGB in one pass.
+    /// image is one as is): an opaque alpha is added to RGB as the pixels are made.
     public func renderRGBA() throws(VipsError) -> PixelBuffer {
         if let wrappedPixels, wrappedPixels.bands == 4 { return wrappedPixels }
         var length = 0
@@ -166,28 +167,15 @@ public final class VipsImageRef: @unchecked Sendable {
         return PixelBuffer(adopting: memory, count: length, width: width, height: height, bands: 4)
     }
 
-    /// Evaluates a small pipeline (every step's input and output at most a few megapixels) in
-    /// the calling thread: each operation then holds its whole output at once, which saves
-    /// libvips' thread start-up per evaluation, the larger cost on small images.
-    public func renderInline() throws(VipsError) -> PixelBuffer {
-        if let wrappedPixels { return wrappedPixels }
+    /// Evaluates the pipeline into a new bitmap that nobody else holds, in the calling thread,
+    /// tile by tile: libvips runs one worker per pipeline here (`Vips.start()`), and handing it
+    /// each tile costs more than cheap work on small images.
+    private func renderedCopy() throws(VipsError) -> PixelBuffer {
         var length = 0
-        guard let memory = wi_render_inline(pointer, &length) else {
+        guard let memory = wi_render(pointer, &length) else {
             throw Vips.lastError(or: "cannot compute pixels")
         }
         return PixelBuffer(adopting: memory, count: length, width: width, height: height, bands: bands)
-    }
-
-    /// Evaluates the pipeline into a new bitmap that nobody else holds.
-    private func renderedCopy() throws(VipsError) -> PixelBuffer {
-        var length = 0
-        wi_warnings_clear()
-        guard let memory = vips_image_write_to_memory(pointer, &length) else {
-            throw Vips.lastError(or: "cannot compute pixels")
-        }
-        return PixelBuffer(
-            adopting: memory, count: length, width: width, height: height, bands: bands
-        )
     }
 
     /// Evaluates an 8-bit RGB or RGBA pipeline into a bitmap converted from `profile` to sRGB

@@ -304,9 +304,9 @@ enum CoderBenchmarks {
                 _ = try TurboJPEG.thumbnail(data, header: header, shrink: 2, size: box, colourProfile: profile, orientation: 1)
             }))
             let scale = "scale=\(Double(boxWidth) / Double(half.width))"
-            bodies.append(("ours TurboJPEG decode at 1/2 + libvips resize, rendered inline", {
+            bodies.append(("ours TurboJPEG decode at 1/2 + libvips resize", {
                 let decoded = try TurboJPEG.thumbnail(data, header: header, shrink: 2, size: half, colourProfile: nil, orientation: 1)
-                _ = try VipsImageRef.wrapping(decoded).call("resize", scale).renderInline()
+                _ = try VipsImageRef.wrapping(decoded).call("resize", scale).render()
             }))
         }
         if let stripped = removingICCProfile(from: data), stripped.count < data.count {

@@ -35,8 +35,9 @@ void wi_unpremultiply_rgba8(const uint8_t *src, size_t pixels, uint8_t *dst);
 /// wi_resample_rgba8 in parts, for a libvips image computing its output area by area: the
 /// plan for a `src_width` x `src_height` source and a `width` x `height` result (NULL on bad
 /// sizes), the `source` area an output `area` reads, and that output area computed from it
-/// (`src`: its top-left pixel) into `dst` (the area's top-left pixel, rows `dst_stride` bytes
-/// apart; upright). The plan is read-only: threads may share it.
+/// (`src`: its top-left pixel, `src_bands` 4 for RGBA or 3 for opaque RGB, widened as read)
+/// into `dst` (the area's top-left pixel, RGBA rows `dst_stride` bytes apart; upright). The
+/// plan is read-only: threads may share it.
 typedef struct {
     int left;
     int top;
@@ -47,8 +48,8 @@ typedef struct wi_resample_plan wi_resample_plan;
 wi_resample_plan *wi_resample_plan_new(int src_width, int src_height, int width, int height, int premultiply);
 void wi_resample_plan_free(wi_resample_plan *plan);
 void wi_resample_plan_source(const wi_resample_plan *plan, wi_rect area, wi_rect *source);
-int wi_resample_plan_run(const wi_resample_plan *plan, const uint8_t *src, size_t src_stride, wi_rect area, uint8_t *dst,
-                         size_t dst_stride);
+int wi_resample_plan_run(const wi_resample_plan *plan, const uint8_t *src, size_t src_stride, int src_bands, wi_rect area,
+                         uint8_t *dst, size_t dst_stride);
 
 /// Turns a `width` x `height` RGBA8 bitmap upright from EXIF `orientation` (1-8) into `dst`
 /// (the same byte count; 5-8 swap width and height).

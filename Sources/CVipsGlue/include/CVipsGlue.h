@@ -67,11 +67,9 @@ VipsImage *wi_image_from_memory(const void *pixels, size_t length, int width, in
 /// size they would give (their headers), without pixels.
 VipsImage *wi_placeholder(int width, int height, int bands);
 
-/// Computes the whole image in the calling thread (one region, no worker threads) into a new
-/// g_malloc'd buffer of `*length` bytes. Every operation in the pipeline then holds its whole
-/// output at once: for small pipelines only, where it saves libvips' per-evaluation thread
-/// start-up, which costs more than the work itself.
-void *wi_render_inline(VipsImage *image, size_t *length);
+/// Computes the image in the calling thread, tile by tile, into a new g_malloc'd buffer of
+/// `*length` bytes (rows packed); NULL with libvips' error on failure.
+void *wi_render(VipsImage *image, size_t *length);
 
 /// Integer metadata, or `fallback` when absent.
 int wi_get_int(VipsImage *image, const char *name, int fallback);
@@ -82,13 +80,14 @@ int wi_get_int_array(VipsImage *image, const char *name, int *out, int capacity)
 /// True when the image carries an ICC profile.
 int wi_has_icc(VipsImage *image);
 
-/// Computes an 8-bit RGB or RGBA image with libvips' workers into a new RGBA8 bitmap (g_free
+/// Computes an 8-bit RGB or RGBA image as wi_render does into a new RGBA8 bitmap (g_free
 /// it), an opaque alpha added to RGB as the pixels are computed; NULL with libvips' error on
 /// failure.
 void *wi_render_rgba8(VipsImage *image, size_t *length);
 
-/// A lazy libvips image of 8-bit RGBA `in` resized by wi_resample_rgba8 to `width` x `height`
-/// (each at most `in`'s), computed strip by strip when read; NULL with libvips' error.
+/// A lazy libvips image of 8-bit RGBA or opaque RGB `in` resized by wi_resample_rgba8 to
+/// `width` x `height` (each at most `in`'s), RGBA, computed strip by strip when read; NULL
+/// with libvips' error.
 VipsImage *wi_resample_lazy(VipsImage *in, int width, int height, int premultiply);
 
 /// A lazy libvips image of 8-bit RGB `in` with an opaque alpha band added (`add` nonzero), or of

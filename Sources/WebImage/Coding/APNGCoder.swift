@@ -150,7 +150,7 @@ final class APNGAnimation: Sendable {
         do {
             return try VipsImageRef.wrapping(full)
                 .call("thumbnail_image", "width=\(box.width),height=\(box.height),size=\(box.stretch ? "force" : "down")")
-                .renderedRGBA()
+                .renderRGBA()
         } catch {
             throw .corruptData(format: .png, reason: error.message)
         }
@@ -177,7 +177,7 @@ final class APNGAnimation: Sendable {
         let decoded: PixelBuffer
         do {
             decoded = try VipsImageRef.load("pngload_buffer", data: frame.png, options: "fail_on=truncated")
-                .normalizedToSRGB().renderedRGBA()
+                .normalizedToSRGB().renderRGBA()
         } catch {
             throw .corruptData(format: .png, reason: error.message)
         }

@@ -73,7 +73,7 @@ public final class ProgressiveVipsCoder: ProgressiveImageCoder {
         else { return nil }
         do {
             if image.orientation > 1 { image = try image.call("autorot") }
-            let pixels = try image.normalizedToSRGB().renderedRGBA()
+            let pixels = try image.normalizedToSRGB().renderRGBA()
             return Image(bitmap: pixels, scale: options.decodeScaleFactor, format: format, isIncremental: true)
         } catch {
             return nil

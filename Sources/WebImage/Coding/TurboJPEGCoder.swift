@@ -62,7 +62,7 @@ public final class TurboJPEGCoder: ThrowingImageCoder {
         var pixels: PixelBuffer?
         if !options.decodeUseLazyDecoding {
             do {
-                do { pixels = try work.bitmap() } catch { pixels = try work.libvips().normalizedToSRGB().renderedRGBA() }
+                do { pixels = try work.bitmap() } catch { pixels = try work.libvips().normalizedToSRGB().renderRGBA() }
             } catch {
                 throw .corruptData(format: .jpeg, reason: error.message)
             }

@@ -58,7 +58,7 @@ public final class VipsImageCoder: ThrowingImageCoder {
     ) throws(ImageCodingError) -> Image {
         do {
             let built = try pipeline.prepare()
-            let pixels = options.decodeUseLazyDecoding ? nil : try built.normalizedToSRGB().renderedRGBA()
+            let pixels = options.decodeUseLazyDecoding ? nil : try built.normalizedToSRGB().renderRGBA()
             return Image(
                 pipeline: pixels.map(ImagePipeline.bitmap) ?? pipeline, pixels: pixels, pendingBuild: built,
                 pixelWidth: built.width, pixelHeight: built.height, scale: options.decodeScaleFactor,

@@ -30,13 +30,6 @@ extension VipsImageRef {
     /// call. Larger images stream through libvips' `icc_transform` instead of being held whole.
     static let cachedTransformMaxPixels = 4_000_000
 
-    /// The pixels as RGBA8 (an opaque alpha band added when missing); `inline` renders in this
-    /// thread (`renderInline()`, small pipelines only).
-    func renderedRGBA(inline: Bool = false) throws(VipsError) -> PixelBuffer {
-        guard inline else { return try renderRGBA() }
-        return try (bands == 4 ? self : try addingOpaqueAlpha()).renderInline()
-    }
-
     /// True when an ICC profile describes sRGB (its description names it), so that the
     /// transform, which costs real time on most photos, can be skipped.
     static func isSRGBProfile(_ profile: Data?) -> Bool {

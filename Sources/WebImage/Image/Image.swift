@@ -149,7 +149,7 @@ public final class Image: Sendable {
         if let pixels = pixels.withLock({ $0 }) { return pixels }
         let rendered: PixelBuffer
         do {
-            rendered = try makeVipsImage().renderedRGBA()
+            rendered = try makeVipsImage().renderRGBA()
         } catch {
             throw .corruptData(format: format, reason: error.message)
         }

@@ -39,19 +39,17 @@ extension Image {
             }
             var input = try VipsImageRef.wrapping(pixels)
             if transform.movesPixelsOnly {
-                // No pixel is computed: a copy in this thread beats libvips' worker set-up.
-                return Image(decoded: try transform.step(input, scale).renderInline(), scale: scale, format: format, hasAlpha: hasAlpha)
+                // No pixel is computed: the RGBA pixels are moved as they are, alpha band or not.
+                return Image(decoded: try transform.step(input, scale).render(), scale: scale, format: format, hasAlpha: hasAlpha)
             }
             // Decoded pixels are RGBA even when opaque: without that band, steps see the image as
-            // opaque (dropped here and added back by `renderedRGBA`, region by region as the
+            // opaque (dropped here and added back by `renderRGBA`, region by region as the
             // pixels are computed: cheaper than libvips' extract_band and bandjoin, and than a
             // pass and a buffer of their own).
             if !hasAlpha && !transform.addsAlpha { input = try input.alphaBand(adding: false) }
             let output = try step(input).normalizedToSRGB()
             guard Self.isWithinPixelLimit(output) else { return nil }
-            // Rendered by libvips' workers, strip by strip: whole-image buffers between the
-            // (floating-point) operations, as rendering in this thread makes, cost 2-3x.
-            return Image(decoded: try output.renderedRGBA(), scale: scale, format: format, hasAlpha: output.hasAlpha)
+            return Image(decoded: try output.renderRGBA(), scale: scale, format: format, hasAlpha: output.hasAlpha)
         } catch {
             return nil
         }

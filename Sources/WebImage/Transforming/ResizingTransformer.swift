@@ -46,7 +46,7 @@ public struct ResizingTransformer: ImageTransformer {
                image.width * image.height <= BitmapThumbnail.maxPixelCount {
                 // Our resampler, strip by strip: a decoded image's pixels, at a fraction of the
                 // cost of libvips' resize.
-                resized = try image.withAlpha().resampled(width: plan.scaled.width, height: plan.scaled.height, premultiply: image.hasAlpha)
+                resized = try image.resampled(width: plan.scaled.width, height: plan.scaled.height, premultiply: image.hasAlpha)
                 if !image.hasAlpha { resized = try resized.alphaBand(adding: false) }
             } else {
                 let horizontal = Double(plan.scaled.width) / Double(image.width)
