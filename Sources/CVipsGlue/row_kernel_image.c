@@ -11,6 +11,7 @@
 
 #include "CVipsGlue.h"
 #include "CBitmapKernels.h"
+#include "tsan_handoff.h"
 
 typedef struct {
     const char *name;
@@ -29,6 +30,7 @@ static int wi_row_kernel_generate(VipsRegion *out, void *sequence, void *a, void
     (void)stop;
     VipsRegion *in = sequence;
     const wi_row_kernel *kernel = b;
+    WI_TAKEN_BY_WORKER(out->im);
     VipsRect *area = &out->valid;
     if (vips_region_prepare(in, area) != 0) {
         return -1;
@@ -54,11 +56,12 @@ static VipsImage *wi_row_kernel_lazy(VipsImage *in, const wi_row_kernel *kernel)
     }
     out->Bands = kernel->out_bands;
     out->Type = VIPS_INTERPRETATION_sRGB;
-    // The kernel is a static constant: nothing to hand to the workers.
+    // The kernel is a static constant; the workers read only the image's header.
     if (vips_image_generate(out, vips_start_one, wi_row_kernel_generate, vips_stop_one, in, (void *)kernel) != 0) {
         g_object_unref(out);
         return NULL;
     }
+    WI_HANDED_TO_WORKERS(out);
     return out;
 }
 
