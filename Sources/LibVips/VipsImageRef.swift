@@ -157,9 +157,11 @@ public final class VipsImageRef: @unchecked Sendable {
     }
 
     /// Evaluates an 8-bit RGB or RGBA pipeline into an RGBA bitmap (the wrapped one, when this
-    /// image is one as is): an opaque alpha is added to RGB as the pixels are made.
+    /// image is one as is): an opaque alpha is added to RGB as the pixels are made, or the RGBA
+    /// image this one was made from by dropping its alpha is rendered instead.
     public func renderRGBA() throws(VipsError) -> PixelBuffer {
         if let wrappedPixels, wrappedPixels.bands == 4 { return wrappedPixels }
+        if let convertedFrom, convertedFrom.kind == .droppedOpaqueAlpha { return try convertedFrom.image.renderRGBA() }
         var length = 0
         guard let memory = wi_render_rgba8(pointer, &length) else {
             throw Vips.lastError(or: "cannot compute pixels")

@@ -36,9 +36,10 @@ public struct RotationTransformer: ImageTransformer {
                 if fitSize || (rotated.width == width && rotated.height == height) { return rotated }
                 rotated = try rotated.withAlpha()
             } else {
-                rotated = try image.withAlpha().premultiplied { colours throws(VipsError) in
-                    try colours.call("rotate", "angle=\(degrees),background=0 0 0 0")
-                }
+                // Interpolated premultiplied in 8 bits, as Core Graphics (SDWebImage's rotation)
+                // does: in floating point it cost 1.4x more, and rendering it varied by a third.
+                rotated = try image.premultipliedEightBit().call("rotate", "angle=\(degrees),background=0 0 0 0")
+                    .unpremultipliedEightBit()
                 if fitSize { return rotated }
             }
             return try rotated.call("gravity", "direction=centre,width=\(width),height=\(height),extend=background,background=0 0 0 0")
