@@ -20,7 +20,12 @@ static void *wi_render_tiles(VipsImage *image, size_t *length) {
     if (region == NULL) {
         return NULL;
     }
-    uint8_t *out = g_malloc(size > 0 ? size : 1);
+    uint8_t *out = g_try_malloc(size > 0 ? size : 1);
+    if (out == NULL) {
+        g_object_unref(region);
+        vips_error("wi_render", "cannot allocate %zu bytes for the pixels", size);
+        return NULL;
+    }
     // Whole-width strips for most operations; 128x128 tiles for those reading around each
     // pixel (affine, convolution), whose strips would read far more than they make.
     int tile_width = 0, tile_height = 0, lines = 0;

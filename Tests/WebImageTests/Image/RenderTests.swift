@@ -35,6 +35,14 @@ import WebImage
         #expect(matches)
     }
 
+    @Test func pixelsTooLargeForMemoryAreAnErrorNotAnAbort() throws {
+        // 10 million pixels square: 400 TB as RGBA, more than the address space can hold. No
+        // pixel is computed: the buffer is refused first.
+        let huge = try VipsImageRef.placeholder(width: 10_000_000, height: 10_000_000, bands: 3)
+        #expect(throws: VipsError.self) { try huge.renderRGBA() }
+        #expect(throws: VipsError.self) { try huge.render() }
+    }
+
     @Test func aFailingPipelineThrowsAndLeavesNoPixels() throws {
         // A truncated JPEG read lazily fails when its pixels are computed, not before.
         let data = try TestImages.data(TransformInput.photo)
