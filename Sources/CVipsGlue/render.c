@@ -26,8 +26,9 @@ static void *wi_render_tiles(VipsImage *image, size_t *length) {
         vips_error("wi_render", "cannot allocate %zu bytes for the pixels", size);
         return NULL;
     }
-    // Whole-width strips for most operations; 128x128 tiles for those reading around each
-    // pixel (affine, convolution), whose strips would read far more than they make.
+    // libvips' own geometry: whole-width strips for most operations (16 rows; 1 for images
+    // over 10,000 pixels wide), 128x128 tiles for those reading around each pixel (affine,
+    // convolution), whose strips would read far more than they make.
     int tile_width = 0, tile_height = 0, lines = 0;
     vips_get_tile_size(image, &tile_width, &tile_height, &lines);
     int failed = 0;
@@ -41,6 +42,8 @@ static void *wi_render_tiles(VipsImage *image, size_t *length) {
         }
     }
     g_object_unref(region);
+    // As libvips ends its own renders: caches drop their tiles, loaders their resources.
+    vips_image_minimise_all(image);
     if (failed) {
         g_free(out);
         return NULL;

@@ -22,8 +22,9 @@ extension VipsImageRef {
     }
 
     /// This opaque 8-bit image with its alpha band dropped (RGBA to RGB, `adding` false) or an
-    /// opaque one added (RGB to RGBA): lazily, region by region when read. Adding it back to an
-    /// image it was dropped from gives that image.
+    /// opaque one added (RGB to RGBA): lazily, region by region when read. The alpha dropped
+    /// must be opaque: adding it back (or `addingOpaqueAlpha()`, `renderRGBA()`) gives the
+    /// image it was dropped from, as it was.
     public func alphaBand(adding: Bool) throws(VipsError) -> VipsImageRef {
         if adding, let convertedFrom, convertedFrom.kind == .droppedOpaqueAlpha { return convertedFrom.image }
         guard let result = wi_alpha_band_lazy(pointer, adding ? 1 : 0) else {
@@ -32,9 +33,11 @@ extension VipsImageRef {
         return VipsImageRef(result, convertedFrom: adding ? nil : Conversion(kind: .droppedOpaqueAlpha, image: self))
     }
 
-    /// This 8-bit image with its colours multiplied by alpha, in 8 bits, lazily (an opaque RGB
-    /// image gains an opaque alpha band and is otherwise unchanged). When this image is another
-    /// one unpremultiplied, that one, without the rounding of a round trip.
+    /// This 8-bit RGBA image with its colours multiplied by alpha, in 8 bits, lazily (an opaque
+    /// 8-bit RGB image gains an opaque alpha band and is otherwise unchanged). When this image
+    /// was made from premultiplied pixels (`unpremultipliedEightBit()`, `keeping(premultiplied:)`),
+    /// those, without the rounding of a round trip (they differ from premultiplying this image
+    /// by at most a level).
     public func premultipliedEightBit() throws(VipsError) -> VipsImageRef {
         if let convertedFrom, convertedFrom.kind == .unpremultiplied { return convertedFrom.image }
         guard hasAlpha else { return try addingOpaqueAlpha() }

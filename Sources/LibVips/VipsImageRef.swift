@@ -20,7 +20,8 @@ public final class VipsImageRef: @unchecked Sendable {
         enum Kind {
             /// This image is `image` without its opaque alpha band.
             case droppedOpaqueAlpha
-            /// This image is `image` (8-bit premultiplied) with its colours divided by alpha.
+            /// This image is `image` (8-bit premultiplied) with its colours divided by alpha, or
+            /// was made alongside it (`keeping(premultiplied:)`): the same within a level.
             case unpremultiplied
         }
 

@@ -54,7 +54,7 @@ public struct ResizingTransformer: ImageTransformer {
                 // In floating point, alpha or not, as our resampler keeps its sums: libvips 8.14
                 // resizes 8-bit images with 6-bit weights (its vector path) and clips between its
                 // passes, up to 11 levels away from our resampler.
-                resized = try image.premultiplied { colours throws(VipsError) in
+                resized = try image.premultipliedInFloat { colours throws(VipsError) in
                     try colours.call("cast", "format=float").call("resize", "scale=\(horizontal),vscale=\(vertical)")
                 }
                 if !resized.isEightBit { resized = try resized.call("cast", "format=uchar") }

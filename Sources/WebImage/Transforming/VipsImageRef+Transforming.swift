@@ -7,10 +7,10 @@ extension VipsImageRef {
         hasAlpha ? self : try addingOpaqueAlpha()
     }
 
-    /// `body` run on the colours premultiplied by alpha when the image has alpha, so that
-    /// resampling and blurring do not bleed the colour of transparent pixels into visible
-    /// ones; back to straight 8-bit after.
-    func premultiplied(_ body: (VipsImageRef) throws(VipsError) -> VipsImageRef) throws(VipsError) -> VipsImageRef {
+    /// `body` run on the colours premultiplied by alpha in floating point when the image has
+    /// alpha, so that resampling does not bleed the colour of transparent pixels into visible
+    /// ones; back to straight 8-bit after (`premultipliedEightBit()` stays in 8 bits).
+    func premultipliedInFloat(_ body: (VipsImageRef) throws(VipsError) -> VipsImageRef) throws(VipsError) -> VipsImageRef {
         guard hasAlpha else { return try body(self) }
         return try body(call("premultiply")).call("unpremultiply").call("cast", "format=uchar")
     }
