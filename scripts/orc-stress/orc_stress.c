@@ -1,7 +1,8 @@
 // Stress for the liborc race (issue 13, item 6): THREADS threads run JOBS libvips jobs each,
 // set up as the library sets libvips up (operation cache off, one worker thread per pipeline),
 // so every resize compiles and frees its own liborc programs. Each job, on the next image in
-// turn: vips_thumbnail_buffer to 300x200 + JPEG q80, then a load + vips_resize by 0.37 + vips_avg.
+// turn: vips_thumbnail_buffer to 300x200 + JPEG q80, then a load + vips_resize by 0.37 + vips_avg,
+// then a Gaussian blur of that (libvips' integer convolution, liborc programs of its own) + vips_avg.
 // The liborc entry points libvips calls are counted by interposing them (the counts prove
 // liborc was used); built and run by scripts/orc-stress.sh.
 //   orc-stress THREADS JOBS IMAGE...
@@ -43,14 +44,15 @@ static void *run(void *argument) {
     for (int job = 0; job < work->jobs; job++) {
         gsize length;
         const void *data = g_bytes_get_data(work->images[(work->first + job) % work->image_count], &length);
-        VipsImage *thumbnail = NULL, *loaded = NULL, *resized = NULL;
+        VipsImage *thumbnail = NULL, *loaded = NULL, *resized = NULL, *blurred = NULL;
         void *jpeg = NULL;
         size_t jpeg_length = 0;
         double average = 0;
         if (vips_thumbnail_buffer((void *)data, length, &thumbnail, 300, "height", 200, NULL) ||
             vips_jpegsave_buffer(thumbnail, &jpeg, &jpeg_length, "Q", 80, NULL) ||
             !(loaded = vips_image_new_from_buffer(data, length, "", NULL)) ||
-            vips_resize(loaded, &resized, 0.37, NULL) || vips_avg(resized, &average, NULL)) {
+            vips_resize(loaded, &resized, 0.37, NULL) || vips_avg(resized, &average, NULL) ||
+            vips_gaussblur(resized, &blurred, 2.0, NULL) || vips_avg(blurred, &average, NULL)) {
             atomic_fetch_add(&failures, 1);
             vips_error_clear();
         }
@@ -58,6 +60,7 @@ static void *run(void *argument) {
         if (thumbnail) g_object_unref(thumbnail);
         if (loaded) g_object_unref(loaded);
         if (resized) g_object_unref(resized);
+        if (blurred) g_object_unref(blurred);
     }
     return NULL;
 }
