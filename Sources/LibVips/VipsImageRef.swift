@@ -6,7 +6,7 @@ import Foundation
 ///
 /// `@unchecked Sendable`: a libvips image is immutable once built (we set metadata only on
 /// fresh copies, before they are shared), and libvips evaluates one image from several
-/// threads at once; the reference count is atomic.
+/// threads at once; the reference count is atomic. The Swift properties are constants.
 public final class VipsImageRef: @unchecked Sendable {
     let pointer: UnsafeMutablePointer<VipsImage>
     /// The bitmap this image wraps as it is, if it does: rendering it is then free.
@@ -120,9 +120,14 @@ public final class VipsImageRef: @unchecked Sendable {
         return VipsImageRef(pointer, wrapping: wrappedPixels, convertedFrom: Conversion(kind: .unpremultiplied, image: premultiplied))
     }
 
-    /// Appends an opaque alpha band: the image this one was made from by dropping it, if it was.
+    /// This image with an alpha band (opaque when it had none).
+    public func withAlpha() throws(VipsError) -> VipsImageRef {
+        hasAlpha ? self : try addingOpaqueAlpha()
+    }
+
+    /// Appends an opaque alpha band: the image this one was made from by dropping it, if it was
+    /// (`alphaBand(adding:)`, which makes 8-bit RGB images' band).
     public func addingOpaqueAlpha() throws(VipsError) -> VipsImageRef {
-        if let convertedFrom, convertedFrom.kind == .droppedOpaqueAlpha { return convertedFrom.image }
         if isEightBit, bands == 3 { return try alphaBand(adding: true) }
         guard let result = wi_add_constant_band(pointer, 255) else { throw Vips.lastError(or: "bandjoin failed") }
         return VipsImageRef(result)

@@ -2,11 +2,6 @@ import LibVips
 
 /// libvips building blocks the transformers share.
 extension VipsImageRef {
-    /// This image with an alpha band (opaque when it had none).
-    func withAlpha() throws(VipsError) -> VipsImageRef {
-        hasAlpha ? self : try addingOpaqueAlpha()
-    }
-
     /// `body` run on the colours premultiplied by alpha in floating point when the image has
     /// alpha, so that resampling does not bleed the colour of transparent pixels into visible
     /// ones; back to straight 8-bit after (`premultipliedEightBit()` stays in 8 bits).

@@ -54,7 +54,7 @@ import WebImage
     @Test(arguments: [TransformInput.alphaImage, TransformInput.photo])
     func roundCornersKeepTheirPremultipliedPixels(file: String) throws {
         let image = try VipsImageRef.load(file.hasSuffix("png") ? "pngload_buffer" : "jpegload_buffer", data: try TestImages.data(file))
-        let straight = try image.withOpaqueAlphaIfNone().roundingCorners(radius: 40, corners: 15)
+        let straight = try image.withAlpha().roundingCorners(radius: 40, corners: 15)
         let premultiplied = try image.premultipliedEightBit().roundingCorners(radius: 40, corners: 15, premultiplied: true)
         let kept = straight.keeping(premultiplied: premultiplied)
         #expect(try kept.premultipliedEightBit() === premultiplied)
@@ -77,12 +77,5 @@ import WebImage
         let opaque = try photo.premultipliedEightBit()
         #expect(opaque.bands == 4 && opaque.hasAlpha)
         #expect(try Self.largestDifference(try opaque.renderRGBA(), try photo.renderRGBA()) == 0)
-    }
-}
-
-extension VipsImageRef {
-    /// This image with an opaque alpha band when it has none (the transformers' `withAlpha()`).
-    fileprivate func withOpaqueAlphaIfNone() throws -> VipsImageRef {
-        hasAlpha ? self : try addingOpaqueAlpha()
     }
 }
