@@ -29,7 +29,7 @@ let package = Package(
         .target(name: "CVipsGlue", dependencies: ["CLibvips", "CBitmapKernels"]),
         // Kernels over bitmaps in memory: resampling, orientation, round-corner coverage, and ICC
         // conversion through lcms2 (liblcms2-dev).
-        .target(name: "CBitmapKernels", dependencies: ["CLibvips"], linkerSettings: [.linkedLibrary("lcms2")]),
+        .target(name: "CBitmapKernels", dependencies: ["CLibvips"], linkerSettings: [.linkedLibrary("lcms2"), .linkedLibrary("m")]),
         // The second engine, for small JPEGs: libjpeg-turbo's TurboJPEG API (libturbojpeg0-dev)
         // and our decoder of progressive JPEGs at 1/8 from their DC scans.
         .target(
@@ -113,6 +113,14 @@ let package = Package(
             name: "cache-stress-writer",
             dependencies: ["WebImage"]
         ),
+        // The liborc race reproducer (scripts/orc-race.sh; a short run in LiborcLockTests), with
+        // CVipsGlue's lock linked in.
+        .executableTarget(
+            name: "orc-race-probe",
+            dependencies: ["CVipsGlue", "CLibvips"],
+            path: "Tests/OrcRaceProbe",
+            linkerSettings: [.linkedLibrary("orc-0.4")]
+        ),
         // Decodes one file in a process of its own and prints its peak memory, for the bomb tests.
         .executableTarget(
             name: "decode-probe",
@@ -122,7 +130,7 @@ let package = Package(
             name: "WebImageTests",
             dependencies: [
                 // WebImageTestServer: a real HTTP server on 127.0.0.1 for the tests.
-                "WebImage", "LibVips", "cache-stress-writer", "decode-probe", "webimage", "WebImageTestServer",
+                "WebImage", "LibVips", "cache-stress-writer", "decode-probe", "orc-race-probe", "webimage", "WebImageTestServer",
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
             ],
             // Read by path (TestImages.fixture), not bundled.

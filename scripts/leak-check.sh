@@ -14,8 +14,11 @@
 #   hold no pointers, so allowing them hides nothing else; whatever leaked holding them is
 #   reported itself.
 # Objects that live as long as the process are listed in scripts/lsan-suppressions.txt.
+# The run passes only when every test ran and passed (the runner's closing line, against the
+# binary's list) and no report holds an error, a fatal error or a failed check.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source scripts/test-run.sh
 bash scripts/setup.sh
 swift build --build-tests --sanitize=address --scratch-path .build-asan
 reports=.build-asan/reports
@@ -25,12 +28,18 @@ status=0
 # for the wrong reason); the reports are judged below. Memory errors are found there too.
 # allocator_may_return_null=1: an allocation too large for memory returns NULL, as glibc's does,
 # so that the tests of that case (RenderTests) see what users get rather than ASan's abort.
+binary=.build-asan/debug/swift-webimagePackageTests.xctest
+expected=$(expected_tests "$binary" "$@")
 ASAN_OPTIONS="detect_leaks=1:allocator_may_return_null=1:log_path=$PWD/$reports/report" \
     LSAN_OPTIONS="suppressions=$PWD/scripts/lsan-suppressions.txt:print_suppressions=0:exitcode=0" \
-    .build-asan/debug/swift-webimagePackageTests.xctest --testing-library swift-testing "$@" || status=$?
+    "$binary" --testing-library swift-testing "$@" 2>&1 | tee "$reports/run.log" || status=$?
 [ $status -eq 0 ] || echo "leak-check: the test run failed (status $status)" >&2
-if grep -l "ERROR: AddressSanitizer" "$reports"/report.* 2>/dev/null; then
-    echo "leak-check: memory errors, in the reports above" >&2
+judge_test_run "$reports/run.log" "$expected" || status=1
+errors=$(sanitizer_errors "$reports"/report.*)
+if [ -n "$errors" ]; then
+    echo "leak-check: sanitizer errors:" >&2
+    echo "$errors" | head -20 >&2
+    grep -l -E "(ERROR|FATAL): |CHECK failed" "$reports"/report.* >&2 || true
     status=1
 fi
 for report in "$reports"/report.*; do
@@ -54,7 +63,7 @@ for report in "$reports"/report.*; do
     ' "$report" >&2 || status=1
 done
 if [ $status -eq 0 ]; then
-    echo "leak-check: no memory error, no leak ($(ls "$reports" | wc -l) processes reported only the two misread kinds)"
+    echo "leak-check: all $expected tests ran and passed; no memory error, no leak ($(ls "$reports"/report.* 2>/dev/null | wc -l) processes reported only the two misread kinds)"
 else
     echo "leak-check: FAILED; reports in $reports" >&2
 fi

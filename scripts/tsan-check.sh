@@ -5,8 +5,11 @@
 # mutex that TSan sees. First it shows that TSan then sees the lock and still reports a real race
 # beside it: scripts/tsan-race-proof, built with that file alone.
 # Arguments go to the test binary (e.g. --filter MemoryCacheTests).
+# The run passes only when every test ran and passed (the runner's closing line, against the
+# binary's list) and no sanitizer log holds an error, a fatal error or a failed check.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source scripts/test-run.sh
 bash scripts/setup.sh
 mkdir -p .build-tsan
 proof=.build-tsan/tsan-race-proof
@@ -31,12 +34,24 @@ status=0
 # freed block to another thread through its own futex locks, which TSan does not see; a header
 # one test's image read and another test's new image writes at the same address then reads as a
 # race. With malloc, which TSan intercepts, the free is ordered before the reuse.
-G_SLICE=always-malloc TSAN_OPTIONS="exitcode=0 log_path=$logs/tsan" \
-    .build-tsan/debug/swift-webimagePackageTests.xctest --testing-library swift-testing "$@" || status=$?
+# allocator_may_return_null=1: an allocation too large for memory returns NULL, as glibc's does
+# (RenderTests checks that such a render is an error); without it TSan's allocator ends the
+# process ("allocation-size-too-big"), which exitcode=0 would hide.
+binary=.build-tsan/debug/swift-webimagePackageTests.xctest
+expected=$(expected_tests "$binary" "$@")
+G_SLICE=always-malloc TSAN_OPTIONS="exitcode=0 allocator_may_return_null=1 log_path=$logs/tsan" \
+    "$binary" --testing-library swift-testing "$@" 2>&1 | tee "$logs/run.log" || status=$?
 reports=$(cat "$logs"/tsan.* 2>/dev/null | grep -c "WARNING: ThreadSanitizer" || true)
-echo "ThreadSanitizer: $reports reports (in $logs), tests exit status $status"
+errors=$(sanitizer_errors "$logs"/tsan.*)
+echo "ThreadSanitizer: $reports reports, $(grep -c . <<<"$errors" || true) errors (logs in $logs), tests exit status $status"
+judge_test_run "$logs/run.log" "$expected" || status=1
+if [ -n "$errors" ]; then
+    echo "$errors" | head -20 >&2
+    status=1
+fi
 if [ "$reports" -ne 0 ]; then
     grep -h -A12 "WARNING: ThreadSanitizer" "$logs"/tsan.* | head -80 >&2
     exit 1
 fi
+[ "$status" -eq 0 ] && echo "tsan-check: all $expected tests ran and passed, no report, no sanitizer error"
 exit "$status"

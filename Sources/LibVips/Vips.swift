@@ -8,6 +8,8 @@ import NIOPosix
 public enum Vips {
     /// Started once, on first use, before any other thread touches libvips.
     private static let startup: Result<Void, VipsError> = {
+        // Before any pipeline compiles a liborc program (see LiborcLock).
+        _ = liborcLock
         // One worker thread per pipeline: callers decode many images at once, and most codecs
         // are single-threaded anyway; parallelism comes from running several pipelines.
         if wi_init("swift-webimage", 1) != 0 {
@@ -20,6 +22,20 @@ public enum Vips {
     public static func start() throws(VipsError) {
         try startup.get()
     }
+
+    /// How liborc's code memory is kept consistent in this process: liborc before 0.4.34
+    /// allocates and frees it without its lock, which crashes concurrent pipelines
+    /// (Sources/CVipsGlue/orc_lock.c).
+    public static let liborcLock: LiborcLock = {
+        var version: UnsafePointer<CChar>?
+        let mode = wi_orc_lock_install(&version)
+        let text = version.map { String(cString: $0) } ?? ""
+        switch mode {
+        case WI_ORC_LOCKED_HERE: return .lockedHere(liborcVersion: text)
+        case WI_ORC_LOCKED_BY_LIBORC: return .lockedByLiborc(liborcVersion: text)
+        default: return .absent
+        }
+    }()
 
     /// The version of the libvips library in use, such as "8.14.1".
     public static var version: String {

@@ -105,4 +105,22 @@ VipsImage *wi_alpha_weight_lazy(VipsImage *in, int premultiply);
 /// is 8-bit premultiplied and every band is scaled, not only the alpha.
 VipsImage *wi_round_corners_lazy(VipsImage *in, double radius, unsigned corners, int premultiplied);
 
+/// How liborc's code memory is kept consistent in this process (orc_lock.c).
+typedef enum {
+    /// liborc is not loaded (libvips built without it): nothing to lock.
+    WI_ORC_ABSENT = 0,
+    /// liborc 0.4.34 or later: it locks its own code memory.
+    WI_ORC_LOCKED_BY_LIBORC = 1,
+    /// An earlier liborc: every program compile and free runs under our lock.
+    WI_ORC_LOCKED_HERE = 2,
+} wi_orc_lock_mode;
+
+/// Resolves liborc's entry points and picks the mode from its version (call before the first
+/// libvips pipeline; later calls return the same). `liborc_version`, when not NULL, receives
+/// the version string ("" when absent), owned by this module.
+wi_orc_lock_mode wi_orc_lock_install(const char **liborc_version);
+
+/// How many liborc compile and free calls came through orc_lock.c so far.
+long wi_orc_lock_routed_calls(void);
+
 #endif

@@ -1,0 +1,41 @@
+# Sourced by the sanitizer scripts: how to tell that a run of the test binary ran every test it
+# was asked to and that each passed, whatever the sanitizer did to the process's exit status.
+
+# expected_tests BINARY [ARGS...]: how many tests the binary runs with these arguments (its
+# list, narrowed by each --filter and --skip as Swift Testing narrows it: a regex on the ID).
+expected_tests() {
+    local binary=$1
+    shift
+    local list
+    list=$("$binary" --testing-library swift-testing --list-tests 2>/dev/null)
+    while [ $# -gt 0 ]; do
+        case $1 in
+            --filter) list=$(grep -E -- "$2" <<<"$list" || true); shift 2 ;;
+            --skip) list=$(grep -vE -- "$2" <<<"$list" || true); shift 2 ;;
+            *) shift ;;
+        esac
+    done
+    grep -c . <<<"$list" || true
+}
+
+# judge_test_run LOG EXPECTED: succeeds when the runner's closing line in LOG says EXPECTED tests
+# ran and passed; otherwise says what it found and fails. A process stopped by a sanitizer's
+# fatal error writes no closing line.
+judge_test_run() {
+    local log=$1 expected=$2 closing
+    closing=$(grep -a -E "Test run with [0-9]+ tests? " "$log" | tail -1)
+    if [ -z "$closing" ]; then
+        echo "the test run ended without its closing line: it stopped early (see $log)" >&2
+        return 1
+    fi
+    if ! grep -q -E "Test run with $expected tests? .* passed after" <<<"$closing"; then
+        echo "the test run did not run and pass all $expected tests: $closing" >&2
+        return 1
+    fi
+}
+
+# sanitizer_errors FILE...: the lines of sanitizer logs that report an error, a fatal error or a
+# failed internal check (leak summaries, which the leak check judges itself, left out).
+sanitizer_errors() {
+    grep -a -h -E "(ERROR|FATAL): |CHECK failed" "$@" 2>/dev/null | grep -v "ERROR: LeakSanitizer: detected memory leaks" || true
+}
