@@ -13,11 +13,18 @@ import WebImage
 //     stores the keys "crash-0" ... "crash-49" with `largePayload(for:)`, over and over from a
 //     random one, until killed (the crash-safety test kills it at random moments); prints
 //     "ready" once its cache has started.
-//   cache-stress-writer --disk-full <folder>
+//   cache-stress-writer --file-size-limit <folder>
 //     stores "small", then limits this process's file size (RLIMIT_FSIZE, the same EFBIG a full
 //     disk gives as ENOSPC) and checks that larger stores fail with an error and leave "small"
 //     as it was; then that an ImageCache in <folder>/image-cache fails its disk stores, keeps
 //     answering from memory and misses once memory is cleared. Exits 0 when all of that holds.
+//   cache-stress-writer --full-disk <folder>
+//     <folder> is a small file system of its own (the test mounts a tmpfs): fills it from two
+//     threads and a second process (--fill), reading every entry meanwhile, then checks the
+//     entries, the size accounting and that stores succeed once space returns (FullDisk.swift).
+//     Prints a summary line and exits 0 when all of that holds.
+//   cache-stress-writer --fill <folder> <prefix>
+//     stores entries until the disk is full; prints the keys stored (FullDisk.swift).
 //   cache-stress-writer --read-only <folder>
 //     stores "kept", makes <folder> read-only (mode 555) and, when running as root (who writes
 //     into read-only folders anyway), becomes user nobody; then checks that a store fails with
@@ -132,7 +139,11 @@ func readOnlyFolder(folder: String) throws {
 
 let arguments = CommandLine.arguments
 do {
-    if arguments.count == 3, arguments[1] == "--disk-full" {
+    if arguments.count == 3, arguments[1] == "--full-disk" {
+        try await fullDiskScenario(folder: arguments[2])
+    } else if arguments.count == 4, arguments[1] == "--fill" {
+        fillFromAnotherProcess(folder: arguments[2], prefix: arguments[3])
+    } else if arguments.count == 3, arguments[1] == "--file-size-limit" {
         try await fillDisk(folder: arguments[2])
     } else if arguments.count == 3, arguments[1] == "--read-only" {
         try readOnlyFolder(folder: arguments[2])
@@ -143,7 +154,7 @@ do {
     } else if arguments.count == 4, let count = Int(arguments[3]) {
         try writeEntries(folder: arguments[1], prefix: arguments[2], count: count)
     } else {
-        fail("usage: cache-stress-writer <folder> <prefix> <count> | --until-killed <folder> | --overwrite-until-killed <folder> | --disk-full <folder> | --read-only <folder>")
+        fail("usage: cache-stress-writer <folder> <prefix> <count> | --until-killed <folder> | --overwrite-until-killed <folder> | --file-size-limit <folder> | --full-disk <folder> | --fill <folder> <prefix> | --read-only <folder>")
     }
 } catch {
     fail("\(error)")

@@ -3,8 +3,8 @@ import Testing
 @testable import WebImage
 
 /// Tests that need a process of their own: two writers on one folder, a writer killed mid-write,
-/// and a full disk (simulated with a file size limit, which only a separate process can set
-/// safely: a real full disk needs a size-limited mount, which needs privileges).
+/// a full disk (a real one: a small tmpfs in a mount namespace of the helper's own; and a file
+/// size limit, which gives a store the same failure without a mount).
 @Suite("Caching: DiskCache in helper processes")
 struct DiskCacheMultiProcessTests {
     /// The data `cache-stress-writer` stores for `key` (same formula as its main.swift).
@@ -143,13 +143,43 @@ struct DiskCacheMultiProcessTests {
     @Test func aFullDiskFailsTheStoreAndLeavesNoPartialFile() async throws {
         let scratch = try ScratchFolder()
         defer { scratch.remove() }
-        let folder = try await folderAfterHelperChecks("--disk-full", in: scratch)
+        let folder = try await folderAfterHelperChecks("--file-size-limit", in: scratch)
         let cache = DiskCache(cachePath: folder, config: ImageCacheConfig())
         #expect(cache.data(forKey: "small") == Data(repeating: 1, count: 500))
         #expect(!cache.containsData(forKey: "big"))
         #expect(ScratchFolder.allNames(in: folder).filter { $0.hasPrefix(".") }.isEmpty)
         // The helper's ImageCache kept working from memory; its disk tier holds nothing.
         #expect(ScratchFolder.allNames(in: folder + "/image-cache").isEmpty)
+    }
+
+    /// A 4 MB tmpfs, mounted in a mount namespace of the helper's own (`unshare`: as root, or
+    /// as any user where user namespaces are allowed; the mount goes when the helper ends),
+    /// filled by two threads and two processes while a reader reads every entry it sees.
+    @Test(.enabled(if: FullDiskMount.isPossible, "mounting a tmpfs needs root or user namespaces (unshare --map-root-user)"),
+          .timeLimit(.minutes(2)))
+    func aRealFullDiskFailsStoresCleanlyAndStoresWorkOnceSpaceReturns() async throws {
+        let scratch = try ScratchFolder()
+        defer { scratch.remove() }
+        let mountPoint = scratch.path + "/tmpfs"
+        try FileManager.default.createDirectory(atPath: mountPoint, withIntermediateDirectories: true)
+        let writer = try ChildProcess.executable("cache-stress-writer").path
+        let result = try await FullDiskMount.run(
+            "mount -t tmpfs -o size=4m webimage-full-disk \"$0\" && exec \"$1\" --full-disk \"$0\"", mountPoint, writer)
+        #expect(result.status == 0, "\(result.standardError)")
+        let summary = try #require(result.standardOutput.split(separator: "\n").last { $0.hasPrefix("summary ") })
+        let figures = Dictionary(uniqueKeysWithValues: summary.split(separator: " ").dropFirst().compactMap { pair -> (String, String)? in
+            let parts = pair.split(separator: "=", maxSplits: 1)
+            return parts.count == 2 ? (String(parts[0]), String(parts[1])) : nil
+        })
+        // The disk really filled (stores failed for want of space), both processes stored,
+        // the reader read entries while it filled and never saw a partial one, and every store
+        // made after space returned succeeded. The helper checked each entry and the counts.
+        #expect(Int(figures["failedForSpace"] ?? "") ?? 0 >= 60)
+        #expect(Int(figures["stored"] ?? "") ?? 0 > 0 && Int(figures["storedByOtherProcess"] ?? "") ?? 0 > 0)
+        #expect(Int(figures["reads"] ?? "") ?? 0 > 0 && figures["partial"] == "0")
+        #expect(figures["recovered"] == "10/10")
+        // The mount was the helper's alone: the folder the test sees is empty.
+        #expect(ScratchFolder.allNames(in: mountPoint).isEmpty)
     }
 
     @Test func aReadOnlyFolderFailsStoresAndKeepsWhatItHolds() async throws {
@@ -161,5 +191,29 @@ struct DiskCacheMultiProcessTests {
         let cache = DiskCache(cachePath: folder, config: ImageCacheConfig())
         #expect(cache.data(forKey: "kept") == Data("kept".utf8) && !cache.containsData(forKey: "new"))
         #expect(ScratchFolder.allNames(in: folder).filter { $0.hasPrefix(".") }.isEmpty)
+    }
+}
+
+/// A shell in a mount namespace of its own, where it may mount a file system that no other
+/// process sees and that goes when the namespace's last process ends.
+enum FullDiskMount {
+    static let unshare = URL(fileURLWithPath: "/usr/bin/unshare")
+
+    /// Whether this machine lets the tests make such a namespace and mount a tmpfs in it.
+    static let isPossible: Bool = {
+        let probe = Process()
+        probe.executableURL = unshare
+        probe.arguments = ["--mount", "--map-root-user", "sh", "-c", "mount -t tmpfs -o size=64k probe /mnt"]
+        probe.standardOutput = FileHandle.nullDevice
+        probe.standardError = FileHandle.nullDevice
+        guard (try? probe.run()) != nil else { return false }
+        probe.waitUntilExit()
+        return probe.terminationStatus == 0
+    }()
+
+    /// Runs `script` with `sh -c` in a new mount namespace (as root of a new user namespace, so
+    /// that it may mount), `arguments` as its $0, $1, ...
+    static func run(_ script: String, _ arguments: String...) async throws -> ChildProcess.Result {
+        try await ChildProcess.run(executableURL: unshare, ["--mount", "--map-root-user", "sh", "-c", script] + arguments)
     }
 }

@@ -25,8 +25,12 @@ enum ChildProcess {
 
     /// Runs `name` with `arguments` to its end, off the cooperative pool, and returns what it left.
     static func run(_ name: String, _ arguments: [String]) async throws -> Result {
-        let url = try executable(name)
-        return try await withCheckedThrowingContinuation { continuation in
+        try await run(executableURL: try executable(name), arguments)
+    }
+
+    /// Runs the program at `url` with `arguments` to its end, off the cooperative pool.
+    static func run(executableURL url: URL, _ arguments: [String]) async throws -> Result {
+        try await withCheckedThrowingContinuation { continuation in
             DispatchQueue.global().async {
                 let process = Process()
                 process.executableURL = url
