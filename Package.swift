@@ -23,6 +23,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-crypto", "3.12.3"..<"5.0.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
     ],
     targets: [
         // The C boundary, behind one Swift target (LibVips): libvips through pkg-config, and the C
@@ -52,9 +54,12 @@ let package = Package(
         ),
         // sys/xattr.h (extended attributes, which Glibc leaves out), for the disk cache's extended data.
         .systemLibrary(name: "CXattr"),
+        // The lock every target uses (`Locked`: ThreadSanitizer sees it), without libvips.
+        .target(name: "WebImageSupport"),
         .target(
             name: "LibVips",
             dependencies: [
+                "WebImageSupport",
                 "CLibvips",
                 "CVipsGlue",
                 "CBitmapKernels",
@@ -85,8 +90,13 @@ let package = Package(
             name: "WebImageServer",
             dependencies: [
                 "WebImage",
+                "WebImageSupport",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "Configuration", package: "swift-configuration"),
+                // FilePath, which swift-configuration's file provider takes.
+                .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -100,7 +110,7 @@ let package = Package(
             name: "WebImageTestServer",
             dependencies: [
                 // For `Locked`, the lock ThreadSanitizer sees (scripts/tsan-check.sh runs the tests).
-                "LibVips",
+                "WebImageSupport",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

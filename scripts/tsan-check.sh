@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs the whole test suite under ThreadSanitizer (build in .build-tsan) and fails on any report,
 # the children the tests start (the `webimage` command, cache-stress-writer) included. The build
-# defines WEBIMAGE_TSAN, which makes our lock (`Locked`, Sources/LibVips/Locked.swift) a pthread
+# defines WEBIMAGE_TSAN, which makes our lock (`Locked`, Sources/WebImageSupport/Locked.swift) a pthread
 # mutex that TSan sees. First it shows that TSan then sees the lock and still reports a real race
 # beside it: scripts/tsan-race-proof, built with that file alone.
 # Arguments go to the test binary (e.g. --filter MemoryCacheTests).
@@ -13,8 +13,8 @@ source scripts/test-run.sh
 bash scripts/setup.sh
 mkdir -p .build-tsan
 proof=.build-tsan/tsan-race-proof
-swiftc -swift-version 6 -sanitize=thread -Onone -DWEBIMAGE_TSAN -module-name RaceProof Sources/LibVips/Locked.swift scripts/tsan-race-proof/main.swift -o "$proof"
-swiftc -swift-version 6 -sanitize=thread -Onone -module-name RaceProof Sources/LibVips/Locked.swift scripts/tsan-race-proof/main.swift -o "$proof-plain"
+swiftc -swift-version 6 -sanitize=thread -Onone -DWEBIMAGE_TSAN -module-name RaceProof Sources/WebImageSupport/Locked.swift scripts/tsan-race-proof/main.swift -o "$proof"
+swiftc -swift-version 6 -sanitize=thread -Onone -module-name RaceProof Sources/WebImageSupport/Locked.swift scripts/tsan-race-proof/main.swift -o "$proof-plain"
 reports_of() { TSAN_OPTIONS=exitcode=0 "$@" 2>&1 | grep -c "WARNING: ThreadSanitizer" || true; }
 locked=$(reports_of "$proof" locked)
 racy=$(reports_of "$proof" racy)

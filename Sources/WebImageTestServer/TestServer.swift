@@ -1,5 +1,5 @@
 import Foundation
-import LibVips
+import WebImageSupport
 import NIOCore
 import NIOHTTP1
 import NIOHTTP2

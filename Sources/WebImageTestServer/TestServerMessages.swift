@@ -1,5 +1,5 @@
 import Foundation
-import LibVips
+import WebImageSupport
 
 /// A request as the test server saw it.
 public struct TestRequest: Sendable {

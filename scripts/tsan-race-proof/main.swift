@@ -1,4 +1,4 @@
-// Built by scripts/tsan-check.sh with Sources/LibVips/Locked.swift under -sanitize=thread and
+// Built by scripts/tsan-check.sh with Sources/WebImageSupport/Locked.swift under -sanitize=thread and
 // -DWEBIMAGE_TSAN, to show that ThreadSanitizer sees `Locked`'s lock and still reports a real race
 // next to it.
 // Two threads add 10,000 keys each to one dictionary:

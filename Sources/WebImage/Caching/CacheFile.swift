@@ -62,10 +62,10 @@ enum CacheFile {
     }
 
     /// Writes `data` to `path` atomically: a temporary file in the same folder, written, fsynced
-    /// and renamed over `path`. Readers (in any process) see the old file or the new one, never
+    /// (unless `sync` is false) and renamed over `path`. Readers (in any process) see the old file or the new one, never
     /// a part; a crash leaves at most a temporary file, which no process holds locked: the next
     /// cleanup or cache start removes it (`removeAbandonedTemporary`).
-    static func writeAtomically(_ data: Data, to path: String, in folder: String) throws(DiskCacheError) {
+    static func writeAtomically(_ data: Data, to path: String, in folder: String, sync: Bool = true) throws(DiskCacheError) {
         let (fd, temporary) = try createLockedTemporary(in: folder)
         var failure: DiskCacheError?
         let written = data.withUnsafeBytes { buffer -> Int32 in
@@ -80,7 +80,7 @@ enum CacheFile {
         }
         if written != 0 {
             failure = DiskCacheError(operation: "write", path: temporary, code: written)
-        } else if fsync(fd) != 0 {
+        } else if sync, fsync(fd) != 0 {
             failure = DiskCacheError(operation: "fsync", path: temporary, code: errno)
         }
         // Renamed before the close, which drops the lock: until then cleanup leaves the file alone.

@@ -21,6 +21,9 @@ public final class DiskCache: DiskCacheProtocol {
     public let maxDiskSize: Int
     /// The date expiry and trims go by.
     public let expireType: DiskCacheExpireType
+    /// Whether each store is flushed to the device before it replaces the old entry
+    /// (`ImageCacheConfig.diskCacheSyncsWrites`).
+    public let syncsWrites: Bool
     /// Seconds between two background runs of `removeExpiredData()`; 0 = none.
     public let expiredDataRemovalInterval: TimeInterval
 
@@ -64,6 +67,7 @@ public final class DiskCache: DiskCacheProtocol {
         maxDiskAge = config.maxDiskAge
         maxDiskSize = max(0, config.maxDiskSize)
         expireType = config.diskCacheExpireType
+        syncsWrites = config.diskCacheSyncsWrites
         expiredDataRemovalInterval = config.expiredDataRemovalInterval.isFinite
             ? max(0, config.expiredDataRemovalInterval) : 0
         extendedDataStore = ExtendedDataStore(usesAttributes: usesExtendedAttributes)
@@ -181,7 +185,7 @@ public final class DiskCache: DiskCacheProtocol {
     }
 
     private func store(_ data: Data, name: String) throws(DiskCacheError) {
-        try CacheFile.writeAtomically(data, to: cachePath + "/" + name, in: cachePath)
+        try CacheFile.writeAtomically(data, to: cachePath + "/" + name, in: cachePath, sync: syncsWrites)
         // Extended data belongs to the data it was set with; the xattr went with the old file.
         CacheFile.remove(sidecarPath(name))
     }

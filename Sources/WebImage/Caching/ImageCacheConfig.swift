@@ -34,6 +34,11 @@ public struct ImageCacheConfig: Sendable {
     /// what SDWebImage does when an app enters the background, for processes that never do.
     /// One hour by default.
     public var expiredDataRemovalInterval: TimeInterval = 3_600
+    /// Flush each disk entry to the device (`fsync`) before it replaces the old one. Stores are
+    /// atomic either way (written aside, then renamed); without the flush, a power loss can leave
+    /// a torn entry, which a read detects as undecodable and removes. Turn it off for entries
+    /// that can be made again (an image server's results) to save a device flush per store.
+    public var diskCacheSyncsWrites = true
     /// The memory tier's implementation.
     public var memoryCacheType: any MemoryCacheProtocol.Type = MemoryCache.self
     /// The disk tier's implementation.

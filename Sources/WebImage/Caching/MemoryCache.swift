@@ -2,24 +2,31 @@ import Glibc
 import LibVips
 import Synchronization
 
-/// The default memory tier: least-recently-used eviction under a cost and a count limit
+/// The default memory tier of an `ImageCache`: `ObjectMemoryCache` holding images.
+public typealias MemoryCache = ObjectMemoryCache<Image>
+
+extension ObjectMemoryCache: MemoryCacheProtocol where Object == Image {}
+
+/// Objects in memory by key: least-recently-used eviction under a cost and a count limit
 /// (0 = unlimited), exact cost accounting, and an optional weak mirror that still finds an
-/// evicted image while someone else holds it.
+/// evicted object while someone else holds it. `MemoryCache` is this cache of `Image`s, an
+/// `ImageCache`'s memory tier; other objects (encoded results an image server keeps, say) use
+/// the same cache.
 ///
 /// Keys are spread over shards, each an `LRUStorage` behind its own lock, so threads reading
 /// different keys do not queue on one lock; a lookup holds its shard's lock for a dictionary
 /// access and one write, its entry's stamp. Every use stamps the entry with a monotonic clock, and
 /// eviction removes the entry with the oldest stamp among the shards' least recent ones: the
-/// least recently used entry of the whole cache. Evicted images are released after the locks.
-public final class MemoryCache: MemoryCacheProtocol {
-    private struct WeakImage {
-        weak var image: Image?
+/// least recently used entry of the whole cache. Evicted objects are released after the locks.
+public final class ObjectMemoryCache<Object: AnyObject & Sendable>: Sendable {
+    private struct WeakObject {
+        weak var object: Object?
         let cost: Int
     }
 
     private struct Shard {
-        var storage = LRUStorage<HashedKey, Image>()
-        var weakMirror: [HashedKey: WeakImage] = [:]
+        var storage = LRUStorage<HashedKey, Object>()
+        var weakMirror: [HashedKey: WeakObject] = [:]
         var lastStamp: UInt64 = 0
 
         /// Now on the monotonic clock, and never the same stamp twice in this shard.
@@ -41,7 +48,7 @@ public final class MemoryCache: MemoryCacheProtocol {
         private let padding: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0, 0, 0, 0, 0)
 
         /// Runs `body` under the lock and publishes the new `oldestBound` before the lock is
-        /// released. Every access goes through it: a lookup can put an image back from the weak
+        /// released. Every access goes through it: a lookup can put an object back from the weak
         /// mirror, and the store is a plain write to a line the lock already holds.
         func changing<Result>(_ body: (inout Shard) -> Result) -> Result {
             state.withLock { shard in
@@ -54,16 +61,16 @@ public final class MemoryCache: MemoryCacheProtocol {
 
     /// Enough that two threads rarely meet on one lock: a wait costs a futex call, many times a
     /// hit. With 8, two threads got 1.54x one thread's hits; with 64, 1.75x (docs/cache.md).
-    private static let shardCount = 64
+    private static var shardCount: Int { 64 }
 
     /// The most total cost held after any store returns; 0 = unlimited.
     public let costLimit: Int
-    /// The most images held after any store returns; 0 = unlimited.
+    /// The most objects held after any store returns; 0 = unlimited.
     public let countLimit: Int
-    /// True when evicted images stay reachable through weak references.
+    /// True when evicted objects stay reachable through weak references.
     public let usesWeakMirror: Bool
 
-    private let shards: [ShardBox] = (0..<MemoryCache.shardCount).map { _ in ShardBox() }
+    private let shards: [ShardBox] = (0..<ObjectMemoryCache.shardCount).map { _ in ShardBox() }
     /// Sums over the shards, changed under the shard lock that changes the shard.
     private let costSum = Atomic(0)
     private let countSum = Atomic(0)
@@ -85,30 +92,30 @@ public final class MemoryCache: MemoryCacheProtocol {
         self.usesWeakMirror = usesWeakMirror
     }
 
-    public func object(forKey key: String) -> Image? {
+    public func object(forKey key: String) -> Object? {
         let key = HashedKey(key)
-        let (image, restored) = shard(for: key).changing { shard -> (Image?, Bool) in
-            if let image = shard.storage.value(forKey: key, stamp: shard.nextStamp()) { return (image, false) }
+        let (object, restored) = shard(for: key).changing { shard -> (Object?, Bool) in
+            if let object = shard.storage.value(forKey: key, stamp: shard.nextStamp()) { return (object, false) }
             guard usesWeakMirror, let entry = shard.weakMirror[key] else { return (nil, false) }
-            guard let image = entry.image else {
+            guard let object = entry.object else {
                 shard.weakMirror[key] = nil
                 return (nil, false)
             }
-            // Someone still holds the image: put it back in the strong tier (the key is not in
+            // Someone still holds the object: put it back in the strong tier (the key is not in
             // it, so nothing is replaced).
-            _ = insert(image, forKey: key, cost: entry.cost, into: &shard)
-            return (image, true)
+            _ = insert(object, forKey: key, cost: entry.cost, into: &shard)
+            return (object, true)
         }
         if restored { evictToLimits() }
-        return image
+        return object
     }
 
-    public func setObject(_ object: Image, forKey key: String, cost: Int) {
+    public func setObject(_ object: Object, forKey key: String, cost: Int) {
         let key = HashedKey(key)
         let cost = max(0, cost)
         let replaced = shard(for: key).changing { shard in
             if usesWeakMirror {
-                shard.weakMirror[key] = WeakImage(image: object, cost: cost)
+                shard.weakMirror[key] = WeakObject(object: object, cost: cost)
                 pruneWeakMirror(&shard)
             }
             return insert(object, forKey: key, cost: cost, into: &shard)
@@ -126,7 +133,7 @@ public final class MemoryCache: MemoryCacheProtocol {
         withExtendedLifetime(removed) {}
     }
 
-    /// Removes every image, from the weak mirror too.
+    /// Removes every object, from the weak mirror too.
     public func removeAllObjects() {
         for box in shards {
             let removed = box.changing { shard in
@@ -139,13 +146,13 @@ public final class MemoryCache: MemoryCacheProtocol {
         }
     }
 
-    /// Evicts least recently used images until the total cost is at most `cost`. The weak mirror
+    /// Evicts least recently used objects until the total cost is at most `cost`. The weak mirror
     /// keeps them reachable while held elsewhere (what a memory-pressure trim wants).
     public func trim(toCost cost: Int) {
         evict(toCost: max(0, cost), toCount: Int.max)
     }
 
-    /// Evicts least recently used images until at most `count` remain.
+    /// Evicts least recently used objects until at most `count` remain.
     public func trim(toCount count: Int) {
         evict(toCost: Int.max, toCount: max(0, count))
     }
@@ -160,21 +167,21 @@ public final class MemoryCache: MemoryCacheProtocol {
         shards[Int(UInt(bitPattern: key.hash) % UInt(Self.shardCount))]
     }
 
-    /// Inserts into `shard` unless the cost alone exceeds the limit; returns the image replaced
+    /// Inserts into `shard` unless the cost alone exceeds the limit; returns the object replaced
     /// or dropped, to be released after the lock.
-    private func insert(_ image: Image, forKey key: HashedKey, cost: Int, into shard: inout Shard) -> Image? {
+    private func insert(_ object: Object, forKey key: HashedKey, cost: Int, into shard: inout Shard) -> Object? {
         guard costLimit == 0 || cost <= costLimit else {
             // Larger than the whole cache: never held strongly (only the weak mirror may keep it).
             return remove(key, from: &shard)
         }
         let (costBefore, countBefore) = (shard.storage.totalCost, shard.storage.count)
-        let replaced = shard.storage.set(image, forKey: key, cost: cost, stamp: shard.nextStamp())
+        let replaced = shard.storage.set(object, forKey: key, cost: cost, stamp: shard.nextStamp())
         costSum.add(shard.storage.totalCost - costBefore, ordering: .relaxed)
         countSum.add(shard.storage.count - countBefore, ordering: .relaxed)
         return replaced
     }
 
-    private func remove(_ key: HashedKey, from shard: inout Shard) -> Image? {
+    private func remove(_ key: HashedKey, from shard: inout Shard) -> Object? {
         let before = shard.storage.totalCost
         guard let removed = shard.storage.removeValue(forKey: key) else { return nil }
         costSum.subtract(before - shard.storage.totalCost, ordering: .relaxed)
@@ -189,27 +196,27 @@ public final class MemoryCache: MemoryCacheProtocol {
         evict(toCost: cost, toCount: count)
     }
 
-    /// Removes the least recently used image of the whole cache until within both bounds. The
+    /// Removes the least recently used object of the whole cache until within both bounds. The
     /// shard with the lowest bound is looked in; its oldest entry is the oldest of all when no
     /// other shard's bound is below it, else its bound is now exact and the next is tried.
     private func evict(toCost cost: Int, toCount count: Int) {
-        var evicted: [Image] = []
+        var evicted: [Object] = []
         evictionLock.withLock { _ in
             while totalCost > cost || self.count > count {
                 guard let candidate = shards.min(by: { $0.oldestBound.load(ordering: .relaxed) < $1.oldestBound.load(ordering: .relaxed) }),
                       candidate.oldestBound.load(ordering: .relaxed) != .max
                 else { break }
-                let image = candidate.changing { shard -> Image? in
+                let object = candidate.changing { shard -> Object? in
                     guard let oldest = shard.storage.oldestStamp() else { return nil }
                     let isOldest = shards.allSatisfy { $0 === candidate || $0.oldestBound.load(ordering: .relaxed) >= oldest }
                     guard isOldest else { return nil }
                     let before = shard.storage.totalCost
-                    let image = shard.storage.removeLeastRecentlyUsed()
+                    let object = shard.storage.removeLeastRecentlyUsed()
                     costSum.subtract(before - shard.storage.totalCost, ordering: .relaxed)
                     countSum.subtract(1, ordering: .relaxed)
-                    return image
+                    return object
                 }
-                if let image { evicted.append(image) }
+                if let object { evicted.append(object) }
             }
         }
         withExtendedLifetime(evicted) {}
@@ -218,6 +225,6 @@ public final class MemoryCache: MemoryCacheProtocol {
     /// Drops the weak mirror's dead entries once it outgrows the shard's strong entries.
     private func pruneWeakMirror(_ shard: inout Shard) {
         guard shard.weakMirror.count > 2 * shard.storage.count + 64 else { return }
-        shard.weakMirror = shard.weakMirror.filter { $0.value.image != nil }
+        shard.weakMirror = shard.weakMirror.filter { $0.value.object != nil }
     }
 }

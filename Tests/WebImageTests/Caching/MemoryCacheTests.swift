@@ -14,6 +14,22 @@ struct MemoryCacheTests {
         #expect(cache.totalCost == 10)
     }
 
+    /// The same cache holds any object: here encoded bytes, as an image server keeps its results.
+    @Test func anyObjectIsHeldAndEvictedByCost() throws {
+        final class Encoded: Sendable {
+            let bytes: [UInt8]
+            init(_ count: Int) { bytes = [UInt8](repeating: 7, count: count) }
+        }
+        let cache = ObjectMemoryCache<Encoded>(costLimit: 10_000)
+        let first = Encoded(6_000)
+        cache.setObject(first, forKey: "first", cost: first.bytes.count)
+        #expect(cache.object(forKey: "first") === first)
+        let second = Encoded(6_000)
+        cache.setObject(second, forKey: "second", cost: second.bytes.count)
+        #expect(cache.object(forKey: "first") == nil && cache.object(forKey: "second") === second)
+        #expect(cache.totalCost == 6_000 && cache.count == 1)
+    }
+
     @Test func costLimitIsNeverExceededAfterAnyStore() throws {
         let limit = 1_000
         let cache = MemoryCache(costLimit: limit)

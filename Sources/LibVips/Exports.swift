@@ -1,0 +1,2 @@
+// `Locked` reaches the targets above through the engine they already import.
+@_exported import WebImageSupport

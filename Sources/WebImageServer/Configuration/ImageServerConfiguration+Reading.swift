@@ -1,0 +1,62 @@
+import Configuration
+import Foundation
+import SystemPackage
+
+extension ImageServerConfiguration {
+    /// The settings `reader` holds, over the defaults. Throws one error listing every setting
+    /// whose value does not parse.
+    public init(reading reader: ConfigReader) throws(ConfigurationError) {
+        self.init()
+        var settings = SettingsReader(reader)
+        bind = settings.address("bind", default: bind) ?? bind
+        keys = settings.list("key")
+        salts = settings.list("salt")
+        signatureSize = settings.int("signatureSize", default: signatureSize, range: 1...32)
+        trustedSignatures = settings.list("trustedSignatures")
+        allowsUnsigned = settings.bool("allowUnsigned", default: allowsUnsigned)
+        localFilesystemRoot = settings.string("localFilesystemRoot")
+        allowedSources = settings.list("allowedSources")
+        allowsLoopbackSourceAddresses = settings.bool("allowLoopbackSourceAddresses", default: allowsLoopbackSourceAddresses)
+        allowsPrivateSourceAddresses = settings.bool("allowPrivateSourceAddresses", default: allowsPrivateSourceAddresses)
+        allowsLinkLocalSourceAddresses = settings.bool("allowLinkLocalSourceAddresses", default: allowsLinkLocalSourceAddresses)
+        maxSourceFileSize = settings.int("maxSrcFileSize", default: maxSourceFileSize)
+        maxRedirects = settings.int("maxRedirects", default: maxRedirects)
+        workers = settings.int("workers", default: workers, range: 1...4096)
+        requestsQueueSize = settings.int("requestsQueueSize", default: requestsQueueSize)
+        timeout = settings.seconds("timeout", default: timeout)
+        downloadTimeout = settings.seconds("downloadTimeout", default: downloadTimeout)
+        ttl = settings.int("ttl", default: ttl)
+        cacheControlPassthrough = settings.bool("cacheControlPassthrough", default: cacheControlPassthrough)
+        usesETag = settings.bool("useEtag", default: usesETag)
+        prometheusBind = settings.address("prometheusBind", default: nil)
+        cacheDirectory = settings.string("cacheDir") ?? cacheDirectory
+        resultCacheSize = settings.int("resultCacheSize", default: resultCacheSize)
+        sourceCacheSize = settings.int("sourceCacheSize", default: sourceCacheSize)
+        memoryCacheSize = settings.int("memoryCacheSize", default: memoryCacheSize)
+        resultCacheSyncsWrites = settings.bool("resultCacheFsync", default: resultCacheSyncsWrites)
+        shutdownTimeout = settings.seconds("shutdownTimeout", default: shutdownTimeout)
+        if keys.count != salts.count {
+            settings.problems.append("WEBIMAGE_KEY and WEBIMAGE_SALT: \(keys.count) keys for \(salts.count) salts (they pair in order)")
+        }
+        if let prometheusBind, prometheusBind == bind {
+            settings.problems.append("WEBIMAGE_PROMETHEUS_BIND: must differ from WEBIMAGE_BIND")
+        }
+        guard settings.problems.isEmpty else { throw ConfigurationError(problems: settings.problems) }
+    }
+
+    /// Reads the settings as `webimage serve` does: `arguments` (flags such as
+    /// `--max-src-resolution 40`) over `environment` (`WEBIMAGE_*`) over the JSON file named by
+    /// `--config` or `WEBIMAGE_CONFIG`, if any.
+    public static func load(
+        arguments: [String] = CommandLine.arguments, environment: [String: String] = ProcessInfo.processInfo.environment
+    ) async throws -> ImageServerConfiguration {
+        let flags = CommandLineArgumentsProvider(arguments: arguments)
+        let variables = EnvironmentVariablesProvider(environmentVariables: environment).prefixKeys(with: "webimage")
+        let first = ConfigReader(providers: [flags, variables])
+        var providers: [any ConfigProvider] = [flags, variables]
+        if let file = first.string(forKey: "config"), !file.isEmpty {
+            providers.append(try await FileProvider<JSONSnapshot>(filePath: FilePath(file)))
+        }
+        return try ImageServerConfiguration(reading: ConfigReader(providers: providers))
+    }
+}

@@ -1,0 +1,66 @@
+import Configuration
+import Foundation
+import WebImage
+
+/// The image server's settings. `webimage serve` reads them with swift-configuration: flags
+/// (`--max-src-resolution 40`) over environment variables (`WEBIMAGE_MAX_SRC_RESOLUTION=40`:
+/// imgproxy's `IMGPROXY_` names with `WEBIMAGE_` in their place) over a JSON file
+/// (`--config` / `WEBIMAGE_CONFIG`; keys as in `"maxSrcResolution": 40`). A Swift service that
+/// mounts the routes itself fills one in code. docs/server.md lists every setting with its default.
+public struct ImageServerConfiguration: Sendable {
+    /// Where the server listens (`BIND`); 127.0.0.1:8080.
+    public var bind = ServerAddress(host: "127.0.0.1", port: 8080)
+    /// Signing keys and salts, hex, paired in order (`KEY`, `SALT`, comma-separated); none: unsigned URLs.
+    public var keys: [String] = []
+    public var salts: [String] = []
+    /// Bytes of the HMAC a signature keeps (`SIGNATURE_SIZE`, 1...32); 32.
+    public var signatureSize = 32
+    /// Signatures always accepted (`TRUSTED_SIGNATURES`).
+    public var trustedSignatures: [String] = []
+    /// Listen on a non-loopback address without a key (`--allow-unsigned`); off.
+    public var allowsUnsigned = false
+    /// The folder `local://` sources are read from (`LOCAL_FILESYSTEM_ROOT`); none: local sources off.
+    public var localFilesystemRoot: String?
+    /// Source URL prefixes allowed, `*` matching any characters but `/` (`ALLOWED_SOURCES`); none: any.
+    public var allowedSources: [String] = []
+    /// Sources at loopback, private (and CGNAT) and link-local addresses (`ALLOW_*_SOURCE_ADDRESSES`); all refused.
+    public var allowsLoopbackSourceAddresses = false
+    public var allowsPrivateSourceAddresses = false
+    public var allowsLinkLocalSourceAddresses = false
+    /// The most bytes a source may have (`MAX_SRC_FILE_SIZE`); 0: the downloader's limit, 100 MB.
+    public var maxSourceFileSize = 0
+    /// Redirects followed for one source (`MAX_REDIRECTS`); 10.
+    public var maxRedirects = 10
+    /// Requests processed at once (`WORKERS`); the core count.
+    public var workers = ProcessInfo.processInfo.activeProcessorCount
+    /// Requests waiting for a worker beyond them (`REQUESTS_QUEUE_SIZE`); 0: no bound. Past it: 429.
+    public var requestsQueueSize = 0
+    /// Seconds a request may take in all (`TIMEOUT`): past it, 503; 10.
+    public var timeout: TimeInterval = 10
+    /// Seconds a source may take to arrive (`DOWNLOAD_TIMEOUT`): past it, 504; 5.
+    public var downloadTimeout: TimeInterval = 5
+    /// `max-age` of results, seconds (`TTL`); one year.
+    public var ttl = 31_536_000
+    /// Pass the source's `Cache-Control`/`Expires` on (`CACHE_CONTROL_PASSTHROUGH`); off.
+    public var cacheControlPassthrough = false
+    /// `ETag` on results and 304 to `If-None-Match` (`USE_ETAG`); on.
+    public var usesETag = true
+    /// Where Prometheus metrics are served at `/metrics` (`PROMETHEUS_BIND`); none: not served.
+    public var prometheusBind: ServerAddress?
+    /// The folder of the result and source caches (`CACHE_DIR`); the library's default cache folder.
+    public var cacheDirectory = ImageCache.defaultDiskCacheDirectory
+    /// Bytes the result and source caches may hold on disk (`RESULT_CACHE_SIZE`,
+    /// `SOURCE_CACHE_SIZE`); 1 GiB each. Over it, the oldest entries go.
+    public var resultCacheSize = 1 << 30
+    public var sourceCacheSize = 1 << 30
+    /// Bytes of results kept in memory (`MEMORY_CACHE_SIZE`); 256 MiB.
+    public var memoryCacheSize = 256 << 20
+    /// Flush each result to the device before it is renamed into place (`RESULT_CACHE_FSYNC`);
+    /// off: results can be made again, and a torn one is dropped when read.
+    public var resultCacheSyncsWrites = false
+    /// Seconds the server waits for requests in flight after SIGTERM or SIGINT
+    /// (`SHUTDOWN_TIMEOUT`); 30.
+    public var shutdownTimeout: TimeInterval = 30
+
+    public init() {}
+}

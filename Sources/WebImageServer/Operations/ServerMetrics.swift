@@ -1,0 +1,49 @@
+import Metrics
+
+/// The server's counters, timers and gauges (swift-metrics; `webimage serve` exports them to
+/// Prometheus on `PROMETHEUS_BIND`). Names start with `webimage_server_`.
+struct ServerMetrics: Sendable {
+    private let factory: any MetricsFactory
+    /// Requests being answered.
+    let inFlight: Gauge
+    /// Jobs waiting for a worker.
+    let queueDepth: Gauge
+    /// Workers busy.
+    let workersBusy: Gauge
+    /// Processings actually run (shared requests count once).
+    let processed: Counter
+    /// Time from the request to its response.
+    let requestDuration: Timer
+    /// Time a processing took, source fetch excluded.
+    let processingDuration: Timer
+    /// Source bytes fetched or read, and result bytes sent.
+    let sourceBytes: Counter
+    let responseBytes: Counter
+    /// Sources refused by the source guard or the allowed-sources list.
+    let sourcesRefused: Counter
+
+    init(factory: (any MetricsFactory)?) {
+        let factory = factory ?? MetricsSystem.factory
+        self.factory = factory
+        inFlight = Gauge(label: "webimage_server_requests_in_flight", factory: factory)
+        queueDepth = Gauge(label: "webimage_server_queue_depth", factory: factory)
+        workersBusy = Gauge(label: "webimage_server_workers_busy", factory: factory)
+        processed = Counter(label: "webimage_server_processed_total", factory: factory)
+        requestDuration = Timer(label: "webimage_server_request_duration_seconds", factory: factory)
+        processingDuration = Timer(label: "webimage_server_processing_duration_seconds", factory: factory)
+        sourceBytes = Counter(label: "webimage_server_source_bytes_total", factory: factory)
+        responseBytes = Counter(label: "webimage_server_response_bytes_total", factory: factory)
+        sourcesRefused = Counter(label: "webimage_server_sources_refused_total", factory: factory)
+    }
+
+    /// Counts an answered request by status and output format ("none" for errors).
+    func requests(status: Int, format: String) {
+        Counter(label: "webimage_server_requests_total", dimensions: [("status", String(status)), ("format", format)], factory: factory)
+            .increment()
+    }
+
+    /// Counts a lookup of the result cache: `memory`, `disk` or `miss`.
+    func cacheLookup(tier: String) {
+        Counter(label: "webimage_server_cache_lookups_total", dimensions: [("tier", tier)], factory: factory).increment()
+    }
+}
