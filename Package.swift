@@ -170,7 +170,7 @@ let package = Package(
         .testTarget(
             name: "WebImageServerTests",
             dependencies: [
-                "WebImageServer", "WebImage", "WebImageTestServer", "webimage",
+                "WebImageServer", "WebImage", "WebImageSupport", "WebImageTestServer", "webimage",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Hummingbird", package: "hummingbird"),
             ]

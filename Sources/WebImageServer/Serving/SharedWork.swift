@@ -24,6 +24,11 @@ final class SharedWork<Value: Sendable>: Sendable {
 
     private let state = Locked(State())
 
+    /// How many callers wait for the work under `key` now (0 when none runs).
+    func callers(forKey key: String) -> Int {
+        state.withLock { $0.flights[key]?.callers ?? 0 }
+    }
+
     /// The value of `work` for `key`, shared with every caller of `key` while it runs; `joined`
     /// is true when another caller had started it.
     func value(forKey key: String, _ work: @escaping @Sendable () async throws -> Value) async throws -> (value: Value, joined: Bool) {

@@ -1,0 +1,95 @@
+import Foundation
+import Hummingbird
+import Logging
+import Metrics
+import NIOCore
+import Prometheus
+import ServiceLifecycle
+import WebImage
+
+extension ImageServer {
+    /// The downloader a server fetches sources with: its limits from `configuration`.
+    public static func makeDownloader(configuration: ImageServerConfiguration) -> ImageDownloader {
+        var config = ImageDownloaderConfig()
+        config.downloadTimeout = configuration.downloadTimeout
+        config.maximumRedirects = configuration.maxRedirects
+        if configuration.maxSourceFileSize > 0 { config.maximumResponseSize = configuration.maxSourceFileSize }
+        // The server's requests share their sources; many at once is the normal case.
+        config.maxConcurrentDownloads = max(16, 4 * configuration.workers)
+        return ImageDownloader(config: config)
+    }
+
+    /// Why `configuration` must not start: a non-loopback address without a signing key
+    /// (unless unsigned URLs are allowed explicitly). nil when it may.
+    public static func refusalToStart(_ configuration: ImageServerConfiguration) -> String? {
+        guard configuration.keys.isEmpty, !configuration.allowsUnsigned, !configuration.bind.isLoopback else { return nil }
+        return "refusing to serve unsigned URLs on \(configuration.bind), which other machines can reach: "
+            + "set WEBIMAGE_KEY and WEBIMAGE_SALT, or pass --allow-unsigned"
+    }
+
+    /// Runs the server as `webimage serve` does until SIGTERM or SIGINT: then it stops accepting,
+    /// waits up to `shutdownTimeout` for the requests in flight, and returns. With
+    /// `prometheusBind`, metrics (this server's and the library's) are served at `/metrics` there.
+    /// `onListening` is called with the bound port once the server accepts connections.
+    public static func run(
+        configuration: ImageServerConfiguration, parser: any ImageRequestParser, logger: Logger,
+        onListening: @escaping @Sendable (Int) async -> Void = { _ in }
+    ) async throws {
+        if let refusal = refusalToStart(configuration) { throw ImageServerError.internalError(log: refusal) }
+        var services: [any Service] = []
+        var metricsFactory: (any MetricsFactory)?
+        if let prometheusBind = configuration.prometheusBind {
+            let registry = PrometheusCollectorRegistry()
+            let factory = PrometheusMetricsFactory(registry: registry)
+            // The library's counters (caches, downloads) go to the global factory.
+            MetricsSystem.bootstrap(factory)
+            metricsFactory = factory
+            let router = Router()
+            router.get("metrics") { _, _ -> Response in
+                var headers = HTTPFields()
+                headers[.contentType] = "text/plain; version=0.0.4; charset=utf-8"
+                return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: registry.emitToBuffer())))
+            }
+            services.append(Application(
+                router: router,
+                configuration: ApplicationConfiguration(address: .hostname(prometheusBind.host, port: prometheusBind.port), serverName: "webimage"),
+                logger: logger
+            ))
+        }
+        let server = try ImageServer(
+            configuration: configuration, parser: parser, downloader: makeDownloader(configuration: configuration),
+            metricsFactory: metricsFactory
+        )
+        let router = Router(context: ImageServerContext.self)
+        server.addRoutes(to: router)
+        let application = Application(
+            router: router,
+            configuration: ApplicationConfiguration(
+                address: .hostname(configuration.bind.host, port: configuration.bind.port), serverName: "webimage"
+            ),
+            onServerRunning: { channel in
+                let port = channel.localAddress?.port ?? configuration.bind.port
+                logger.info("webimage serve: listening on http://\(configuration.bind.host):\(port)")
+                await onListening(port)
+            },
+            logger: logger
+        )
+        services.insert(application, at: 0)
+        let group = ServiceGroup(configuration: ServiceGroupConfiguration(
+            services: services.map { ServiceGroupConfiguration.ServiceConfiguration(service: $0) },
+            gracefulShutdownSignals: [.sigterm, .sigint],
+            logger: logger
+        ).withShutdownTimeout(configuration.shutdownTimeout))
+        try await group.run()
+    }
+}
+
+extension ServiceGroupConfiguration {
+    /// Requests in flight get `seconds` to finish after a shutdown signal; then they are cancelled.
+    fileprivate func withShutdownTimeout(_ seconds: TimeInterval) -> Self {
+        var configuration = self
+        configuration.maximumGracefulShutdownDuration = .milliseconds(Int64(seconds * 1000))
+        configuration.maximumCancellationDuration = .seconds(5)
+        return configuration
+    }
+}

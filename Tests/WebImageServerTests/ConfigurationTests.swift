@@ -1,0 +1,74 @@
+import Foundation
+import Testing
+@testable import WebImageServer
+
+@Suite struct ConfigurationTests {
+    @Test func withNothingSetItListensOnLoopback8080AndCachesInTheDefaultFolder() async throws {
+        let configuration = try await ImageServerConfiguration.load(arguments: ["webimage"], environment: [:])
+        #expect(configuration.bind == ServerAddress(host: "127.0.0.1", port: 8080))
+        #expect(configuration.workers == ProcessInfo.processInfo.activeProcessorCount)
+        #expect(configuration.requestsQueueSize == 0 && configuration.timeout == 10 && configuration.downloadTimeout == 5)
+        #expect(configuration.ttl == 31_536_000 && configuration.usesETag && !configuration.cacheControlPassthrough)
+        #expect(configuration.cacheDirectory.hasSuffix("/swift-webimage") || !configuration.cacheDirectory.isEmpty)
+        #expect(ImageServer.refusalToStart(configuration) == nil)
+    }
+
+    @Test func imgproxysEnvironmentNamesWorkWithTheWebImagePrefix() async throws {
+        let configuration = try await ImageServerConfiguration.load(arguments: ["webimage"], environment: [
+            "WEBIMAGE_BIND": "0.0.0.0:9000", "WEBIMAGE_KEY": "736563726574,6b6579", "WEBIMAGE_SALT": "68656c6c6f,73616c74",
+            "WEBIMAGE_SIGNATURE_SIZE": "8", "WEBIMAGE_MAX_SRC_FILE_SIZE": "1000000", "WEBIMAGE_WORKERS": "3",
+            "WEBIMAGE_REQUESTS_QUEUE_SIZE": "7", "WEBIMAGE_TIMEOUT": "2.5", "WEBIMAGE_USE_ETAG": "false",
+            "WEBIMAGE_ALLOW_LOOPBACK_SOURCE_ADDRESSES": "1", "WEBIMAGE_PROMETHEUS_BIND": "127.0.0.1:9100",
+            "WEBIMAGE_ALLOWED_SOURCES": "https://a.example/,https://b.example/", "IMGPROXY_WORKERS": "99",
+        ])
+        #expect(configuration.bind == ServerAddress(host: "0.0.0.0", port: 9000))
+        #expect(configuration.keys == ["736563726574", "6b6579"] && configuration.salts == ["68656c6c6f", "73616c74"])
+        #expect(configuration.signatureSize == 8 && configuration.maxSourceFileSize == 1_000_000)
+        #expect(configuration.workers == 3 && configuration.requestsQueueSize == 7 && configuration.timeout == 2.5)
+        #expect(!configuration.usesETag && configuration.allowsLoopbackSourceAddresses)
+        #expect(configuration.prometheusBind == ServerAddress(host: "127.0.0.1", port: 9100))
+        #expect(configuration.allowedSources == ["https://a.example/", "https://b.example/"])
+    }
+
+    @Test func flagsWinOverTheEnvironmentWhichWinsOverTheFile() async throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("webimage-config-\(UUID().uuidString).json")
+        try Data(#"{"workers": 5, "timeout": 4, "ttl": 60}"#.utf8).write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let configuration = try await ImageServerConfiguration.load(
+            arguments: ["webimage", "--workers", "9"],
+            environment: ["WEBIMAGE_CONFIG": file.path, "WEBIMAGE_WORKERS": "7", "WEBIMAGE_TIMEOUT": "3"]
+        )
+        #expect(configuration.workers == 9)
+        #expect(configuration.timeout == 3)
+        #expect(configuration.ttl == 60)
+    }
+
+    @Test func aValueThatDoesNotParseIsAnErrorNamingTheSetting() async throws {
+        do {
+            _ = try await ImageServerConfiguration.load(
+                arguments: ["webimage", "--timeout", "soon"], environment: ["WEBIMAGE_WORKERS": "two", "WEBIMAGE_BIND": "nowhere"]
+            )
+            Issue.record("bad settings were accepted")
+        } catch let error as ConfigurationError {
+            #expect(error.problems.contains { $0.hasPrefix("WEBIMAGE_WORKERS (--workers): \"two\"") })
+            #expect(error.problems.contains { $0.hasPrefix("WEBIMAGE_TIMEOUT (--timeout): \"soon\"") })
+            #expect(error.problems.contains { $0.hasPrefix("WEBIMAGE_BIND (--bind): \"nowhere\"") })
+        }
+        await #expect(throws: ConfigurationError.self) {
+            try await ImageServerConfiguration.load(arguments: ["webimage"], environment: ["WEBIMAGE_KEY": "00", "WEBIMAGE_SALT": "00,11"])
+        }
+    }
+
+    @Test func unsignedURLsOnAnAddressOthersReachNeedToBeAllowed() throws {
+        var configuration = ImageServerConfiguration()
+        configuration.bind = ServerAddress(host: "0.0.0.0", port: 8080)
+        #expect(ImageServer.refusalToStart(configuration) != nil)
+        configuration.allowsUnsigned = true
+        #expect(ImageServer.refusalToStart(configuration) == nil)
+        configuration.allowsUnsigned = false
+        configuration.keys = ["00"]
+        configuration.salts = ["00"]
+        #expect(ImageServer.refusalToStart(configuration) == nil)
+        #expect(ServerAddress("[::1]:8080")?.isLoopback == true && ServerAddress(":8080")?.host == "0.0.0.0")
+    }
+}

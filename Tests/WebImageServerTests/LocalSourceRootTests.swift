@@ -1,0 +1,25 @@
+import Foundation
+import Testing
+@testable import WebImageServer
+
+@Suite struct LocalSourceRootTests {
+    @Test func filesUnderTheRootAreReadAndNothingOutsideIt() async throws {
+        let base = FileManager.default.temporaryDirectory.appendingPathComponent("webimage-local-\(UUID().uuidString)")
+        let root = base.appendingPathComponent("root")
+        try FileManager.default.createDirectory(at: root.appendingPathComponent("sub"), withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: base) }
+        try Data("inside".utf8).write(to: root.appendingPathComponent("sub/a.jpg"))
+        try Data("outside".utf8).write(to: base.appendingPathComponent("secret.jpg"))
+        try FileManager.default.createSymbolicLink(atPath: root.appendingPathComponent("escape.jpg").path, withDestinationPath: base.appendingPathComponent("secret.jpg").path)
+        try FileManager.default.createSymbolicLink(atPath: root.appendingPathComponent("up").path, withDestinationPath: base.path)
+        let local = try #require(LocalSourceRoot(path: root.path))
+
+        #expect(try await local.read("/sub/a.jpg", maximumBytes: 100) == Data("inside".utf8))
+        #expect(try await local.read("sub/a.jpg", maximumBytes: 100) == Data("inside".utf8))
+        for hostile in ["/../secret.jpg", "sub/../../secret.jpg", "/escape.jpg", "/up/secret.jpg", "/sub", "/missing.jpg", "/"] {
+            await #expect(throws: ImageServerError.self, "\(hostile)") { try await local.read(hostile, maximumBytes: 100) }
+        }
+        await #expect(throws: ImageServerError.self) { try await local.read("/sub/a.jpg", maximumBytes: 3) }
+        #expect(LocalSourceRoot(path: base.appendingPathComponent("secret.jpg").path) == nil)
+    }
+}
