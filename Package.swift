@@ -173,6 +173,9 @@ let package = Package(
                 "WebImageServer", "WebImage", "WebImageSupport", "WebImageTestServer", "webimage",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "NIOFoundationCompat", package: "swift-nio"),
+                .product(name: "MetricsTestKit", package: "swift-metrics"),
             ]
         ),
     ],

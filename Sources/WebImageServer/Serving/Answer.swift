@@ -36,6 +36,8 @@ enum Answer: Sendable {
             headers[.contentType] = "text/plain; charset=utf-8"
             headers[.cacheControl] = "no-store"
             headers[.contentLength] = String(body.readableBytes)
+            // A full queue frees within a processing time: ask to come back in a second.
+            if error.status == 429 { headers[.retryAfter] = "1" }
             return Response(status: .init(code: error.status), headers: headers, body: ResponseBody(byteBuffer: body))
         case .notModified(let entityTag, let request):
             headers[.eTag] = entityTag

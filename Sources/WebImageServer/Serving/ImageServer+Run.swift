@@ -27,6 +27,31 @@ extension ImageServer {
             + "set WEBIMAGE_KEY and WEBIMAGE_SALT, or pass --allow-unsigned"
     }
 
+    /// The HTTP application `run` serves: the image routes at the root, listening on `bind`.
+    public static func makeApplication(
+        configuration: ImageServerConfiguration, parser: any ImageRequestParser, metricsFactory: (any MetricsFactory)? = nil,
+        logger: Logger, onListening: @escaping @Sendable (Int) async -> Void = { _ in }
+    ) throws -> some ApplicationProtocol {
+        let server = try ImageServer(
+            configuration: configuration, parser: parser, downloader: makeDownloader(configuration: configuration),
+            metricsFactory: metricsFactory
+        )
+        let router = Router(context: ImageServerContext.self)
+        server.addRoutes(to: router)
+        return Application(
+            router: router,
+            configuration: ApplicationConfiguration(
+                address: .hostname(configuration.bind.host, port: configuration.bind.port), serverName: "webimage"
+            ),
+            onServerRunning: { channel in
+                let port = channel.localAddress?.port ?? configuration.bind.port
+                logger.info("webimage serve: listening on http://\(configuration.bind.host):\(port)")
+                await onListening(port)
+            },
+            logger: logger
+        )
+    }
+
     /// Runs the server as `webimage serve` does until SIGTERM or SIGINT: then it stops accepting,
     /// waits up to `shutdownTimeout` for the requests in flight, and returns. With
     /// `prometheusBind`, metrics (this server's and the library's) are served at `/metrics` there.
@@ -56,23 +81,8 @@ extension ImageServer {
                 logger: logger
             ))
         }
-        let server = try ImageServer(
-            configuration: configuration, parser: parser, downloader: makeDownloader(configuration: configuration),
-            metricsFactory: metricsFactory
-        )
-        let router = Router(context: ImageServerContext.self)
-        server.addRoutes(to: router)
-        let application = Application(
-            router: router,
-            configuration: ApplicationConfiguration(
-                address: .hostname(configuration.bind.host, port: configuration.bind.port), serverName: "webimage"
-            ),
-            onServerRunning: { channel in
-                let port = channel.localAddress?.port ?? configuration.bind.port
-                logger.info("webimage serve: listening on http://\(configuration.bind.host):\(port)")
-                await onListening(port)
-            },
-            logger: logger
+        let application = try makeApplication(
+            configuration: configuration, parser: parser, metricsFactory: metricsFactory, logger: logger, onListening: onListening
         )
         services.insert(application, at: 0)
         let group = ServiceGroup(configuration: ServiceGroupConfiguration(

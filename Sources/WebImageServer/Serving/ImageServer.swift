@@ -67,8 +67,12 @@ public final class ImageServer: Sendable {
             downloader: downloader, localRoot: localRoot,
             maximumBytes: configuration.maxSourceFileSize > 0 ? configuration.maxSourceFileSize : downloader.config.maximumResponseSize
         )
-        slots = WorkerSlots(workers: configuration.workers, queueSize: configuration.requestsQueueSize)
-        metrics = ServerMetrics(factory: metricsFactory)
+        let metrics = ServerMetrics(factory: metricsFactory)
+        self.metrics = metrics
+        slots = WorkerSlots(workers: configuration.workers, queueSize: configuration.requestsQueueSize) { busy, queued in
+            metrics.workersBusy.record(busy)
+            metrics.queueDepth.record(queued)
+        }
     }
 
     /// Adds `GET health` and `GET **` (image URLs) to `routes`: a router, or a group of it under
@@ -152,11 +156,7 @@ public final class ImageServer: Sendable {
 
     /// Fetches and processes in a worker slot, then stores the result.
     private func make(_ request: ImageRequest) async throws -> ServedResult {
-        metrics.queueDepth.record(slots.queued + 1)
-        return try await slots.withSlot {
-            metrics.queueDepth.record(slots.queued)
-            metrics.workersBusy.record(slots.busy)
-            defer { metrics.workersBusy.record(slots.busy - 1) }
+        try await slots.withSlot {
             let source: SourceImage
             do {
                 source = try await sources.source(request.source, maximumBytes: request.maximumSourceBytes)

@@ -5,7 +5,7 @@ import NIOCore
 /// client went away stops waiting and, when nobody else waits for the same result, stops its
 /// processing. Routes mounted with another context type answer the same, without that.
 public protocol ClientConnectionContext: RequestContext {
-    /// Completes when the client's connection closes.
+    /// Completes when the client goes away (its side of the connection closes).
     var connectionClosed: EventLoopFuture<Void> { get }
 }
 
@@ -16,6 +16,6 @@ public struct ImageServerContext: ClientConnectionContext {
 
     public init(source: ApplicationRequestContextSource) {
         coreContext = CoreRequestContextStorage(source: source)
-        connectionClosed = source.channel.closeFuture
+        connectionClosed = ClientGoneHandler.clientGone(on: source.channel)
     }
 }

@@ -23,11 +23,20 @@ final class WorkerSlots: Sendable {
     let workers: Int
     let queueSize: Int
     private let state: Locked<State>
+    /// Told the busy and queued counts after each change (the server's gauges).
+    private let observer: @Sendable (_ busy: Int, _ queued: Int) -> Void
 
-    init(workers: Int, queueSize: Int) {
+    init(workers: Int, queueSize: Int, observer: @escaping @Sendable (_ busy: Int, _ queued: Int) -> Void = { _, _ in }) {
         self.workers = max(1, workers)
         self.queueSize = max(0, queueSize)
+        self.observer = observer
         state = Locked(State(free: max(1, workers)))
+    }
+
+    /// Tells the observer the counts as of now.
+    private func report() {
+        let (busy, queued) = state.withLock { (workers - $0.free, $0.queue.count) }
+        observer(busy, queued)
     }
 
     /// Jobs holding a slot.
@@ -40,7 +49,9 @@ final class WorkerSlots: Sendable {
     /// Throws `ImageServerError.tooManyRequests` when the queue is full, and `CancellationError`
     /// when the task is cancelled while waiting.
     func withSlot<T: Sendable>(_ body: () async throws -> T) async throws -> T {
+        defer { report() }
         try await acquire()
+        report()
         defer { release() }
         return try await body()
     }
@@ -57,6 +68,7 @@ final class WorkerSlots: Sendable {
             return state.nextID
         }
         guard let id else { return }
+        report()
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
                 let outcome = state.withLock { state -> Result<Void, any Error>? in
