@@ -197,6 +197,22 @@ enum CacheBenchmarks {
         if let failure { throw failure }
         Comparison(name: "DiskCache store, 100 KB (fsync)", ours: store, baselines: [("Data.write(.atomic)", plainStore)])
             .printed()
+
+        // An image server's results can be made again: its result cache skips the flush
+        // (ImageCacheConfig.diskCacheSyncsWrites). The same store, 20 KB (a thumbnail), both ways.
+        var unsynced = ImageCacheConfig()
+        unsynced.diskCacheSyncsWrites = false
+        let withoutFlush = DiskCache(cachePath: folder + "/unsynced", config: unsynced)
+        let thumbnail = payload.prefix(20_000)
+        let (noFsync, fsync) = interleavedMedians(samples: 51) {
+            index += 1
+            do { try withoutFlush.setData(thumbnail, forKey: "store-\(index % 50)") } catch { failure = error }
+        } baseline: {
+            index += 1
+            do { try cache.setData(thumbnail, forKey: "store-\(index % 50)") } catch { failure = error }
+        }
+        if let failure { throw failure }
+        Comparison(name: "DiskCache store, 20 KB, no fsync", ours: noFsync, baselines: [("with fsync", fsync)]).printed()
     }
 
     /// Medians of `ours` and `baseline`, timed in alternation (one sample of each per round), so
