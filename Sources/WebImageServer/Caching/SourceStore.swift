@@ -16,12 +16,14 @@ final class SourceStore: Sendable {
     private let disk: ImageCache
     private let downloader: ImageDownloader
     private let localRoot: LocalSourceRoot?
+    private let allowedSources: AllowedSources
     private let maximumBytes: Int
 
-    init(disk: ImageCache, downloader: ImageDownloader, localRoot: LocalSourceRoot?, maximumBytes: Int) {
+    init(disk: ImageCache, downloader: ImageDownloader, localRoot: LocalSourceRoot?, allowedSources: AllowedSources, maximumBytes: Int) {
         self.disk = disk
         self.downloader = downloader
         self.localRoot = localRoot
+        self.allowedSources = allowedSources
         self.maximumBytes = maximumBytes
     }
 
@@ -51,6 +53,7 @@ final class SourceStore: Sendable {
             let data = try await localRoot.read(path, maximumBytes: limit)
             return SourceImage(data: data)
         case .remote(let url):
+            guard allowedSources.allows(url) else { throw ImageServerError.invalidSource(log: "\(url.absoluteString) is not in WEBIMAGE_ALLOWED_SOURCES") }
             if let stored = await stored(source) {
                 guard stored.data.count <= limit else { throw ImageServerError.unprocessable(log: "source over the size limit (\(stored.data.count) bytes)") }
                 return stored
