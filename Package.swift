@@ -90,7 +90,8 @@ let package = Package(
         .executableTarget(
             name: "webimage",
             dependencies: [
-                "WebImage",
+                // LibVips for `Locked` (the lock ThreadSanitizer sees), as the test server.
+                "WebImage", "LibVips",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
