@@ -17,7 +17,8 @@
 #   mogrify         mogrify -path OUT -format jpg -thumbnail 300x200 -quality 80 -strip FILES
 # Each round runs every command once, in an order that rotates; a figure is the median over the
 # rounds (wall time) or the largest (peak memory: GNU time's maximum resident set, which for
-# xargs and parallel is the largest single process, not their sum). Installs libvips-tools,
+# xargs and parallel is the largest single process, not their sum). Last, webimage once on 2,000
+# small images (the 200 ten times over): its peak memory should be the 200's. Installs libvips-tools,
 # imagemagick, parallel and time with apt-get when they are missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -103,5 +104,14 @@ for set in small large; do
     done
     unset walls peaks
 done
+
+# Flat memory: the same small photos ten times over (2,000 images), once.
+mkdir -p "$work/many"
+for copy in $(seq 0 9); do
+    for file in "$work/small"/*; do cp "$file" "$work/many/$copy-$(basename "$file")"; done
+done
+read -r wall_many peak_many <<< "$(run many webimage)"
+echo
+echo "webimage on 2,000 small images (the 200 ten times): $wall_many s, peak memory $(awk -v kb="$peak_many" 'BEGIN { printf "%.0f", kb / 1024 }') MB"
 echo
 echo "load average $(cut -d' ' -f1-3 /proc/loadavg) at the end"

@@ -40,15 +40,15 @@ struct BatchProgress {
         let now = ContinuousClock.now
         if done == total || lastDrawn.map({ now - $0 >= .milliseconds(100) }) ?? true {
             lastDrawn = now
-            write("\r" + bar(at: now) + "\u{1B}[K" + (done == total ? "\n" : ""), to: .standardOutput)
+            write("\r" + Self.bar(done: done, total: total, elapsed: now - started) + "\u{1B}[K" + (done == total ? "\n" : ""), to: .standardOutput)
         }
     }
 
     /// `[#########           ] 120/200  85.3 images/s  0:01 left`
-    private func bar(at now: ContinuousClock.Instant) -> String {
+    static func bar(done: Int, total: Int, elapsed: Duration) -> String {
         let width = 30
         let filled = total > 0 ? done * width / total : width
-        let seconds = Self.seconds(now - started)
+        let seconds = Self.seconds(elapsed)
         let rate = seconds > 0 ? Double(done) / seconds : 0
         let left = rate > 0 ? Int((Double(total - done) / rate).rounded(.up)) : nil
         return "[" + String(repeating: "#", count: filled) + String(repeating: " ", count: width - filled) + "] "

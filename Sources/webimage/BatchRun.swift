@@ -67,7 +67,6 @@ struct BatchRun: Sendable {
     func convert(_ input: BatchInput, plannedOutput: String?, claims: OutputClaims, decodes: Slots) async -> BatchOutcome {
         do {
             var data: Data?
-            var output = plannedOutput
             var target = naming.format(for: input, explicit: format, sniffed: nil)
             if target == nil {
                 // Neither the options nor the names tell the format: the bytes do.
@@ -76,12 +75,13 @@ struct BatchRun: Sendable {
                 target = naming.format(for: input, explicit: format, sniffed: ImageFormat(sniffing: bytes))
             }
             guard let target else { throw ConversionError.unknownFormat }
-            if output == nil {
-                let path = naming.path(for: input, format: target)
-                if let conflict = claims.claim(path, for: input) { throw conflict }
-                output = path
+            let output: String
+            if let plannedOutput {
+                output = plannedOutput
+            } else {
+                output = naming.path(for: input, format: target)
+                if let conflict = claims.claim(output, for: input) { throw conflict }
             }
-            guard let output else { throw ConversionError.unknownFormat }
             if skipExisting {
                 let inputPath = input.path
                 if try await BlockingPool.run({ Self.isUpToDate(output, from: inputPath) }) { return .skipped }

@@ -42,18 +42,22 @@ import WebImageTestServer
     }
 
     @Test func manyInputsGoIntoTheFolderEachInItsOwnFormat() async throws {
-        let tree = try Tree(["rocket.jpg": "photos/rocket.jpg", "TestImage.png": "sdwebimage/TestImage.png", "still.webp": "sdwebimage/TestImageStatic.webp"])
+        let tree = try Tree([
+            "rocket.jpg": "photos/rocket.jpg", "TestImage.png": "sdwebimage/TestImage.png", "still.webp": "sdwebimage/TestImageStatic.webp",
+            "no-extension": "sdwebimage/TestImage.gif",
+        ])
         defer { tree.remove() }
-        let inputs = ["rocket.jpg", "TestImage.png", "still.webp"].map { tree.path + "/" + $0 }
+        let inputs = ["rocket.jpg", "TestImage.png", "still.webp", "no-extension"].map { tree.path + "/" + $0 }
         let result = try await ChildProcess.run("webimage", ["convert"] + inputs + ["-o", tree.path + "/out", "--thumbnail", "100x100", "--jobs", "2"])
         #expect(result.status == 0, "\(result.standardError)")
         #expect(result.standardError.isEmpty)
         let lines = Self.lines(result.standardOutput)
         // Not a terminal: one plain done/total line per image, then the summary.
-        #expect(Array(lines.prefix(3)) == ["1/3", "2/3", "3/3"], "\(lines)")
-        #expect(lines.count == 4 && lines[3].hasPrefix("converted 3, failed 0, skipped 0, "), "\(lines)")
+        #expect(Array(lines.prefix(4)) == ["1/4", "2/4", "3/4", "4/4"], "\(lines)")
+        #expect(lines.count == 5 && lines[4].hasPrefix("converted 4, failed 0, skipped 0, "), "\(lines)")
         #expect(!result.standardOutput.contains("\r"))
-        #expect(tree.files(under: "out") == ["TestImage.png", "rocket.jpg", "still.webp"])
+        // A name without an extension: the format its bytes tell.
+        #expect(tree.files(under: "out") == ["TestImage.png", "no-extension.gif", "rocket.jpg", "still.webp"])
         let jpeg = try TestImages.decoded(try tree.data("out/rocket.jpg"))
         #expect(jpeg.format == .jpeg && jpeg.pixelWidth == 100 && jpeg.pixelHeight == 67)
         let png = try TestImages.decoded(try tree.data("out/TestImage.png"))
