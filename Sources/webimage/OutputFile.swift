@@ -94,14 +94,17 @@ final class TemporaryFiles: Sendable {
     private init() {
         _ = Self.newFileMode
         let queue = DispatchQueue(label: "webimage.signals")
-        signalSources = [SIGINT, SIGTERM, SIGHUP].map { number in
-            signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
-            source.resume()
-            return source
+        // A signal the process was started ignoring (nohup's SIGHUP, SIGINT for a shell's
+        // background job) stays ignored; the others are caught by a dispatch source, which
+        // needs the default action off.
+        let caught = [SIGINT, SIGTERM, SIGHUP].filter { number in
+            let previous = signal(number, SIG_IGN)
+            return previous.map { unsafeBitCast($0, to: Int.self) } != unsafeBitCast(SIG_IGN, to: Int.self)
         }
-        for (source, number) in zip(signalSources, [SIGINT, SIGTERM, SIGHUP]) {
+        signalSources = caught.map { DispatchSource.makeSignalSource(signal: $0, queue: queue) }
+        for (source, number) in zip(signalSources, caught) {
             source.setEventHandler { [self] in removeAllAndExit(signal: number) }
+            source.resume()
         }
     }
 
