@@ -121,7 +121,8 @@ let package = Package(
         .executableTarget(
             name: "webimage",
             dependencies: [
-                "WebImage",
+                // WebImageSupport for `Locked` (the lock ThreadSanitizer sees), as the test server.
+                "WebImage", "WebImageSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]

@@ -5,14 +5,32 @@ import WebImage
 struct ConvertCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "convert",
-        abstract: "Decode an image, optionally thumbnail and transform it, and encode it again."
+        abstract: "Decode images, optionally thumbnail and transform them, and encode them again.",
+        discussion: """
+            convert IN OUT converts one image into the file OUT. With -o DIR or --output PATTERN it \
+            converts every input, --jobs at a time, with a progress bar on a terminal (done/total \
+            lines otherwise) and a summary line. Exit status: 0 when every input was converted or \
+            skipped, 1 when one failed (the others are still written), 64 for a usage error.
+            """
     )
 
-    @Argument(help: "The input image: a file, file:// or http(s):// URL.")
-    var input: String
+    @Argument(help: "Inputs: files, folders, globs, file:// or http(s):// URLs, '-' for a list on standard input (one a line). Without -o or --output: IN OUT, one image into the file OUT.")
+    var inputs: [String]
 
-    @Argument(help: "The output file; its extension picks the format unless --format is given.")
-    var output: String
+    @Option(name: [.customShort("o"), .customLong("output-dir")], help: "Write into DIR: DIR/NAME.EXT (with --recursive, a folder's subfolders kept).")
+    var outputFolder: String?
+
+    @Option(name: .customLong("output"), help: "Name each output: %s the input's name without extension, %d its folder, %e its extension (a relative pattern is taken from each input's folder, as vipsthumbnail's -o).")
+    var outputPattern: String?
+
+    @Flag(help: "Take the images in folders' subfolders too.")
+    var recursive = false
+
+    @Option(help: "Images converted at once (default: the number of cores).")
+    var jobs: Int?
+
+    @Flag(help: "Skip inputs whose output exists and is not older than them.")
+    var skipExisting = false
 
     @Option(help: "Shrink on decode to fit WIDTHxHEIGHT pixels (never upscales).")
     var thumbnail: String?
@@ -20,11 +38,24 @@ struct ConvertCommand: AsyncParsableCommand {
     @Option(help: "Quality of lossy formats, 1 to 100.")
     var quality: Int = 80
 
-    @Option(help: "Output format: jpeg, png, gif, webp, avif, heic, heif, tiff, jxl.")
+    @Option(help: "Output format: jpeg, png, gif, webp, avif, heic, heif, tiff, jxl (default: the output's extension, else the input's format).")
     var format: String?
 
     @Option(help: "Transforms, in order, such as 'resize=300x200,fill;round=12;blur=2' (see the README).")
     var transform: String?
+
+    func validate() throws {
+        guard (1...100).contains(quality) else { throw ValidationError("--quality takes 1 to 100") }
+        if let jobs, jobs < 1 { throw ValidationError("--jobs takes 1 or more") }
+        if let format, ImageFormat(fileExtension: format) == .undefined {
+            throw ValidationError("unknown output format \(format)")
+        }
+        if outputFolder != nil, outputPattern != nil { throw ValidationError("give -o DIR or --output PATTERN, not both") }
+        if outputFolder == nil, outputPattern == nil, inputs.count != 2 {
+            throw ValidationError("give IN OUT, or -o DIR or --output PATTERN for many inputs")
+        }
+        _ = try FetchCommand.thumbnailSize(thumbnail)
+    }
 
     func run() async throws {
         let transformer: PipelineTransformer?
@@ -35,36 +66,52 @@ struct ConvertCommand: AsyncParsableCommand {
             FileHandle.standardError.write(Data("\(error)\n".utf8))
             throw ExitCode(64)
         }
-        var options = ImageCoderOptions()
-        options.decodeUseLazyDecoding = true
-        if let size = try FetchCommand.thumbnailSize(thumbnail) { options.decodeThumbnailPixelSize = size }
-        guard (1...100).contains(quality) else { throw ValidationError("--quality takes 1 to 100") }
-        options.encodeCompressionQuality = Double(quality) / 100
-        let target = ImageFormat(fileExtension: format ?? URL(fileURLWithPath: output).pathExtension)
-        guard target != .undefined else {
+        let conversion = ImageConversion(thumbnail: try FetchCommand.thumbnailSize(thumbnail), quality: quality, transformer: transformer)
+        let explicitFormat = format.map { ImageFormat(fileExtension: $0) }
+        let naming: OutputNaming = if let outputFolder { .folder(outputFolder) } else if let outputPattern { .pattern(outputPattern) } else { .file(inputs[1]) }
+        let run = BatchRun(
+            naming: naming, format: explicitFormat, conversion: conversion,
+            jobs: jobs ?? ProcessInfo.processInfo.activeProcessorCount, skipExisting: skipExisting
+        )
+        if case .file(let output) = naming {
+            try await convertOne(inputs[0], to: output, with: run)
+        } else {
+            try await convertAll(with: run)
+        }
+    }
+
+    /// `convert IN OUT`: one line saying what was written, or the failure.
+    private func convertOne(_ argument: String, to output: String, with run: BatchRun) async throws {
+        let input = BatchInput(argument: argument)
+        guard run.format != nil || ImageFormat(fileExtension: (output as NSString).pathExtension) != .undefined else {
             throw ValidationError("cannot tell the output format: give --format or an extension")
         }
-        let decodeOptions = options
-        let destination = URL(fileURLWithPath: output)
-        do {
-            let data = try await InputFile.read(input)
-            let (image, encoded) = try await BlockingPool.run {
-                var image = try ImageCodersManager.shared.decode(data, options: decodeOptions)
-                if let transformer {
-                    guard let transformed = transformer.transformedImage(with: image, forKey: input) else {
-                        throw ValidationError("the transform does not apply to this image")
-                    }
-                    image = transformed
-                }
-                let encoded = try ImageCodersManager.shared.encode(image, format: target, options: decodeOptions)
-                try OutputFile.write(encoded, to: destination)
-                return (image, encoded)
-            }
-            print("\(output): \(target) \(image.pixelWidth)x\(image.pixelHeight) \(encoded.count) bytes")
-        } catch {
+        // Claimed already: IN OUT may name one file twice, converting it in place.
+        switch await run.convert(input, plannedOutput: output, claims: OutputClaims(), decodes: Slots(1)) {
+        case .converted(let written):
+            print("\(output): \(written.format) \(written.pixelWidth)x\(written.pixelHeight) \(written.bytesOut) bytes")
+        case .skipped:
+            print("\(output): up to date, skipped")
+        case .failed(let argument, let reason):
             // One line naming the input (and the output when it is the output that failed).
-            FileHandle.standardError.write(Data("\(input): \(URLArgument.describe(error))\n".utf8))
+            FileHandle.standardError.write(Data("\(argument): \(reason)\n".utf8))
             throw ExitCode.failure
         }
+    }
+
+    private func convertAll(with run: BatchRun) async throws {
+        let (arguments, recursive) = (inputs, self.recursive)
+        let expansion = try await BlockingPool.run {
+            InputExpansion(arguments, recursive: recursive) { FileHandle.standardInput.readDataToEndOfFile() }
+        }
+        var progress = BatchProgress(
+            total: expansion.inputs.count + expansion.failures.count, terminal: isatty(STDOUT_FILENO) == 1
+        )
+        for failure in expansion.failures {
+            progress.record(.failed(argument: failure.argument, reason: failure.reason))
+        }
+        await run.run(expansion.inputs, progress: &progress)
+        FileHandle.standardOutput.write(Data((progress.summary() + "\n").utf8))
+        if progress.hasFailures { throw ExitCode.failure }
     }
 }

@@ -40,15 +40,13 @@ struct PrefetchCommand: AsyncParsableCommand {
         let started = ContinuousClock.now
         let (finished, skipped) = await prefetcher.prefetchURLs(list) { done, total in
             if terminal {
-                let width = 30
-                let filled = total > 0 ? done * width / total : width
-                let bar = "\r[\(String(repeating: "#", count: filled))\(String(repeating: " ", count: width - filled))] \(done)/\(total)"
+                let bar = "\r" + BatchProgress.bar(done: done, total: total, elapsed: ContinuousClock.now - started) + "\u{1B}[K"
                 FileHandle.standardOutput.write(Data((bar + (done == total ? "\n" : "")).utf8))
             } else {
                 print("\(done)/\(total)")
             }
         }
-        let seconds = Double((ContinuousClock.now - started).components.attoseconds) / 1e18 + Double((ContinuousClock.now - started).components.seconds)
+        let seconds = BatchProgress.seconds(ContinuousClock.now - started)
         print("prefetched \(finished) of \(list.count), \(skipped) failed, in \(String(format: "%.2f", seconds)) s into \(cache.makeCache().diskCachePath)")
         if skipped > 0 { throw ExitCode.failure }
     }

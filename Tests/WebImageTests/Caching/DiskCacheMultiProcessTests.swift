@@ -214,6 +214,6 @@ enum FullDiskMount {
     /// Runs `script` with `sh -c` in a new mount namespace (as root of a new user namespace, so
     /// that it may mount), `arguments` as its $0, $1, ...
     static func run(_ script: String, _ arguments: String...) async throws -> ChildProcess.Result {
-        try await ChildProcess.run(executableURL: unshare, ["--mount", "--map-root-user", "sh", "-c", script] + arguments)
+        try await ChildProcess.run(executable: unshare, ["--mount", "--map-root-user", "sh", "-c", script] + arguments)
     }
 }

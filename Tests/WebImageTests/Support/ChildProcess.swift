@@ -23,13 +23,14 @@ enum ChildProcess {
         return try #require(candidates.first { FileManager.default.isExecutableFile(atPath: $0.path) })
     }
 
-    /// Runs `name` with `arguments` to its end, off the cooperative pool, and returns what it left.
-    static func run(_ name: String, _ arguments: [String]) async throws -> Result {
-        try await run(executableURL: try executable(name), arguments)
+    /// Runs `name` with `arguments` to its end, off the cooperative pool, and returns what it
+    /// left; `input`, when given (at most 64 KiB), is its standard input.
+    static func run(_ name: String, _ arguments: [String], input: Data? = nil) async throws -> Result {
+        try await run(executable: try executable(name), arguments, input: input)
     }
 
-    /// Runs the program at `url` with `arguments` to its end, off the cooperative pool.
-    static func run(executableURL url: URL, _ arguments: [String]) async throws -> Result {
+    /// Runs the program at `url` (a system tool, or one of the package's executables).
+    static func run(executable url: URL, _ arguments: [String], input: Data? = nil) async throws -> Result {
         try await withCheckedThrowingContinuation { continuation in
             DispatchQueue.global().async {
                 let process = Process()
@@ -40,6 +41,14 @@ enum ChildProcess {
                 process.standardOutput = output
                 process.standardError = errors
                 do {
+                    if let input {
+                        let standardInput = Pipe()
+                        // Written before the child starts, into the pipe's buffer (64 KiB: plenty
+                        // for a list of paths), so that a child that exits unread raises no SIGPIPE.
+                        standardInput.fileHandleForWriting.write(input)
+                        try standardInput.fileHandleForWriting.close()
+                        process.standardInput = standardInput
+                    }
                     try process.run()
                     // Both pipes are drained before waiting, so a chatty child never blocks on a full pipe.
                     let group = DispatchGroup()

@@ -1,0 +1,50 @@
+import Foundation
+import WebImage
+
+/// What `convert` does to one image: decode (shrinking on load to `--thumbnail`), apply the
+/// `--transform` chain, encode. A batch and a single conversion both run this, so that their
+/// outputs are the same bytes.
+struct ImageConversion: Sendable {
+    /// Decode and encode options: lazy decoding, the thumbnail size, the quality.
+    let options: ImageCoderOptions
+    let transformer: PipelineTransformer?
+
+    init(thumbnail: CGSize?, quality: Int, transformer: PipelineTransformer?) {
+        var options = ImageCoderOptions()
+        options.decodeUseLazyDecoding = true
+        if let thumbnail { options.decodeThumbnailPixelSize = thumbnail }
+        options.encodeCompressionQuality = Double(quality) / 100
+        self.options = options
+        self.transformer = transformer
+    }
+
+    /// The image decoded from `data` and transformed, and its encoding as `format`. Blocks: call
+    /// it on the blocking pool. `key` names the input for the transformers.
+    func convert(_ data: Data, key: String, to format: ImageFormat) throws -> (image: Image, encoded: Data) {
+        var image = try ImageCodersManager.shared.decode(data, options: options)
+        if let transformer {
+            guard let transformed = transformer.transformedImage(with: image, forKey: key) else {
+                throw ConversionError.transformDoesNotApply
+            }
+            image = transformed
+        }
+        return (image, try ImageCodersManager.shared.encode(image, format: format, options: options))
+    }
+}
+
+/// Why an input was not converted, in words (beside the library's own errors).
+enum ConversionError: Error, CustomStringConvertible {
+    case transformDoesNotApply
+    case unknownFormat
+    case replacesInput
+    case sameOutput(as: String)
+
+    var description: String {
+        switch self {
+        case .transformDoesNotApply: "the transform does not apply to this image"
+        case .unknownFormat: "cannot tell the image's format: give --format"
+        case .replacesInput: "the output would replace the input"
+        case .sameOutput(let other): "the same output as \(other)"
+        }
+    }
+}
