@@ -10,6 +10,8 @@ public final class RGBACanvas {
     public let width: Int
     public let height: Int
     private let memory: UnsafeMutablePointer<UInt8>
+    /// False once `takePixels` handed the memory to a bitmap.
+    private var ownsMemory = true
 
     /// A transparent canvas; throws when its memory cannot be had.
     public init(width: Int, height: Int) throws(VipsError) {
@@ -23,7 +25,13 @@ public final class RGBACanvas {
     }
 
     deinit {
-        g_free(memory)
+        if ownsMemory { g_free(memory) }
+    }
+
+    /// The canvas's pixels as a bitmap, without a copy. The canvas must not be used afterwards.
+    public func takePixels() -> PixelBuffer {
+        ownsMemory = false
+        return PixelBuffer(adopting: memory, count: width * height * 4, width: width, height: height, bands: 4)
     }
 
     /// `width * height * 4`, or nil when that overflows.

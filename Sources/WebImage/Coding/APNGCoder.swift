@@ -99,8 +99,8 @@ public final class APNGCoder: AnimatedImageCoder, ThrowingImageCoder {
 
 /// One APNG's frames and the canvas they are drawn on, in place: a frame costs its own pixels
 /// (drawn tile by tile), the area it covers when it is to be restored afterwards, and the copy
-/// handed out (or the thumbnail made straight from the canvas), never a copy of the canvas
-/// kept per frame. A canvas or copy that memory cannot hold is an error, not an abort.
+/// handed out (the last frame takes the canvas itself; a thumbnail is made straight from it),
+/// never a copy of the canvas kept per frame. A canvas or copy that memory cannot hold is an error, not an abort.
 final class APNGAnimation: Sendable {
     let data: Data
     let structure: APNGStructure
@@ -165,6 +165,8 @@ final class APNGAnimation: Sendable {
                     next += 1
                 }
                 guard let current else { throw VipsError("no frame \(index)") }
+                // The last frame at full size takes the canvas itself: no copy beside it.
+                if index == structure.frames.count - 1 && thumbnailBox == nil { return current.pixels.takePixels() }
                 let pixels = try output(of: current.pixels)
                 state = current
                 return pixels
