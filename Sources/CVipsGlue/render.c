@@ -8,23 +8,14 @@
 // bandjoin of libvips or a pass over a rendered RGB copy.
 
 #include "CVipsGlue.h"
+#include "tiles.h"
 
 #include <string.h>
 
-// `image`'s pixels into a new g_malloc'd buffer, rows packed; NULL with libvips' error.
-static void *wi_render_tiles(VipsImage *image, size_t *length) {
-    size_t pixel = (size_t)VIPS_IMAGE_SIZEOF_PEL(image);
-    size_t row = pixel * (size_t)image->Xsize;
-    size_t size = row * (size_t)image->Ysize;
+int wi_each_tile_row(VipsImage *image, void (*row)(const VipsPel *pixels, int left, int width, int y, void *user), void *user) {
     VipsRegion *region = vips_region_new(image);
     if (region == NULL) {
-        return NULL;
-    }
-    uint8_t *out = g_try_malloc(size > 0 ? size : 1);
-    if (out == NULL) {
-        g_object_unref(region);
-        vips_error("wi_render", "cannot allocate %zu bytes for the pixels", size);
-        return NULL;
+        return -1;
     }
     // libvips' own geometry: whole-width strips for most operations (16 rows; 1 for images
     // over 10,000 pixels wide), 128x128 tiles for those reading around each pixel (affine,
@@ -37,14 +28,39 @@ static void *wi_render_tiles(VipsImage *image, size_t *length) {
             VipsRect tile = {left, top, VIPS_MIN(tile_width, image->Xsize - left), VIPS_MIN(tile_height, image->Ysize - top)};
             failed = vips_region_prepare(region, &tile) != 0;
             for (int y = top; !failed && y < VIPS_RECT_BOTTOM(&tile); y++) {
-                memcpy(out + (size_t)y * row + (size_t)left * pixel, VIPS_REGION_ADDR(region, left, y), (size_t)tile.width * pixel);
+                row(VIPS_REGION_ADDR(region, left, y), left, tile.width, y, user);
             }
         }
     }
     g_object_unref(region);
     // As libvips ends its own renders: caches drop their tiles, loaders their resources.
     vips_image_minimise_all(image);
-    if (failed) {
+    return failed ? -1 : 0;
+}
+
+typedef struct {
+    uint8_t *out;
+    size_t row;
+    size_t pixel;
+} wi_render_target;
+
+static void wi_copy_row(const VipsPel *pixels, int left, int width, int y, void *user) {
+    wi_render_target *target = user;
+    memcpy(target->out + (size_t)y * target->row + (size_t)left * target->pixel, pixels, (size_t)width * target->pixel);
+}
+
+// `image`'s pixels into a new g_malloc'd buffer, rows packed; NULL with libvips' error.
+static void *wi_render_tiles(VipsImage *image, size_t *length) {
+    size_t pixel = (size_t)VIPS_IMAGE_SIZEOF_PEL(image);
+    size_t row = pixel * (size_t)image->Xsize;
+    size_t size = row * (size_t)image->Ysize;
+    uint8_t *out = g_try_malloc(size > 0 ? size : 1);
+    if (out == NULL) {
+        vips_error("wi_render", "cannot allocate %zu bytes for the pixels", size);
+        return NULL;
+    }
+    wi_render_target target = {out, row, pixel};
+    if (wi_each_tile_row(image, wi_copy_row, &target) != 0) {
         g_free(out);
         return NULL;
     }

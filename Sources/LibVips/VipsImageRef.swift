@@ -203,6 +203,8 @@ public final class VipsImageRef: @unchecked Sendable {
     public var width: Int { Int(vips_image_get_width(pointer)) }
     public var height: Int { Int(vips_image_get_height(pointer)) }
     public var bands: Int { Int(vips_image_get_bands(pointer)) }
+    /// Bytes a pixel takes: bands times the size of a sample (1 for 8-bit, 2 for 16-bit, 4 for float).
+    public var bytesPerPixel: Int { bands * Int(vips_format_sizeof(vips_image_get_format(pointer))) }
     public var hasAlpha: Bool { vips_image_hasalpha(pointer) != 0 }
     public var hasICCProfile: Bool { wi_has_icc(pointer) != 0 }
     /// True for 8-bit unsigned samples.

@@ -2,20 +2,43 @@ import Foundation
 import WebImage
 
 // Helper process for the decode-bomb tests:
-//   decode-probe <file>
+//   decode-probe <file> [--thumbnail N] [--encode FORMAT]
 // decodes the file with the library's default options, as `ImageCodersManager.shared` does for
-// any caller, and prints one line with the outcome ("decoded WxH, N frames" or "refused:
-// <reason>"), then one with this process's peak resident memory ("peak <bytes>"), read from
-// /proc/self/status. The parent cannot learn it from wait4: a child spawned with posix_spawn
-// shares the parent's memory until exec, and Linux keeps that peak as the child's ru_maxrss.
+// any caller (with `--thumbnail`, to fit N x N pixels; with `--encode`, lazily, then encodes it
+// as FORMAT, every frame of an animation, as `webimage convert` does), and prints one line with
+// the outcome ("decoded WxH, N frames", "encoded N bytes" or "refused: <reason>"), then one
+// with this process's peak resident memory ("peak <bytes>"), read from /proc/self/status. The
+// parent cannot learn it from wait4: a child spawned with posix_spawn shares the parent's
+// memory until exec, and Linux keeps that peak as the child's ru_maxrss.
 
-guard CommandLine.arguments.count == 2, let data = FileManager.default.contents(atPath: CommandLine.arguments[1]) else {
-    FileHandle.standardError.write(Data("usage: decode-probe <readable file>\n".utf8))
+var arguments = CommandLine.arguments.dropFirst()
+var options = ImageCoderOptions()
+var target: ImageFormat?
+var path: String?
+while let argument = arguments.popFirst() {
+    switch argument {
+    case "--thumbnail":
+        guard let side = arguments.popFirst().flatMap(Int.init) else { break }
+        options.decodeThumbnailPixelSize = CGSize(width: side, height: side)
+    case "--encode":
+        target = arguments.popFirst().map { ImageFormat(fileExtension: $0) }
+        options.decodeUseLazyDecoding = true
+    default:
+        path = argument
+    }
+}
+guard let path, target != .undefined, let data = FileManager.default.contents(atPath: path) else {
+    FileHandle.standardError.write(Data("usage: decode-probe <readable file> [--thumbnail N] [--encode FORMAT]\n".utf8))
     exit(2)
 }
 do throws(ImageCodingError) {
-    let image = try ImageCodersManager.shared.decode(data, options: ImageCoderOptions())
-    print("decoded \(image.pixelWidth)x\(image.pixelHeight), \(image.frameCount) frames")
+    let image = try ImageCodersManager.shared.decode(data, options: options)
+    if let target {
+        let encoded = try ImageCodersManager.shared.encode(image, format: target, options: options)
+        print("encoded \(encoded.count) bytes")
+    } else {
+        print("decoded \(image.pixelWidth)x\(image.pixelHeight), \(image.frameCount) frames")
+    }
 } catch {
     print("refused: \(error)")
 }

@@ -32,6 +32,10 @@ void wi_rgb8_to_rgba8(const uint8_t *src, size_t pixels, uint8_t *dst);
 void wi_premultiply_rgba8(const uint8_t *src, size_t pixels, uint8_t *dst);
 void wi_unpremultiply_rgba8(const uint8_t *src, size_t pixels, uint8_t *dst);
 
+/// `pixels` straight-alpha RGBA8 pixels of `src` blended over those of `dst`, in place ("source
+/// over destination", each result rounded).
+void wi_blend_over_rgba8(const uint8_t *src, size_t pixels, uint8_t *dst);
+
 /// wi_resample_rgba8 in parts, for a libvips image computing its output area by area: the
 /// plan for a `src_width` x `src_height` source and a `width` x `height` result (NULL on bad
 /// sizes), the `source` area an output `area` reads, and that output area computed from it

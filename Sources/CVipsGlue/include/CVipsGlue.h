@@ -71,6 +71,21 @@ VipsImage *wi_placeholder(int width, int height, int bands);
 /// `*length` bytes (rows packed); NULL with libvips' error on failure.
 void *wi_render(VipsImage *image, size_t *length);
 
+/// Computes the 8-bit RGBA `image` tile by tile onto the RGBA8 canvas (`canvas_width` x
+/// `canvas_height`, rows packed) with its top-left corner at (`x`, `y`): replacing the pixels
+/// there, or blended over them ("source over") when `blend`. Returns 0, or -1 with libvips'
+/// error (the canvas may then hold part of the image).
+int wi_canvas_draw(VipsImage *image, uint8_t *canvas, int canvas_width, int canvas_height, int x, int y, int blend);
+
+/// Computes frame `index` of an animation into `pixels` (RGBA8, rows packed); 0 on success.
+typedef int (*wi_frame_fill)(void *context, int index, uint8_t *pixels);
+
+/// A lazy 8-bit sRGB RGBA image of `count` frames of `width` x `frame_height`, top to bottom,
+/// each computed by `fill` when its rows are first read; one frame is held at a time (reading
+/// back to an earlier frame computes it again). `release(context)` runs when the image is gone
+/// (or at once, on failure). NULL with libvips' error.
+VipsImage *wi_frames_lazy(int width, int frame_height, int count, void *context, wi_frame_fill fill, void (*release)(void *));
+
 /// Integer metadata, or `fallback` when absent.
 int wi_get_int(VipsImage *image, const char *name, int fallback);
 

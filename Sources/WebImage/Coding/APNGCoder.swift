@@ -49,11 +49,13 @@ public final class APNGCoder: AnimatedImageCoder, ThrowingImageCoder {
             return try VipsImageCoder.shared.encode(image, format: .png, options: options)
         }
         do {
-            let frames = try VipsSaver.animationFrames(of: image, format: .png, options: options)
-            let pngs = try frames.map { frame in
+            // A frame at a time: only the encoded frames are held.
+            let frames = try AnimationFrames(of: image, format: .png, options: options)
+            let pngs = try (0..<frames.count).map { index in
+                let frame = try frames.frame(at: index)
                 // One pixel layout for every frame: RGB when the animation is opaque, else RGBA.
-                let pixels = image.hasAlpha ? try frame.image.withAlpha() : try frame.image.call("extract_band", "band=0,n=3")
-                return (png: try pixels.save("pngsave_buffer", options: "strip=true"), delay: frame.delay)
+                let pixels = image.hasAlpha ? frame : try frame.call("extract_band", "band=0,n=3")
+                return (png: try pixels.save("pngsave_buffer", options: "strip=true"), delay: frames.delays[index])
             }
             return try APNGWriter.animation(of: pngs, loopCount: image.loopCount)
         } catch let error as ImageCodingError {
@@ -95,14 +97,25 @@ public final class APNGCoder: AnimatedImageCoder, ThrowingImageCoder {
     }
 }
 
-/// One APNG's frames and the canvas they are drawn on.
+/// One APNG's frames and the canvas they are drawn on, in place: a frame costs its own pixels
+/// (drawn tile by tile), the area it covers when it is to be restored afterwards, and the copy
+/// handed out (the last frame takes the canvas itself; a thumbnail is made straight from it),
+/// never a copy of the canvas kept per frame. A canvas or copy that memory cannot hold is an error, not an abort.
 final class APNGAnimation: Sendable {
     let data: Data
     let structure: APNGStructure
     let scale: Double
     private let thumbnailBox: (width: Int, height: Int, stretch: Bool)?
-    /// The canvas after the last frame drawn, and its index; frames are drawn in order.
-    private let canvas: Locked<(index: Int, pixels: [UInt8], beforeLast: [UInt8])?> = Locked(nil)
+    /// The canvas after the last frame drawn, its index, and the area that frame covered as it
+    /// was before (when the frame's disposal restores it); frames are drawn in order.
+    private let canvas = Locked<CanvasState?>(nil)
+
+    /// `@unchecked Sendable`: only touched under `canvas`'s lock.
+    private struct CanvasState: @unchecked Sendable {
+        var index: Int
+        var pixels: RGBACanvas
+        var covered: PixelBuffer?
+    }
 
     init(data: Data, structure: APNGStructure, options: ImageCoderOptions) {
         self.data = data
@@ -124,105 +137,84 @@ final class APNGAnimation: Sendable {
         guard structure.frames.indices.contains(index) else {
             throw .corruptData(format: .png, reason: "no frame \(index)")
         }
-        let pixels = try canvas.withLock { state throws(ImageCodingError) -> [UInt8] in
-            // Going back (or a first call) starts over from an empty canvas.
-            let current = state.flatMap { $0.index < index ? $0 : nil }
-            var pixels = current?.pixels ?? []
-            var beforeLast = current?.beforeLast ?? []
-            var next = (current?.index ?? -1) + 1
-            while next <= index {
-                // Decoded first: a first frame that does not decode throws before the canvas
-                // (which APNGStructure kept within the pixel limit) is allocated.
-                let decoded = try decodedPixels(of: structure.frames[next])
-                if pixels.isEmpty { pixels = [UInt8](repeating: 0, count: structure.width * structure.height * 4) }
-                if next > 0 { dispose(structure.frames[next - 1], on: &pixels, restoring: beforeLast, isFirst: next == 1) }
-                beforeLast = pixels
-                draw(decoded, of: structure.frames[next], on: &pixels)
-                next += 1
-            }
-            state = (index, pixels, beforeLast)
-            return pixels
-        }
-        let full = pixels.withUnsafeBytes {
-            PixelBuffer(copying: $0, width: structure.width, height: structure.height, bands: 4)
-        }
-        guard let box = thumbnailBox else { return full }
         do {
-            return try VipsImageRef.wrapping(full)
-                .call("thumbnail_image", "width=\(box.width),height=\(box.height),size=\(box.stretch ? "force" : "down")")
-                .renderRGBA()
+            return try canvas.withLock { state throws(VipsError) -> PixelBuffer in
+                // Going back (or a first call) starts over from an empty canvas.
+                var current = state.flatMap { $0.index < index ? $0 : nil }
+                // Dropped first: a failure below leaves a canvas between frames.
+                state = nil
+                var next = (current?.index ?? -1) + 1
+                while next <= index {
+                    // Opened first: a first frame whose header does not load throws before the
+                    // canvas (which APNGStructure kept within the pixel limit) is allocated.
+                    let frame = structure.frames[next]
+                    let image = try frameImage(frame)
+                    var working: CanvasState
+                    if let current {
+                        working = current
+                    } else {
+                        working = CanvasState(index: -1, pixels: try RGBACanvas(width: structure.width, height: structure.height))
+                    }
+                    if next > 0 { Self.dispose(structure.frames[next - 1], on: &working, isFirst: next == 1) }
+                    if frame.dispose == .previous && next > 0 {
+                        working.covered = try working.pixels.copy(x: frame.x, y: frame.y, width: frame.width, height: frame.height)
+                    }
+                    try working.pixels.draw(image, x: frame.x, y: frame.y, blendingOver: frame.blendsOver)
+                    working.index = next
+                    current = working
+                    next += 1
+                }
+                guard let current else { throw VipsError("no frame \(index)") }
+                // The last frame at full size takes the canvas itself: no copy beside it.
+                if index == structure.frames.count - 1 && thumbnailBox == nil { return current.pixels.takePixels() }
+                let pixels = try output(of: current.pixels)
+                state = current
+                return pixels
+            }
         } catch {
             throw .corruptData(format: .png, reason: error.message)
         }
     }
 
-    private func dispose(_ frame: APNGStructure.Frame, on pixels: inout [UInt8], restoring previous: [UInt8], isFirst: Bool) {
+    /// What the caller gets of the canvas: a copy, or the thumbnail made from it.
+    private func output(of canvas: RGBACanvas) throws(VipsError) -> PixelBuffer {
+        guard let box = thumbnailBox else { return try canvas.copy(x: 0, y: 0, width: canvas.width, height: canvas.height) }
+        return try canvas.withImage { image throws(VipsError) in
+            try image.call("thumbnail_image", "width=\(box.width),height=\(box.height),size=\(box.stretch ? "force" : "down")").renderRGBA()
+        }
+    }
+
+    /// Undoes `frame` as its disposal says, before the next frame is drawn.
+    private static func dispose(_ frame: APNGStructure.Frame, on state: inout CanvasState, isFirst: Bool) {
         switch frame.dispose {
         case .none:
             return
         case .previous where !isFirst:
-            forEachRow(of: frame) { start, count in
-                pixels.replaceSubrange(start..<(start + count), with: previous[start..<(start + count)])
-            }
+            if let covered = state.covered { state.pixels.paste(covered, x: frame.x, y: frame.y) }
         case .background, .previous:
             // A first frame's "previous" means background (APNG specification).
-            forEachRow(of: frame) { start, count in
-                pixels.replaceSubrange(start..<(start + count), with: repeatElement(0, count: count))
+            state.pixels.clear(x: frame.x, y: frame.y, width: frame.width, height: frame.height)
+        }
+        state.covered = nil
+    }
+
+    /// The frame's own pixels (its region only), 8-bit sRGB RGBA: small 8-bit frames without a
+    /// colour profile decoded whole by libpng (libvips' fixed cost per load is most of a small
+    /// frame's), others computed tile by tile as they are drawn.
+    private func frameImage(_ frame: APNGStructure.Frame) throws(VipsError) -> VipsImageRef {
+        let header = frame.png.dropFirst(16).prefix(9)
+        if frame.width * frame.height <= BitmapThumbnail.maxPixelCount, header.count == 9, header[header.startIndex + 8] == 8,
+           frame.png.range(of: Data("iCCP".utf8)) == nil,
+           let pixels = try? LibPNG.decode(frame.png, maxPixels: frame.width * frame.height, allowsAlpha: true, colourProfile: nil) {
+            guard pixels.width == frame.width, pixels.height == frame.height else {
+                throw VipsError("frame size does not match its fcTL")
             }
+            return try VipsImageRef.wrapping(pixels)
         }
-    }
-
-    /// The frame's own pixels (its region only), as RGBA8.
-    private func decodedPixels(of frame: APNGStructure.Frame) throws(ImageCodingError) -> PixelBuffer {
-        let decoded: PixelBuffer
-        do {
-            decoded = try VipsImageRef.load("pngload_buffer", data: frame.png, options: "fail_on=truncated")
-                .normalizedToSRGB().renderRGBA()
-        } catch {
-            throw .corruptData(format: .png, reason: error.message)
+        let image = try VipsImageRef.load("pngload_buffer", data: frame.png, options: "fail_on=truncated,access=sequential")
+        guard image.width == frame.width, image.height == frame.height else {
+            throw VipsError("frame size does not match its fcTL")
         }
-        guard decoded.width == frame.width, decoded.height == frame.height else {
-            throw .corruptData(format: .png, reason: "frame size does not match its fcTL")
-        }
-        return decoded
-    }
-
-    private func draw(_ decoded: PixelBuffer, of frame: APNGStructure.Frame, on pixels: inout [UInt8]) {
-        decoded.withUnsafeBytes { source in
-            var row = 0
-            forEachRow(of: frame) { start, count in
-                let sourceRow = row * count
-                for offset in stride(from: 0, to: count, by: 4) {
-                    let target = start + offset
-                    let alpha = Int(source[sourceRow + offset + 3])
-                    if !frame.blendsOver || alpha == 255 {
-                        for channel in 0..<4 { pixels[target + channel] = source[sourceRow + offset + channel] }
-                    } else if alpha > 0 {
-                        Self.blend(source: source, at: sourceRow + offset, over: &pixels, at: target)
-                    }
-                }
-                row += 1
-            }
-        }
-    }
-
-    /// Straight-alpha "source over destination".
-    private static func blend(source: UnsafeRawBufferPointer, at sourceIndex: Int, over pixels: inout [UInt8], at target: Int) {
-        let sourceAlpha = Double(source[sourceIndex + 3]) / 255
-        let targetAlpha = Double(pixels[target + 3]) / 255
-        let alpha = sourceAlpha + targetAlpha * (1 - sourceAlpha)
-        for channel in 0..<3 {
-            let value = (Double(source[sourceIndex + channel]) * sourceAlpha
-                + Double(pixels[target + channel]) * targetAlpha * (1 - sourceAlpha)) / alpha
-            pixels[target + channel] = UInt8(max(0, min(255, value.rounded())))
-        }
-        pixels[target + 3] = UInt8(max(0, min(255, (alpha * 255).rounded())))
-    }
-
-    /// Calls `body(byteOffset, byteCount)` for each canvas row the frame covers.
-    private func forEachRow(of frame: APNGStructure.Frame, _ body: (Int, Int) -> Void) {
-        for y in frame.y..<(frame.y + frame.height) {
-            body((y * structure.width + frame.x) * 4, frame.width * 4)
-        }
+        return try image.normalizedToSRGB().withAlpha()
     }
 }

@@ -15,7 +15,9 @@ public struct ImageCoderOptions: Sendable, Equatable {
     public var decodeScaleDownLimitBytes = 0
     /// Keep the image a lazy pipeline until its pixels are read (true), or decode the pixels now (false).
     public var decodeUseLazyDecoding = false
-    /// Refuse images whose header claims more pixels than this (per frame), before allocating any.
+    /// Refuse images whose header claims more pixels than this (per frame), or whose pixels as
+    /// the decoder holds them (16-bit, float, a progressive JPEG's coefficients) take more bytes
+    /// than this many 8-bit RGBA pixels would, before allocating any.
     public var decodeMaxPixelCount = ImageCoderOptions.defaultMaxPixelCount
     /// Refuse progressive JPEGs with more scans than this (each scan is a pass over the whole
     /// image, and libjpeg-turbo 2.1 sets no limit), before decoding any.

@@ -10,20 +10,7 @@ enum SVGEntities {
         let marker = Data("<!ENTITY".utf8)
         var from = data.startIndex
         while let found = data.range(of: marker, in: from..<data.endIndex) {
-            // The declaration runs to the first '>' outside quotes: a quoted value may hold one.
-            var quote: UInt8?
-            var end = found.upperBound
-            while end < data.endIndex {
-                let byte = data[end]
-                if let open = quote {
-                    if byte == open { quote = nil }
-                } else if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "'") {
-                    quote = byte
-                } else if byte == UInt8(ascii: ">") {
-                    break
-                }
-                end += 1
-            }
+            let end = SVGMarkup.tagEnd(in: data, from: found.upperBound)
             let declaration = String(decoding: data[found.upperBound..<end], as: UTF8.self)
             if declaration.contains("&") || declaration.contains("%") {
                 return "an entity that refers to other entities (entity expansion)"
@@ -34,5 +21,27 @@ enum SVGEntities {
             from = end
         }
         return nil
+    }
+}
+
+/// Reading SVG markup without a full XML parse.
+enum SVGMarkup {
+    /// Where a tag or declaration that runs on from `start` ends: its first '>' outside quotes
+    /// (a quoted value may hold one), or `bytes.endIndex`.
+    static func tagEnd<Bytes: RandomAccessCollection<UInt8>>(in bytes: Bytes, from start: Int) -> Int where Bytes.Index == Int {
+        var quote: UInt8?
+        var end = start
+        while end < bytes.endIndex {
+            let byte = bytes[end]
+            if let open = quote {
+                if byte == open { quote = nil }
+            } else if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "'") {
+                quote = byte
+            } else if byte == UInt8(ascii: ">") {
+                break
+            }
+            end += 1
+        }
+        return end
     }
 }

@@ -40,7 +40,7 @@ public final class TurboJPEGCoder: ThrowingImageCoder {
                 storedWidth: stored.width, storedHeight: stored.height, orientation: metadata.orientation, pageCount: 1,
                 hasAlpha: false, loop: 0, delays: [], iccProfile: metadata.iccProfile
             )
-            try header.checkPixelLimit(options)
+            try header.checkPixelLimit(options, format: .jpeg)
         } else {
             header = try loader.header(of: data, options: options)
         }
@@ -55,16 +55,25 @@ public final class TurboJPEGCoder: ThrowingImageCoder {
         }
         guard let work else { return try fallback.decode(data, options: options) }
         // A file TurboJPEG stops at (any libjpeg warning) is read by libvips' jpegload, which
-        // fails on truncation and tolerates stray bytes: the same size either way.
+        // fails on truncation and tolerates stray bytes: the same size either way. Both decodes
+        // count against the scan limit.
         let pipeline = ImagePipeline { () throws(VipsError) in
-            do { return try VipsImageRef.wrapping(work.bitmap()) } catch { return try work.libvips() }
+            do { return try VipsImageRef.wrapping(work.bitmap()) } catch {
+                do throws(ImageCodingError) {
+                    try DecodeLimits.checkSecondJPEGDecode(data, options: options)
+                } catch {
+                    throw VipsError(error.description)
+                }
+                return try work.libvips()
+            }
         }
         var pixels: PixelBuffer?
         if !options.decodeUseLazyDecoding {
             do {
-                do { pixels = try work.bitmap() } catch { pixels = try work.libvips().normalizedToSRGB().renderRGBA() }
+                pixels = try work.bitmap()
             } catch {
-                throw .corruptData(format: .jpeg, reason: error.message)
+                try DecodeLimits.checkSecondJPEGDecode(data, options: options)
+                do { pixels = try work.libvips().normalizedToSRGB().renderRGBA() } catch { throw .corruptData(format: .jpeg, reason: error.message) }
             }
         }
         return Image(

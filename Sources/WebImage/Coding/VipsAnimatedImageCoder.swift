@@ -1,22 +1,21 @@
 import Foundation
 import LibVips
 
-/// The frames of one animated GIF or WebP, each decoded by libvips when asked for.
+/// The frames of one animated GIF or WebP, each decoded by libvips when asked for, in one
+/// forward pass over the file when asked for in order (`VipsFrameCursor`).
 public final class VipsAnimatedImageCoder: AnimatedImageCoder {
     private let data: Data
     private let loader: VipsLoader
     private let header: VipsHeader
-    private let plan: DecodePlan
     private let options: ImageCoderOptions
+    private let cursor: VipsFrameCursor
 
     init(data: Data, loader: VipsLoader, header: VipsHeader, plan: DecodePlan, options: ImageCoderOptions) {
         self.data = data
         self.loader = loader
         self.header = header
-        self.plan = plan
-        var frameOptions = options
-        frameOptions.decodeUseLazyDecoding = false
-        self.options = frameOptions
+        self.options = options
+        self.cursor = VipsFrameCursor(data: data, loader: loader, header: header, plan: plan)
     }
 
     public convenience init?(animatedImageData data: Data, options: ImageCoderOptions) {
@@ -31,10 +30,10 @@ public final class VipsAnimatedImageCoder: AnimatedImageCoder {
     public var animatedImageLoopCount: Int { header.loop }
 
     public func animatedImageFrame(at index: Int) -> Image? {
-        guard index >= 0, index < header.pageCount else { return nil }
-        return try? VipsImageCoder.image(
-            from: loader.pipeline(for: data, plan: plan, page: index), format: loader.format,
-            options: options, provider: nil, sourceByteCount: 0
+        guard index >= 0, index < header.pageCount, let pixels = try? cursor.frame(at: index) else { return nil }
+        return Image(
+            pipeline: .bitmap(pixels), pixels: pixels, pixelWidth: pixels.width, pixelHeight: pixels.height,
+            scale: options.decodeScaleFactor, format: loader.format, hasAlpha: header.hasAlpha
         )
     }
 

@@ -40,12 +40,15 @@ public final class VipsImageCoder: ThrowingImageCoder {
         }
         let header = try loader.header(of: data, options: options)
         let plan = DecodePlan(header: header, options: options)
+        if format == .svg, let problem = SVGWork(data).excess(outputPixels: plan.maxPixelCount(header: header)) {
+            throw .overLimit(format: .svg, reason: problem)
+        }
         let animated = header.pageCount > 1 && loader.isAnimatable && !options.decodeFirstFrameOnly
         let provider = animated
             ? VipsAnimatedImageCoder(data: data, loader: loader, header: header, plan: plan, options: options)
             : nil
         return try Self.image(
-            from: loader.pipeline(for: data, plan: plan, page: animated ? 0 : nil), format: format,
+            from: loader.pipeline(for: data, plan: plan, frames: animated ? .first : .still), format: format,
             options: options, provider: provider, sourceByteCount: data.count
         )
     }

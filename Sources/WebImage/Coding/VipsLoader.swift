@@ -15,17 +15,24 @@ struct VipsHeader: Sendable {
     var delays: [Int]
     /// The embedded ICC profile, if any.
     var iccProfile: Data?
+    /// Bytes a decoded pixel takes as the loader makes it (16-bit and float samples take 2 and 4).
+    var bytesPerPixel = 4
 
     /// Size as shown upright: orientations 5 to 8 swap width and height.
     var width: Int { orientation >= 5 ? storedHeight : storedWidth }
     var height: Int { orientation >= 5 ? storedWidth : storedHeight }
 
-    /// Refuses a frame over `decodeMaxPixelCount` pixels (or without pixels), before any is decoded.
-    func checkPixelLimit(_ options: ImageCoderOptions) throws(ImageCodingError) {
+    /// Refuses a frame over `decodeMaxPixelCount` pixels (or without pixels), or whose pixels as
+    /// the loader makes them take more bytes than that many 8-bit RGBA pixels would
+    /// (`DecodeLimits.maxPixelBytes`), before any is decoded.
+    func checkPixelLimit(_ options: ImageCoderOptions, format: ImageFormat) throws(ImageCodingError) {
         let pixels = storedWidth.multipliedReportingOverflow(by: storedHeight)
         if pixels.overflow || pixels.partialValue > options.decodeMaxPixelCount || storedWidth <= 0 || storedHeight <= 0 {
             throw .tooManyPixels(width: width, height: height, limit: options.decodeMaxPixelCount)
         }
+        try DecodeLimits.checkPixelBytes(
+            width: storedWidth, height: storedHeight, bytesPerPixel: bytesPerPixel, format: format, options: options
+        )
     }
 }
 
@@ -89,24 +96,35 @@ struct VipsLoader: Sendable {
         let header = VipsHeader(
             storedWidth: image.width, storedHeight: image.pageHeight, orientation: image.orientation,
             pageCount: max(1, image.pageCount), hasAlpha: image.hasAlpha, loop: image.loop ?? 0,
-            delays: image.delays, iccProfile: image.iccProfile
+            delays: image.delays, iccProfile: image.iccProfile, bytesPerPixel: image.bytesPerPixel
         )
-        try header.checkPixelLimit(options)
+        try header.checkPixelLimit(options, format: format)
         try DecodeLimits.checkAnimation(
             frameCount: header.pageCount, width: header.storedWidth, height: header.storedHeight, format: format, options: options
         )
         return header
     }
 
-    /// The pipeline that decodes `data` (frame `page` of an animation, or a still image) by `plan`.
-    func pipeline(for data: Data, plan: DecodePlan, page: Int?) -> ImagePipeline {
+    /// Which frames of an animated file a pipeline loads.
+    enum Frames: Sendable {
+        /// The loader's default: a still image, or an animation's first frame.
+        case still
+        /// An animation's first frame alone.
+        case first
+    }
+
+    /// The pipeline that decodes `data` (a still image, or `frames` of an animation) by `plan`.
+    func pipeline(for data: Data, plan: DecodePlan, frames: Frames) -> ImagePipeline {
         let operation = operation
         var loaderOptions = ["fail_on=truncated"]
-        if let page { loaderOptions.append("page=\(page),n=1") }
+        switch frames {
+        case .still: break
+        case .first: loaderOptions.append("page=0,n=1")
+        }
         switch plan.mode {
         case .full(let orientation):
             // Sequential access streams the file once, top to bottom; rotation needs random access.
-            if orientation <= 1 && page == nil { loaderOptions.append("access=sequential") }
+            if orientation <= 1 && frames == .still { loaderOptions.append("access=sequential") }
             let options = loaderOptions.joined(separator: ",")
             let source = ImagePipeline { () throws(VipsError) in try VipsImageRef.load(operation, data: data, options: options) }
             return orientation > 1 ? source.appending { image throws(VipsError) in try image.call("autorot") } : source
@@ -117,6 +135,12 @@ struct VipsLoader: Sendable {
                 try VipsImageRef.load("thumbnail_buffer", data: data, options: options, loaderOptions: passed)
             }
         }
+    }
+
+    /// Every frame of an animation, top to bottom, each `pageHeight` rows, at full size: one
+    /// load, in which the loader composes each frame on the canvas of the one before.
+    func allFrames(of data: Data) throws(VipsError) -> VipsImageRef {
+        try VipsImageRef.load(operation, data: data, options: "fail_on=truncated,n=-1")
     }
 }
 
@@ -130,6 +154,14 @@ struct DecodePlan: Sendable {
     }
 
     let mode: Mode
+
+    /// The most pixels the decode gives: the image's at full size, the box's for a thumbnail.
+    func maxPixelCount(header: VipsHeader) -> Int {
+        switch mode {
+        case .full: header.width * header.height
+        case let .thumbnail(width, height, _): width * height
+        }
+    }
 
     init(header: VipsHeader, options: ImageCoderOptions) {
         let width = header.width

@@ -27,37 +27,23 @@ struct VipsSaver: Sendable {
     }
 
     /// The image to save: an animation strip (all frames top to bottom, with timing) when the
-    /// format animates and the image is animated, else the first frame.
+    /// format animates and the image is animated, else the first frame. The strip is lazy and
+    /// decodes one frame at a time as the saver reads it (`VipsImageRef.lazyFrames`).
     func frames(of image: Image, options: ImageCoderOptions) throws -> VipsImageRef {
         guard supportsAnimation, image.isAnimated, !options.encodeFirstFrameOnly else {
             let still = try image.makeVipsImage()
             // Decoded pixels are RGBA even when opaque: drop that band rather than flatten it.
             return !image.hasAlpha && still.bands == 4 ? try still.call("extract_band", "band=0,n=3") : still
         }
-        let frames = try Self.animationFrames(of: image, format: format, options: options)
-        let strip = try VipsImageRef.joinVertically(frames.map { $0.image.bands == 4 ? $0.image : try $0.image.addingOpaqueAlpha() })
-        return try strip.withAnimation(
-            pageHeight: frames[0].image.height, delays: frames.map(\.delay), loop: Self.storableLoopCount(image.loopCount)
-        )
-    }
-
-    /// Every frame of an animated image with its delay in milliseconds, scaled down to fit
-    /// `encodeMaxPixelSize` when set (all frames alike, durations kept).
-    static func animationFrames(
-        of image: Image, format: ImageFormat, options: ImageCoderOptions
-    ) throws -> [(image: VipsImageRef, delay: Int)] {
-        var frames: [(image: VipsImageRef, delay: Int)] = []
-        for index in 0..<image.frameCount {
-            guard let frame = image.frame(at: index) else {
-                throw ImageCodingError.encodingFailed(format: format, reason: "frame \(index) cannot be decoded")
-            }
-            guard frame.pixelWidth == image.pixelWidth, frame.pixelHeight == image.pixelHeight else {
-                throw ImageCodingError.encodingFailed(format: format, reason: "frame \(index) has another size")
-            }
-            let pixels = try frame.makeVipsImage().scaledDown(toFit: options.encodeMaxPixelSize)
-            frames.append((pixels, milliseconds(image.frameDuration(at: index))))
+        let frames = try AnimationFrames(of: image, format: format, options: options)
+        let strip = try VipsImageRef.lazyFrames(width: frames.width, frameHeight: frames.height, count: frames.count) { index, output in
+            let pixels = try frames.frame(at: index).renderRGBA()
+            guard pixels.count == output.count else { throw VipsError("frame \(index) has another size") }
+            pixels.withUnsafeBytes { output.copyMemory(from: $0) }
         }
-        return frames
+        return try strip.withAnimation(
+            pageHeight: frames.height, delays: frames.delays, loop: Self.storableLoopCount(image.loopCount)
+        )
     }
 
     /// A frame duration in whole milliseconds: durations come from any `AnimatedImageProvider`,
@@ -138,5 +124,47 @@ extension VipsImageRef {
         let box = size.pixelBox(rounding: .towardZero)
         guard box.width >= 1, box.height >= 1, width > box.width || height > box.height else { return self }
         return try call("thumbnail_image", "width=\(box.width),height=\(box.height),size=down")
+    }
+}
+
+/// The frames of an animated image to encode, each decoded when asked for (a frame at a time,
+/// in order: an animation's frames together may not fit in memory), with their delays in
+/// milliseconds, scaled down to fit `encodeMaxPixelSize` when set (all frames alike).
+struct AnimationFrames: Sendable {
+    let image: Image
+    let format: ImageFormat
+    let maxPixelSize: CGSize
+    let count: Int
+    let delays: [Int]
+    /// The size of the first frame as encoded, which every frame has.
+    let width: Int
+    let height: Int
+
+    init(of image: Image, format: ImageFormat, options: ImageCoderOptions) throws {
+        self.image = image
+        self.format = format
+        self.maxPixelSize = options.encodeMaxPixelSize
+        self.count = image.frameCount
+        self.delays = (0..<image.frameCount).map { VipsSaver.milliseconds(image.frameDuration(at: $0)) }
+        // Built, not decoded: its header gives the size.
+        let first = try Self.frame(of: image, at: 0, format: format, maxPixelSize: options.encodeMaxPixelSize)
+        self.width = first.width
+        self.height = first.height
+    }
+
+    /// Frame `index`, 8-bit RGBA, scaled as the first (a new pipeline each call: a lazy frame's
+    /// sequential loader can be read once).
+    func frame(at index: Int) throws -> VipsImageRef {
+        try Self.frame(of: image, at: index, format: format, maxPixelSize: maxPixelSize)
+    }
+
+    private static func frame(of image: Image, at index: Int, format: ImageFormat, maxPixelSize: CGSize) throws -> VipsImageRef {
+        guard let frame = image.frame(at: index) else {
+            throw ImageCodingError.encodingFailed(format: format, reason: "frame \(index) cannot be decoded")
+        }
+        guard frame.pixelWidth == image.pixelWidth, frame.pixelHeight == image.pixelHeight else {
+            throw ImageCodingError.encodingFailed(format: format, reason: "frame \(index) has another size")
+        }
+        return try frame.makeVipsImage().scaledDown(toFit: maxPixelSize).withAlpha()
     }
 }
