@@ -9,7 +9,7 @@ struct WebImageCommand: AsyncParsableCommand {
         commandName: "webimage",
         abstract: "Decode, inspect and convert images with swift-webimage.",
         discussion: "The library's log goes to stderr at level WEBIMAGE_LOG_LEVEL (default: error; trace, debug, info, notice, warning).",
-        subcommands: [InfoCommand.self, ConvertCommand.self, FramesCommand.self, FetchCommand.self, PrefetchCommand.self, CacheCommand.self]
+        subcommands: [InfoCommand.self, ConvertCommand.self, FramesCommand.self, FetchCommand.self, PrefetchCommand.self, CacheCommand.self, SignCommand.self]
     )
 
     /// The library's log at `WEBIMAGE_LOG_LEVEL` (errors only by default: each command reports

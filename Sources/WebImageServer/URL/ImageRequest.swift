@@ -1,0 +1,18 @@
+/// An image request read from its URL path: signature checked, options parsed (presets and
+/// defaults applied), source decoded.
+public struct ImageRequest: Sendable, Hashable {
+    /// The signature segment as given.
+    public var signature: String
+    /// The path after the signature, repaired, without the query: what the signature signs,
+    /// and what logs may show.
+    public var path: String
+    public var options: ProcessingOptions
+    public var source: ImageSource
+
+    public init(signature: String, path: String, options: ProcessingOptions, source: ImageSource) {
+        self.signature = signature
+        self.path = path
+        self.options = options
+        self.source = source
+    }
+}
