@@ -28,9 +28,10 @@ public struct PaddingTransformer: ImageTransformer {
     public func transformedImage(with image: Image, forKey key: String) -> Image? {
         let (margins, background) = ([top, right, bottom, left], background)
         guard margins.allSatisfy(\.isFinite) else { return nil }
+        guard margins.contains(where: { ($0 * image.scale).rounded(.toNearestOrEven) > 0 }) else { return image }
         return image.transformed(by: PixelTransform(addsAlpha: background.alpha < 255) { image, scale throws(VipsError) in
             // Rounded half to even, as imgproxy scales its padding.
-            let pixels = margins.map { Int(min(max(0, ($0 * scale).rounded(.toNearestOrEven)), 1 << 24)) }
+            let pixels = margins.map { Int(min(max(0, ($0 * scale).rounded(.toNearestOrEven)), Double(1 << 24))) }
             guard pixels.contains(where: { $0 > 0 }) else { return image }
             return try image.embedded(
                 x: pixels[3], y: pixels[0], width: image.width + pixels[1] + pixels[3], height: image.height + pixels[0] + pixels[2],

@@ -113,6 +113,28 @@ import Testing
         #expect(none.pixelWidth == 300 && none.pixelHeight == 300)
     }
 
+    /// TurboJPEG's lazy images build from RGBA bitmaps: transformed, they stay opaque (and
+    /// give the pixels the decoded image gives), whatever the step.
+    @Test func opaqueLazyImagesFromRGBABitmapsStayOpaque() throws {
+        var options = ImageCoderOptions()
+        options.decodeUseLazyDecoding = true
+        let lazy = try TurboJPEGCoder.shared.decode(try TestImages.data(TransformInput.photo), options: options)
+        let decoded = try TurboJPEGCoder.shared.decode(try TestImages.data(TransformInput.photo), options: ImageCoderOptions())
+        #expect(!lazy.isDecoded && !lazy.hasAlpha)
+        let transformers: [any ImageTransformer] = [
+            GravityCroppingTransformer(size: CGSize(width: 300, height: 200)), BlurTransformer(radius: 2),
+            SharpeningTransformer(sigma: 1), FlatteningTransformer(background: .white),
+        ]
+        for transformer in transformers {
+            let fromLazy = try TransformInput.transform(lazy, transformer)
+            let fromDecoded = try TransformInput.transform(decoded, transformer)
+            #expect(!fromLazy.hasAlpha, "\(transformer.transformerKey)")
+            #expect(try TransformInput.largestDifference(fromLazy, fromDecoded) <= 1, "\(transformer.transformerKey)")
+        }
+        // A step that does add alpha still says so.
+        #expect(try TransformInput.transform(lazy, PaddingTransformer(top: 1, right: 1, bottom: 1, left: 1)).hasAlpha)
+    }
+
     @Test func keysNameEveryParameter() {
         let keys = [
             GravityCroppingTransformer(size: CGSize(width: 3, height: 4)).transformerKey,
