@@ -221,3 +221,20 @@ import WebImageServer
         #expect(try Self.options("", parser: try ImageRequestParser(configuration: configuration)).canonicalForm != (try Self.options("")).canonicalForm)
     }
 }
+
+/// The configuration's text forms, as imgproxy's settings write them.
+@Suite struct ConfigurationTextTests {
+    @Test func formatListsQualityTablesAndPresetsParse() throws {
+        #expect(try ProcessingConfiguration.formats(parsing: "jpeg, png,gif") == [.jpeg, .png, .gif])
+        #expect(try ProcessingConfiguration.formats(parsing: "webp,jpg") == [.webP, .jpeg])
+        #expect(throws: ImageServerConfigurationError.self) { try ProcessingConfiguration.formats(parsing: "jpeg,bogus") }
+        #expect(try ProcessingConfiguration.formatQuality(parsing: "webp=79, avif=63,jxl=77") == [.webP: 79, .avif: 63, .jxl: 77])
+        #expect(throws: ImageServerConfigurationError.self) { try ProcessingConfiguration.formatQuality(parsing: "webp=0") }
+        #expect(throws: ImageServerConfigurationError.self) { try ProcessingConfiguration.formatQuality(parsing: "webp:70") }
+        let presets = ProcessingConfiguration.presets(parsing: "default=q:70,thumb=rs:fill:100:100/g:sm, ")
+        #expect(presets == ["default=q:70", "thumb=rs:fill:100:100/g:sm"])
+        var configuration = ProcessingConfiguration()
+        configuration.presets = presets
+        #expect(try ImageRequestParser(configuration: configuration).options(parsing: "pr:thumb").quality == 70)
+    }
+}

@@ -8,6 +8,7 @@ public struct GravityCroppingTransformer: ImageTransformer {
     /// The area to keep, in points (pixels times the image's scale); a side of 0 or larger than
     /// the image's keeps the whole side.
     public let size: CGSize
+    /// Where the area is cut.
     public let gravity: ImageGravity
 
     /// A transformer keeping `size` of the image, placed by `gravity`.

@@ -15,7 +15,9 @@ public struct OutputFormatPlan: Sendable, Hashable {
     public let prefersAVIF: Bool
     /// `Accept` takes WebP and AUTO_WEBP or ENFORCE_WEBP is on.
     public let prefersWebP: Bool
+    /// `Accept` takes AVIF and ENFORCE_AVIF is on: AVIF even over the URL's format.
     public let enforcesAVIF: Bool
+    /// `Accept` takes WebP and ENFORCE_WEBP is on.
     public let enforcesWebP: Bool
     /// The format depends on `Accept`: the response carries `Vary: Accept`.
     public let variesWithAccept: Bool

@@ -28,6 +28,7 @@ public struct ProcessingOptions: Sendable, Hashable {
         /// Where the cut is made; nil uses `gravity`.
         public var gravity: ImageGravity?
 
+        /// A cut of `width` x `height`, placed by `gravity`.
         public init(width: Double, height: Double, gravity: ImageGravity? = nil) {
             self.width = width
             self.height = height
@@ -37,12 +38,15 @@ public struct ProcessingOptions: Sendable, Hashable {
 
     /// Cutting away borders of one colour (imgproxy's `trim`).
     public struct Trim: Sendable, Hashable {
+        /// How far from the border colour a pixel may be and still be border (0...255 a band).
         public var threshold: Double
         /// The border colour; nil for the top-left pixel's.
         public var color: RGBA8?
+        /// Cut the same from left and right (the smaller cut), from top and bottom.
         public var equalHorizontal: Bool
         public var equalVertical: Bool
 
+        /// imgproxy's defaults: threshold 10, the top-left pixel's colour, sides cut apart.
         public init(threshold: Double = 10, color: RGBA8? = nil, equalHorizontal: Bool = false, equalVertical: Bool = false) {
             self.threshold = threshold
             self.color = color
@@ -55,6 +59,7 @@ public struct ProcessingOptions: Sendable, Hashable {
     public struct Padding: Sendable, Hashable {
         public var top = 0, right = 0, bottom = 0, left = 0
 
+        /// Margins in CSS's order.
         public init(top: Int = 0, right: Int = 0, bottom: Int = 0, left: Int = 0) {
             (self.top, self.right, self.bottom, self.left) = (top, right, bottom, left)
         }
@@ -64,6 +69,7 @@ public struct ProcessingOptions: Sendable, Hashable {
 
     // MARK: Geometry
 
+    /// How the box is met (`resizing_type`).
     public var resizingType = ResizingType.fit
     /// The box, in pixels before `dpr` and `zoom`; 0 derives the side from the other's scale.
     public var width = 0
@@ -83,13 +89,17 @@ public struct ProcessingOptions: Sendable, Hashable {
     public var extendGravity = ImageGravity.center
     /// Where `fill` and `crop` cut (`gravity`).
     public var gravity = ImageGravity.center
+    /// The cut before resizing (`crop`); nil for none.
     public var crop: Crop?
+    /// Borders to cut away first (`trim`); nil for none.
     public var trim: Trim?
+    /// Margins after resizing (`padding`).
     public var padding = Padding()
     /// Turn the source upright by its EXIF orientation (`auto_rotate`).
     public var autoRotate = true
     /// Clockwise quarter turns in degrees, 0, 90, 180 or 270 (`rotate`).
     public var rotate = 0
+    /// Mirror left-right, top-bottom (`flip`), after `rotate`.
     public var flipHorizontal = false
     public var flipVertical = false
 
@@ -117,6 +127,7 @@ public struct ProcessingOptions: Sendable, Hashable {
     public var defaultQuality = 80
     /// Most bytes of the result (`max_bytes`); 0 for no limit.
     public var maxBytes = 0
+    /// Remove metadata from the result (`strip_metadata`; the encoders always do here).
     public var stripMetadata = true
 
     // MARK: Handling
@@ -136,6 +147,8 @@ public struct ProcessingOptions: Sendable, Hashable {
 
     // MARK: Limits (the configuration's, or the URL's security options)
 
+    /// Pixels, all frames counted; file bytes (0: none; the fetch enforces it); frames; pixels
+    /// a frame (0: off); a result's largest side (0: off). See `ProcessingConfiguration`.
     public var maxSourceResolution = 50_000_000
     public var maxSourceFileSize = 0
     public var maxAnimationFrames = 1000

@@ -1,6 +1,7 @@
 /// Checks the signature segment of image URLs: against every key pair (rotation), in constant
 /// time, trusted signatures accepted as they are. With no keys, any signature without a `:` passes.
 public struct SignatureVerifier: Sendable {
+    /// One signer a configured pair; any of them may have signed.
     public let signers: [URLSigner]
     /// Signatures accepted whatever the path (`TRUSTED_SIGNATURES`), when keys are configured.
     public let trustedSignatures: Set<String>

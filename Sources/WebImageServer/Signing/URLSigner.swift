@@ -5,6 +5,7 @@ import Foundation
 /// truncated to `signatureSize` bytes. `path` is everything after the signature, from its `/`:
 /// `/rs:fill:300:400:0/g:sm/aHR0cDovL2V4YW1w/bGUuY29tL2ltYWdl/cy9jdXJpb3NpdHku/anBn.png`.
 public struct URLSigner: Sendable {
+    /// The pair that signs.
     public let key: URLSigningKey
     /// Bytes of the HMAC kept, 1...32 (`SIGNATURE_SIZE`, 32).
     public let signatureSize: Int

@@ -2,9 +2,12 @@ import Foundation
 
 /// One key and salt that sign image URLs: imgproxy's `KEY` and `SALT` pair.
 public struct URLSigningKey: Sendable, Hashable {
+    /// The HMAC key.
     public var key: [UInt8]
+    /// Bytes signed before the path.
     public var salt: [UInt8]
 
+    /// A pair from raw bytes.
     public init(key: [UInt8], salt: [UInt8]) {
         self.key = key
         self.salt = salt

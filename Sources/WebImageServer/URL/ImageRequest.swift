@@ -6,9 +6,12 @@ public struct ImageRequest: Sendable, Hashable {
     /// The path after the signature, repaired, without the query: what the signature signs,
     /// and what logs may show.
     public var path: String
+    /// The processing asked for.
     public var options: ProcessingOptions
+    /// Where the image comes from.
     public var source: ImageSource
 
+    /// A request made of its parts.
     public init(signature: String, path: String, options: ProcessingOptions, source: ImageSource) {
         self.signature = signature
         self.path = path

@@ -4,7 +4,9 @@ import WebImage
 /// Reads imgproxy's URL format, `/{signature}/{options}/{source}`: made once from the
 /// configuration (its presets are checked then), used for every request.
 public struct ImageRequestParser: Sendable {
+    /// The settings requests are read by.
     public let configuration: ProcessingConfiguration
+    /// The signature check.
     public let verifier: SignatureVerifier
     private let applier: OptionApplier
 

@@ -7,6 +7,7 @@ public struct ImageSource: Sendable, Hashable {
     /// The extension written after the source (`@png`, `.png`), which sets the output format.
     public var fileExtension: String?
 
+    /// A source at `url`, whose scheme is `scheme`.
     public init(url: String, scheme: String, fileExtension: String? = nil) {
         self.url = url
         self.scheme = scheme
