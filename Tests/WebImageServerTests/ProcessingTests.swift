@@ -286,6 +286,22 @@ import WebImageServer
         #expect(trimmed.pixelWidth == 640 && trimmed.pixelHeight == 427)
     }
 
+    @Test func filtersChangeThePixelsOfEveryFrame() async throws {
+        let plain = try Self.decoded(try await Self.process(SourceImages.rocket, "rs:fit:200:200/f:png"))
+        for filter in ["bl:3", "sh:2", "pix:8"] {
+            let filtered = try Self.decoded(try await Self.process(SourceImages.rocket, "rs:fit:200:200/f:png/" + filter))
+            #expect(filtered.pixelWidth == 200 && filtered.pixelHeight == 133)
+            #expect(try PixelComparison.largestDifference(filtered, plain) > 20, "\(filter)")
+        }
+        // An animation: the last frame is pixelated too (8x8 blocks from the top-left corner).
+        let animated = try Self.decoded(try await Self.process(SourceImages.animatedWebP, "rs:fit:200:200/pix:8", accept: "image/webp"))
+        let last = try #require(animated.frame(at: animated.frameCount - 1))
+        #expect(animated.frameCount == 8 && last.pixel(x: 9, y: 9) == last.pixel(x: 15, y: 15) && last.pixel(x: 16, y: 16) == last.pixel(x: 23, y: 20))
+        // A smart crop before resizing.
+        let cut = try await Self.process(SourceImages.rocket, "c:300:300:sm/rs:fit:100:100")
+        #expect(cut.pixelWidth == 100 && cut.pixelHeight == 100)
+    }
+
     @Test func skipProcessingSendsTheSourceAsItIs() async throws {
         let data = try SourceImages.data(SourceImages.rocket)
         let result = try await Self.process(SourceImages.rocket, "skp:jpg/rs:fit:10:10")
