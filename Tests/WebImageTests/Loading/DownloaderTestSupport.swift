@@ -115,6 +115,14 @@ final class DownloadRecorder: Sendable {
 }
 
 extension ImageDownloader {
+    /// Downloads `url` with a new recorder and returns the final outcome with the time it took.
+    func timedDownload(_ url: URL) async -> (outcome: DownloadOutcome, elapsed: Duration, token: DownloadToken?, recorder: DownloadRecorder) {
+        let started = ContinuousClock.now
+        let (token, recorder) = recordedDownload(url)
+        let outcome = await recorder.outcome()
+        return (outcome, ContinuousClock.now - started, token, recorder)
+    }
+
     /// Starts a download recorded by a new recorder.
     func recordedDownload(
         _ url: URL?, options: DownloaderOptions = [], context: WebImageContext? = nil
