@@ -38,12 +38,17 @@ public final class TestServer: Sendable {
     /// True when the server speaks TLS.
     public let usesTLS: Bool
     private let channel: any Channel
+    /// The server's own event loop: what it does (reading files, hashing them, pacing bodies)
+    /// never waits behind the clients' work or another test's server, so its timing holds while
+    /// the whole suite runs.
+    private let group: MultiThreadedEventLoopGroup
     let core: TestServerCore
 
-    private init(port: Int, usesTLS: Bool, channel: any Channel, core: TestServerCore) {
+    private init(port: Int, usesTLS: Bool, channel: any Channel, group: MultiThreadedEventLoopGroup, core: TestServerCore) {
         self.port = port
         self.usesTLS = usesTLS
         self.channel = channel
+        self.group = group
         self.core = core
     }
 
@@ -67,7 +72,8 @@ public final class TestServer: Sendable {
         tlsConfiguration.applicationProtocols = ["h2", "http/1.1"]
         let sslContext = tls ? try NIOSSLContext(configuration: tlsConfiguration) : nil
         let core = TestServerCore(imagesFolder: imagesFolder)
-        let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let bootstrap = ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: 256)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelInitializer { channel in
@@ -100,10 +106,14 @@ public final class TestServer: Sendable {
                     })
                 }
             }
-            .bind(host: "127.0.0.1", port: 0)
-            .get()
-        guard let port = channel.localAddress?.port else { throw ChannelError.unknownLocalAddress }
-        return TestServer(port: port, usesTLS: tls, channel: channel, core: core)
+        do {
+            let channel = try await bootstrap.bind(host: "127.0.0.1", port: 0).get()
+            guard let port = channel.localAddress?.port else { throw ChannelError.unknownLocalAddress }
+            return TestServer(port: port, usesTLS: tls, channel: channel, group: group, core: core)
+        } catch {
+            try? await group.shutdownGracefully()
+            throw error
+        }
     }
 
     /// The address of `path` (which may carry a query) on this server.
@@ -140,6 +150,7 @@ public final class TestServer: Sendable {
             try? await connection.close()
         }
         core.removeRoutes()
+        try? await group.shutdownGracefully()
     }
 }
 

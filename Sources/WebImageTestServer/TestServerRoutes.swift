@@ -15,7 +15,8 @@ import Foundation
 ///
 /// Query parameters, on any route: `delay=ms` (before the head), `parts=n` or `chunk=bytes`
 /// with `chunkDelay=ms` (trickle the body), `drop=bytes` (close the connection after that many
-/// body bytes, on the first request to that URL only), `hold=1` with `parts` or `chunk` (send
+/// body bytes, on the first request to that URL only), `dropEvery=bytes` (close the connection
+/// after that many body bytes of every response, range responses included), `hold=1` with `parts` or `chunk` (send
 /// the first piece, then nothing more until the client goes: the body never ends, however slow
 /// the client), `chunked=1` (chunked encoding),
 /// `status=code`, `type=mime`, `noValidators=1` (no ETag or Last-Modified), `failFirst=n` with
@@ -59,6 +60,7 @@ enum TestServerRoutes {
         if let chunk = query["chunk"].flatMap(Int.init), chunk > 0 { response.chunkSize = chunk }
         if let delay = query["chunkDelay"].flatMap(Int.init) { response.chunkDelay = .milliseconds(delay) }
         if let drop = query["drop"].flatMap(Int.init), attempt == 1 { response.dropAfter = drop }
+        if let every = query["dropEvery"].flatMap(Int.init), every > 0 { response.dropAfter = every }
         if query["chunked"] == "1" { response.chunked = true }
         // A gate never opened: piece 2 on wait for ever.
         if query["hold"] == "1" { response.gate = TestGate() }

@@ -19,7 +19,7 @@ struct TransferFailure: Error {
 }
 
 extension DownloadOperation {
-    /// Runs the request with its retries, then decodes for every caller. A watchdog
+    /// Runs the request with its retries and resumes, then decodes for every caller. A watchdog
     /// fails the download when it goes `stallTimeout` without new body bytes; a retry whose wait
     /// would end past that bound or past the callers' deadlines fails at once instead.
     func run() async {
@@ -35,9 +35,11 @@ extension DownloadOperation {
         DownloadObservability.logger.debug("download started", metadata: ["url": "\(url)"])
         var body = Data()
         var retries = 0
+        var resumes = 0
         var resumeValidator: String?
         var outcome: Result<HTTPURLResponse, any Error>
         while true {
+            let heldBefore = clock.mostReceived
             do {
                 outcome = .success(try await transfer(into: &body, resumeValidator: resumeValidator, clock: clock))
                 break
@@ -46,6 +48,14 @@ extension DownloadOperation {
                 guard failure.isRetryable, !Task.isCancelled else {
                     outcome = .failure(failure.error)
                     break
+                }
+                // A body that broke off after new bytes resumes at once: progress, not failure.
+                if let validator = failure.resumeValidator, clock.mostReceived > heldBefore, resumes < policy.maxResumeCount {
+                    resumes += 1
+                    resumeValidator = validator
+                    state.withLock { $0.metrics.resumeCount = resumes }
+                    DownloadObservability.logger.debug("download resumed", metadata: ["url": "\(url)", "from": "\(body.count)"])
+                    continue
                 }
                 guard retries < policy.maxRetryCount else {
                     outcome = .failure(failure.error)

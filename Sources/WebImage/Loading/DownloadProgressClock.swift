@@ -35,11 +35,26 @@ final class DownloadProgressClock: Sendable {
 
     /// Returns true once the stall bound passes, false when the task is cancelled first. Sleeps
     /// until the bound in force, so it wakes once per stall limit at most while bytes flow.
+    ///
+    /// Bytes are counted by the task that reads the body, on the cooperative pool; when that pool
+    /// was starved (a busy machine), the reader and this watchdog wake together, and bytes that
+    /// did arrive in time are not counted yet. So a bound found passed is checked again after a
+    /// short grace, which lets the reader run first.
     func waitForStall() async -> Bool {
+        var graceGiven = false
         while true {
             let deadline = stallDeadline
-            if ContinuousClock.now >= deadline { return true }
+            if ContinuousClock.now >= deadline {
+                if graceGiven { return true }
+                graceGiven = true
+                guard (try? await Task.sleep(for: Self.grace)) != nil else { return false }
+                continue
+            }
+            graceGiven = false
             guard (try? await Task.sleep(until: deadline, clock: .continuous)) != nil else { return false }
         }
     }
+
+    /// The time a reader woken with the watchdog gets to count its bytes.
+    static let grace = Duration.milliseconds(50)
 }

@@ -27,12 +27,15 @@ import FoundationNetworking
         try await withTestServer { server in
             // A stall bound far off, so the retries are what ends it (DownloadBoundsTests has the bound).
             let downloader = makeDownloader { $0.downloadTimeout = 0.3; $0.stallTimeout = 600 }
-            // The body stalls after its first piece on every attempt: three attempts, then the error.
-            let (token, recorder) = downloader.recordedDownload(server.url("/images/photos/rocket.jpg?parts=2&hold=1"))
+            // The body stalls after its first piece on every attempt, and without validators it
+            // cannot resume: three attempts, then the error.
+            let (token, recorder) = downloader.recordedDownload(server.url("/images/photos/rocket.jpg?parts=2&hold=1&noValidators=1"))
             let outcome = await recorder.outcome()
             #expect(outcome.urlError?.code == .timedOut, "\(String(reflecting: outcome.error))")
             #expect(token?.metrics.retryCount == 2)
-            #expect(server.requestCount("/images/photos/rocket.jpg") == 3, "\(server.statistics.requestLog)")
+            // One request per attempt at most (on a loaded machine an attempt can time out before
+            // its connection is made, so the server may see fewer).
+            #expect(server.requestCount("/images/photos/rocket.jpg") <= 3, "\(server.statistics.requestLog)")
         }
     }
 
@@ -149,7 +152,8 @@ import FoundationNetworking
             let path = "/images/photos/hubble_deep_field.jpg"
             let result = try await makeDownloader().downloadImage(with: server.url(path + "?drop=\(original.count / 2)&chunk=16384"))
             #expect(result.data == original)
-            #expect(result.metrics.resumed && result.metrics.retryCount == 1)
+            // New bytes came before the drop: a resume, not a retry.
+            #expect(result.metrics.resumed && result.metrics.resumeCount == 1 && result.metrics.retryCount == 0)
             let log = try #require(server.statistics.requestLog[path])
             #expect(log.count == 2)
             // From what the client had when the connection dropped (at most the half the server sent).
