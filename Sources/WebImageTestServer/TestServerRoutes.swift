@@ -8,6 +8,7 @@ import Foundation
 ///   `If-None-Match` and `If-Modified-Since` are honoured (206, 304).
 /// - `/redirect/<n>/<path>`: redirects n times, then to `/<path>`.
 /// - `/loop/<name>`: redirects to `/loop/<name>-` and so on, forever.
+/// - `/redirect-to?url=<URL>`: redirects to that URL, wherever it is.
 /// - `/status/<code>`: that status with a short text body.
 /// - `/empty`: 200 with an empty body typed `image/png`.
 /// - `/random/<n>`: n seeded random bytes typed `image/jpeg`.
@@ -77,6 +78,8 @@ enum TestServerRoutes {
             let rest = components.dropFirst(2).joined(separator: "/")
             let query = request.query.isEmpty ? "" : "?" + request.query.map { "\($0.key)=\($0.value)" }.sorted().joined(separator: "&")
             return .redirect(to: (count <= 1 ? "/\(rest)" : "/redirect/\(count - 1)/\(rest)") + query)
+        case "redirect-to":
+            return request.query["url"].map { .redirect(to: $0) } ?? .status(400)
         case "loop" where components.count == 2:
             return .redirect(to: "/loop/\(components[1] == "a" ? "b" : "a")")
         case "status" where components.count == 2:

@@ -118,18 +118,22 @@ extension DownloadOperation {
         guard let clientRequest = HTTPMessages.clientRequest(for: request, extraHeaders: extraHeaders) else {
             throw TransferFailure.final(WebImageError.invalidDownloadOperation)
         }
-        guard let client = environment.clients.client(allowingInvalidCertificates: options.contains(.allowInvalidSSLCertificates)) else {
-            throw TransferFailure.final(WebImageError.invalidDownloadOperation)
-        }
         let sent = ContinuousClock.now
-        let clientResponse: HTTPClientResponse
+        let exchange: HopByHopClient.Exchange
         do {
-            clientResponse = try await client.execute(clientRequest, deadline: .distantFuture)
+            exchange = try await environment.hops.execute(clientRequest, allowingInvalidCertificates: options.contains(.allowInvalidSSLCertificates))
+        } catch let refusal as SourceRefusal {
+            throw TransferFailure.final(WebImageError.sourceRefused(refusal))
+        } catch let error as WebImageError {
+            throw TransferFailure.final(error)
         } catch {
             throw Self.transportFailure(error, url: url, resumeValidator: nil)
         }
+        // The client stays lent until the body is read (a pinned one is not evicted meanwhile).
+        defer { exchange.lease.release() }
+        let clientResponse = exchange.response
         let firstByte = ContinuousClock.now - sent
-        guard var response = HTTPMessages.urlResponse(for: clientResponse, url: clientResponse.url ?? url) else {
+        guard var response = HTTPMessages.urlResponse(for: clientResponse, url: exchange.url) else {
             throw TransferFailure.final(WebImageError.invalidDownloadResponse)
         }
         if let modifier = environment.responseModifier {
@@ -141,7 +145,7 @@ extension DownloadOperation {
         state.withLock { state in
             state.response = response
             state.metrics.timeToFirstByte = Double(firstByte.components.seconds) + Double(firstByte.components.attoseconds) * 1e-18
-            state.metrics.redirectCount = max(0, clientResponse.history.count - 1)
+            state.metrics.redirectCount = exchange.redirectCount
         }
         let status = response.statusCode
         if status == 304, key.validators != nil { throw TransferFailure.final(WebImageError.cacheNotModified) }

@@ -14,7 +14,7 @@ struct DownloadKey: Hashable, Sendable {
 
 /// What a download needs from its downloader, fixed when it is made.
 struct DownloadEnvironment: Sendable {
-    let clients: DownloadClients
+    let hops: HopByHopClient
     let config: ImageDownloaderConfig
     let responseModifier: (any DownloaderResponseModifierProtocol)?
     let decryptor: (any DownloaderDecryptorProtocol)?

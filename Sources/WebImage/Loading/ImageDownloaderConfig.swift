@@ -43,6 +43,9 @@ public struct ImageDownloaderConfig: Sendable {
     /// Redirects followed per attempt; more, or a cycle, fail with `URLError(.httpTooManyRedirects)`
     /// (default 10).
     public var maximumRedirects = 10
+    /// Which sources may be fetched, checked on the address each hop connects to, redirects
+    /// included (see `SourceGuard`); nil (default) fetches any http or https URL.
+    public var sourceGuard: SourceGuard?
     /// Where the download counters go; nil uses the global `MetricsSystem` backend.
     public var metricsFactory: (any MetricsFactory)?
 

@@ -8,9 +8,9 @@ import WebImageTestServer
 import FoundationNetworking
 #endif
 
-/// Runs `body` with a fresh test server (HTTPS with `tls`), stopped afterwards.
-func withTestServer<T>(tls: Bool = false, _ body: (TestServer) async throws -> T) async throws -> T {
-    let server = try await TestServer.start(tls: tls)
+/// Runs `body` with a fresh test server (HTTPS with `tls`, on loopback `addresses`), stopped afterwards.
+func withTestServer<T>(tls: Bool = false, addresses: [String] = ["127.0.0.1"], _ body: (TestServer) async throws -> T) async throws -> T {
+    let server = try await TestServer.start(tls: tls, addresses: addresses)
     do {
         let result = try await body(server)
         await server.shutdown()
