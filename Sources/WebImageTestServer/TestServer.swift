@@ -41,7 +41,7 @@ public final class TestServer: Sendable {
     /// The addresses it listens on; `url(_:)` uses the first.
     public let addresses: [String]
     private let channels: [any Channel]
-    /// The server's own event loop: what it does (reading files, hashing them, pacing bodies)
+    /// The server's own event loops: what it does (reading files, hashing them, pacing bodies)
     /// never waits behind the clients' work or another test's server, so its timing holds while
     /// the whole suite runs.
     private let group: MultiThreadedEventLoopGroup
@@ -67,9 +67,9 @@ public final class TestServer: Sendable {
     }()
 
     /// Starts a server listening on `addresses` (loopback ones: `127.0.0.2`, `::1`...), all on
-    /// one port; with `tls`, it speaks HTTPS with a self-signed certificate (for 127.0.0.1), and
-    /// offers HTTP/2 (ALPN `h2`) besides HTTP/1.1.
-    public static func start(tls: Bool = false, addresses: [String] = ["127.0.0.1"]) async throws -> TestServer {
+    /// one port, with `threads` event-loop threads of its own; with `tls`, it speaks HTTPS with a
+    /// self-signed certificate (for 127.0.0.1), and offers HTTP/2 (ALPN `h2`) besides HTTP/1.1.
+    public static func start(tls: Bool = false, addresses: [String] = ["127.0.0.1"], threads: Int = 1) async throws -> TestServer {
         var tlsConfiguration = TLSConfiguration.makeServerConfiguration(
             certificateChain: try NIOSSLCertificate.fromPEMBytes(Array(TestServerCertificate.certificatePEM.utf8)).map { .certificate($0) },
             privateKey: .privateKey(try NIOSSLPrivateKey(bytes: Array(TestServerCertificate.privateKeyPEM.utf8), format: .pem))
@@ -77,7 +77,7 @@ public final class TestServer: Sendable {
         tlsConfiguration.applicationProtocols = ["h2", "http/1.1"]
         let sslContext = tls ? try NIOSSLContext(configuration: tlsConfiguration) : nil
         let core = TestServerCore(imagesFolder: imagesFolder)
-        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: max(1, threads))
         let bootstrap = ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: 256)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)

@@ -40,6 +40,7 @@ public enum IPAddress: Sendable, Hashable, CustomStringConvertible {
     /// an IPv4 or IPv6 literal. Forms such as `127.1` or `2130706433` are not literals here,
     /// nor for AsyncHTTPClient: they are names, which the resolver turns into addresses.
     public init?(_ text: String) {
+        guard !text.utf8.contains(0) else { return nil }   // C would stop reading at the NUL
         var v4 = in_addr()
         if inet_pton(AF_INET, text, &v4) == 1 {
             self = .v4(UInt32(bigEndian: v4.s_addr))

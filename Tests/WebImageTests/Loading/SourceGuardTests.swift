@@ -86,7 +86,7 @@ import FoundationNetworking
     }
 
     @Test func onlyWhatInetPtonReadsIsALiteral() throws {
-        for name in ["127.1", "2130706433", "0x7f000001", "localhost", "[::1]", "fe80::1%eth0", ""] {
+        for name in ["127.1", "2130706433", "0x7f000001", "localhost", "[::1]", "fe80::1%eth0", "", "127.0.0.1\0.evil"] {
             #expect(IPAddress(name) == nil, "\(name)")
         }
         #expect(IPAddress("::ffff:127.0.0.1")?.description == "::ffff:127.0.0.1")
