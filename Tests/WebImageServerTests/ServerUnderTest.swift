@@ -80,9 +80,14 @@ final class ServerUnderTest: Sendable {
 
     /// GETs `path`, with `headers`; `deadline` bounds the whole exchange (the client then goes).
     func get(_ path: String, headers: [String: String] = [:], deadline: TimeAmount = .seconds(60)) async throws -> Reply {
+        try await Self.get(path, port: port, headers: headers, deadline: deadline)
+    }
+
+    /// GETs `path` from the server on 127.0.0.1 at `port`.
+    static func get(_ path: String, port: Int, headers: [String: String] = [:], deadline: TimeAmount = .seconds(60)) async throws -> Reply {
         var request = HTTPClientRequest(url: "http://127.0.0.1:\(port)\(path)")
         for (name, value) in headers { request.headers.add(name: name, value: value) }
-        let response = try await Self.client.execute(request, timeout: deadline)
+        let response = try await client.execute(request, timeout: deadline)
         let body = try await response.body.collect(upTo: 64 << 20)
         var fields: [String: String] = [:]
         for (name, value) in response.headers { fields[name.lowercased()] = value }
