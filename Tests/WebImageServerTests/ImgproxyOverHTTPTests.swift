@@ -112,4 +112,29 @@ import WebImageTestServer
         let reply = try await server.get(ServingTests.path(origin, route: "/sixty-megapixels.png"))
         #expect(reply.status == 422 && reply.body == Data("Source image is too large\n".utf8))
     }
+
+    @Test func filesTheFuzzersFoundAndHugeDeclaredSizesAre422AndTheServerStaysUp() async throws {
+        let folder = TestServer.imagesFolder.appendingPathComponent("fuzz-regressions")
+        var files: [(String, [UInt8])] = try FileManager.default.contentsOfDirectory(atPath: folder.path)
+            .filter { !$0.hasSuffix(".md") }.sorted()
+            .map { ($0, [UInt8](try Data(contentsOf: folder.appendingPathComponent($0)))) }
+        // A GIF whose screen and frame declare 65535x65535 (4.3 gigapixels), 800 bytes long.
+        let gif = [UInt8](try Data(contentsOf: TestServer.imagesFolder.appendingPathComponent("sdwebimage/TestImage.gif")))
+        var huge = Array(gif.prefix(800))
+        huge.replaceSubrange(6..<10, with: [0xFF, 0xFF, 0xFF, 0xFF])
+        files.append(("huge-screen.gif", huge))
+        #expect(files.count >= 5)
+        let origin = try await TestServer.start()
+        defer { Task { await origin.shutdown() } }
+        for (name, bytes) in files { origin.route("/" + name) { _ in .content(bytes, type: "application/octet-stream") } }
+        let server = try await ServingTests.start()
+        defer { Task { await server.stop() } }
+        for (name, _) in files {
+            let started = ContinuousClock.now
+            let reply = try await server.get(ServingTests.path(origin, route: "/" + name))
+            #expect(reply.status == 422, "\(name): \(reply.status)")
+            #expect(ContinuousClock.now - started < .seconds(10), "\(name)")
+        }
+        #expect(try await server.get("/health").status == 200)
+    }
 }
