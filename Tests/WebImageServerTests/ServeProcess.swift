@@ -2,20 +2,22 @@ import Foundation
 import Testing
 import WebImageTestServer
 
-/// `webimage` as a child process: a command run to its end, or `webimage serve` running until
-/// the test signals it.
+/// `webimage` as a child process (or another program): a command run to its end, or
+/// `webimage serve` running until the test signals it.
 final class ServeProcess: Sendable {
     let port: Int
     private let process: Process
     private let exited: AsyncStream<Int32>
 
-    /// What `webimage arguments` printed on standard output; the command must exit 0.
-    static func output(of arguments: [String]) async throws -> String {
+    /// What `webimage arguments` (or the program at `executable`) printed on standard output;
+    /// the command must exit 0. Its standard error is dropped.
+    static func output(of arguments: [String], executable: URL? = nil) async throws -> String {
         let process = Process()
-        process.executableURL = try #require(TestExecutable.url("webimage"))
+        process.executableURL = try executable ?? #require(TestExecutable.url("webimage"))
         process.arguments = arguments
         let output = Pipe()
         process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
         let exited = AsyncStream<Int32>.makeStream()
         process.terminationHandler = { exited.continuation.yield($0.terminationStatus) }
         try process.run()
