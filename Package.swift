@@ -124,7 +124,7 @@ let package = Package(
             name: "webimage",
             dependencies: [
                 // WebImageSupport for `Locked` (the lock ThreadSanitizer sees), as the test server.
-                "WebImage", "WebImageSupport",
+                "WebImage", "WebImageServer", "WebImageSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -173,7 +173,8 @@ let package = Package(
         .testTarget(
             name: "WebImageServerTests",
             dependencies: [
-                "WebImageServer", "WebImage", "WebImageSupport", "WebImageTestServer", "webimage",
+                // LibVips: results compared with libvips' own operations.
+                "WebImageServer", "WebImage", "LibVips", "WebImageSupport", "WebImageTestServer", "webimage",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

@@ -148,6 +148,15 @@ int wi_is_image_filter(const char *operation) {
     return is_filter;
 }
 
+int wi_find_trim(VipsImage *in, double threshold, const double *background, int count, int *left, int *top,
+                 int *width, int *height) {
+    wi_warnings_clear();
+    VipsArrayDouble *colour = vips_array_double_new(background, count);
+    int result = vips_find_trim(in, left, top, width, height, "threshold", threshold, "background", colour, NULL);
+    vips_area_unref(VIPS_AREA(colour));
+    return result;
+}
+
 VipsImage *wi_call2(const char *operation, const char *first_name, VipsImage *first, const char *second_name,
                     VipsImage *second, const char *options) {
     VipsOperation *op = vips_operation_new(operation);

@@ -9,13 +9,16 @@ struct WebImageCommand: AsyncParsableCommand {
         commandName: "webimage",
         abstract: "Decode, inspect and convert images with swift-webimage.",
         discussion: "The library's log goes to stderr at level WEBIMAGE_LOG_LEVEL (default: error; trace, debug, info, notice, warning).",
-        subcommands: [InfoCommand.self, ConvertCommand.self, FramesCommand.self, FetchCommand.self, PrefetchCommand.self, CacheCommand.self]
+        subcommands: [InfoCommand.self, ConvertCommand.self, FramesCommand.self, FetchCommand.self, PrefetchCommand.self, CacheCommand.self, SignCommand.self, ServeCommand.self]
     )
 
     /// The library's log at `WEBIMAGE_LOG_LEVEL` (errors only by default: each command reports
     /// its failures itself, one line each), then the command.
     static func main() async {
-        let level = ProcessInfo.processInfo.environment["WEBIMAGE_LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:)) ?? .error
+        // `serve` logs a line per request (info); the other commands report their own failures.
+        let serving = CommandLine.arguments.dropFirst().first == "serve"
+        let level = ProcessInfo.processInfo.environment["WEBIMAGE_LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:))
+            ?? (serving ? .info : .error)
         LoggingSystem.bootstrap { label in
             var handler = StreamLogHandler.standardError(label: label)
             handler.logLevel = level

@@ -17,15 +17,16 @@ final class ServerUnderTest: Sendable {
     static let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: .init(redirectConfiguration: .disallow))
 
     /// Starts a server with `configure` applied to a default configuration (bound to port 0, a
-    /// new cache folder) and `parser`.
+    /// new cache folder), parsing with the configuration's imgproxy parser.
     static func start(
-        parser: any ImageRequestParser, metrics: (any MetricsFactory)? = nil,
+        metrics: (any MetricsFactory)? = nil,
         configure: (inout ImageServerConfiguration) -> Void = { _ in }
     ) async throws -> ServerUnderTest {
         var configuration = ImageServerConfiguration()
         configuration.bind = ServerAddress(host: "127.0.0.1", port: 0)
         configuration.cacheDirectory = FileManager.default.temporaryDirectory.path + "/webimage-server-tests-" + UUID().uuidString
         configure(&configuration)
+        let parser = try configuration.makeParser()
         let ports = AsyncStream.makeStream(of: Int.self)
         var logger = Logger(label: "server-under-test")
         logger.logLevel = .error

@@ -1,61 +1,57 @@
 import Foundation
+import Metrics
 import MetricsTestKit
 import Testing
-import WebImageSupport
 import WebImage
 import WebImageTestServer
 @testable import WebImageServer
 
-/// Paths `/<any>/<W>x<H>/<percent-escaped source URL>`: a fit thumbnail as JPEG. Only for the
-/// serving side's tests, until they run on imgproxy's parser.
-struct ThumbnailPathParser: ImageRequestParser {
-    /// Runs before each processing (a test's gate), then the thumbnail is made.
-    var beforeProcessing: @Sendable () async -> Void = {}
+/// The serving side over loopback HTTP, with imgproxy's URLs and the package's test server as
+/// the origin: caches, sharing, limits, timeouts, errors.
+@Suite struct ServingTests {
+    /// The unsigned imgproxy path of the origin's `image` through `options`, `query` added to
+    /// the source URL.
+    static func path(_ origin: TestServer, _ image: String, options: String = "rs:fit:300:200", query: String = "") -> String {
+        path(origin, route: "/images/" + image, options: options, query: query)
+    }
 
-    func imageRequest(path: Substring, accept: String?) throws(ImageServerError) -> ImageRequest {
-        let parts = path.split(separator: "/", maxSplits: 2)
-        guard parts.count == 3, let x = parts[1].firstIndex(of: "x"),
-              let width = Int(parts[1][..<x]), let height = Int(parts[1][parts[1].index(after: x)...]),
-              let text = String(parts[2]).removingPercentEncoding, let url = URL(string: text)
-        else { throw ImageServerError.badPath("not W x H / source") }
-        let before = beforeProcessing
-        return ImageRequest(
-            source: .remote(url), resultKey: "\(width)x\(height)|\(url.absoluteString)", variesWithAccept: false,
-            loggedPath: "/\(parts[1])/\(parts[2])"
-        ) { source in
-            await before()
-            let options = { () -> ImageCoderOptions in
-                var options = ImageCoderOptions()
-                options.decodeThumbnailPixelSize = CGSize(width: width, height: height)
-                return options
-            }()
-            let data = try await BlockingPool.run { () throws -> Data in
-                let image = try ImageCodersManager.shared.decode(source.data, options: options)
-                guard let data = image.encodedData(format: .jpeg) else { throw ImageServerError.unprocessable(log: "encode") }
-                return data
-            }
-            return ProcessedImage(data: data, format: .jpeg)
+    static func path(_ origin: TestServer, route: String, options: String = "rs:fit:300:200", query: String = "") -> String {
+        let source = (origin.url(route).absoluteString + query).addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
+        return "/unsafe/\(options)/plain/\(source)@jpg"
+    }
+
+    /// A server that may fetch from loopback origins (the test server).
+    static func start(metrics: (any MetricsFactory)? = nil, configure: (inout ImageServerConfiguration) -> Void = { _ in }) async throws -> ServerUnderTest {
+        try await ServerUnderTest.start(metrics: metrics) { configuration in
+            configuration.allowsLoopbackSourceAddresses = true
+            configure(&configuration)
         }
     }
-}
 
-@Suite struct ServingTests {
-    /// The server path of a `size` thumbnail of the origin's `image`, `query` added to the source URL.
-    static func path(_ origin: TestServer, _ image: String, size: String = "300x200", query: String = "") -> String {
-        let source = (origin.url("/images/" + image).absoluteString + query).addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
-        return "/sig/\(size)/\(source)"
+    /// A route of `origin` that sends the first half of rocket.jpg, the rest once `gate` opens.
+    static func heldRocket(_ origin: TestServer, at route: String, gate: TestGate) throws {
+        let body = try Data(contentsOf: TestServer.imagesFolder.appendingPathComponent("photos/rocket.jpg"))
+        origin.route(route) { _ in
+            var response = TestResponse.content(Array(body), type: "image/jpeg")
+            response.chunked = true
+            // The first half at once, the second once the gate opens.
+            response.chunkSize = (body.count + 1) / 2
+            response.gate = gate
+            return response
+        }
     }
 
     @Test func aThumbnailIsMadeOnceThenServedFromMemoryThenFromDiskAfterARestart() async throws {
         let origin = try await TestServer.start()
         defer { Task { await origin.shutdown() } }
-        let server = try await ServerUnderTest.start(parser: ThumbnailPathParser()) { $0.allowsLoopbackSourceAddresses = true }
+        let server = try await Self.start()
         let path = Self.path(origin, "photos/rocket.jpg")
         let first = try await server.get(path)
         #expect(first.status == 200 && first.header("content-type") == "image/jpeg" && first.header("x-cache") == "miss")
         let image = try ImageCodersManager.shared.decode(first.body, options: ImageCoderOptions())
         #expect(image.pixelWidth <= 300 && image.pixelHeight <= 200 && (image.pixelWidth == 300 || image.pixelHeight == 200))
         #expect(first.header("cache-control") == "public, max-age=31536000")
+        #expect(first.header("content-disposition") == "inline; filename=\"rocket.jpg\"")
         let tag = try #require(first.header("etag"))
         #expect(first.header("x-request-id")?.count == 20)
 
@@ -69,24 +65,25 @@ struct ThumbnailPathParser: ImageRequestParser {
         // The same cache folder after a restart: a disk hit, the same bytes and tag.
         let folder = server.cacheFolder
         await server.stopKeepingCache()
-        let restarted = try await ServerUnderTest.start(parser: ThumbnailPathParser()) {
-            $0.allowsLoopbackSourceAddresses = true
-            $0.cacheDirectory = folder
-        }
+        let restarted = try await Self.start { $0.cacheDirectory = folder }
         defer { Task { await restarted.stop() } }
         let third = try await restarted.get(path)
         #expect(third.status == 200 && third.header("x-cache") == "disk" && third.body == first.body && third.header("etag") == tag)
-        // Another size of the same source comes from the source cache, not the origin.
-        let other = try await restarted.get(Self.path(origin, "photos/rocket.jpg", size: "100x100"))
+        // Another size of the same source comes from the source cache, not the origin; and
+        // its ETag, known from the cached source's validator, answers 304 before any work.
+        let otherPath = Self.path(origin, "photos/rocket.jpg", options: "rs:fit:100:100")
+        let other = try await restarted.get(otherPath)
         #expect(other.status == 200 && other.header("x-cache") == "miss")
         #expect(origin.requestCount("/images/photos/rocket.jpg") == 1)
+        let otherTag = try #require(other.header("etag"))
+        #expect(otherTag != tag)
     }
 
     @Test func fiftyIdenticalRequestsAtOnceFetchTheSourceOnceAndProcessOnce() async throws {
         let origin = try await TestServer.start()
         defer { Task { await origin.shutdown() } }
         let metrics = TestMetrics()
-        let server = try await ServerUnderTest.start(parser: ThumbnailPathParser(), metrics: metrics)
+        let server = try await Self.start(metrics: metrics)
         defer { Task { await server.stop() } }
         let path = Self.path(origin, "photos/astronaut.png", query: "?delay=300")
         let replies = try await withThrowingTaskGroup(of: ServerUnderTest.Reply.self) { group in
@@ -102,50 +99,51 @@ struct ThumbnailPathParser: ImageRequestParser {
     @Test func withEveryWorkerBusyAndTheQueueFullARequestIs429AtOnce() async throws {
         let origin = try await TestServer.start()
         defer { Task { await origin.shutdown() } }
-        let gate = WorkerSlotsTests.Gate()
-        let arrived = Counter()
-        let parser = ThumbnailPathParser(beforeProcessing: { arrived.add(1); await gate.wait() })
+        let gate = TestGate()
+        try Self.heldRocket(origin, at: "/held", gate: gate)
         let metrics = TestMetrics()
-        let server = try await ServerUnderTest.start(parser: parser, metrics: metrics) {
+        let server = try await Self.start(metrics: metrics) {
             $0.workers = 1
             $0.requestsQueueSize = 1
         }
         defer { Task { await server.stop() } }
-        let busy = Task { try await server.get(Self.path(origin, "photos/rocket.jpg", size: "10x10")) }
-        while arrived.value < 1 { await Task.yield() }
-        let queued = Task { try await server.get(Self.path(origin, "photos/rocket.jpg", size: "20x20")) }
+        // The first holds the one worker while its source is held at the origin.
+        let busy = Task { try await server.get(Self.path(origin, route: "/held", options: "rs:fit:10:10")) }
+        #expect(await origin.wait { $0.requests["/held"] == 1 })
+        let queued = Task { try await server.get(Self.path(origin, route: "/held", options: "rs:fit:20:20")) }
         // Once the second waits in the queue, a third is refused at once.
         while (try? metrics.expectGauge("webimage_server_queue_depth").lastValue) != 1 { await Task.yield() }
         let started = ContinuousClock.now
-        let refused = try await server.get(Self.path(origin, "photos/rocket.jpg", size: "30x30"))
+        let refused = try await server.get(Self.path(origin, "photos/rocket.jpg", options: "rs:fit:30:30"))
         #expect(refused.status == 429 && refused.header("retry-after") == "1")
         #expect(refused.body == Data("Too many requests\n".utf8))
         #expect(ContinuousClock.now - started < .seconds(5))
         gate.open()
         #expect(try await busy.value.status == 200)
         #expect(try await queued.value.status == 200)
+        // The second took the first's source from the source cache.
+        #expect(origin.requestCount("/held") == 1)
     }
 
-    @Test func aClientThatGoesAwayStopsItsProcessingWhenAlone() async throws {
+    @Test func aClientThatGoesAwayStopsItsWorkWhenAlone() async throws {
         let origin = try await TestServer.start()
         defer { Task { await origin.shutdown() } }
-        let waiting = Gate2()
-        let parser = ThumbnailPathParser(beforeProcessing: { await waiting.waitCancellable() })
-        let server = try await ServerUnderTest.start(parser: parser)
+        try Self.heldRocket(origin, at: "/never", gate: TestGate())
+        let server = try await Self.start()
         defer { Task { await server.stop() } }
-        let request = Task { try await server.get(Self.path(origin, "photos/rocket.jpg"), deadline: .seconds(30)) }
-        while !waiting.isWaiting { await Task.yield() }
+        let request = Task { try await server.get(Self.path(origin, route: "/never"), deadline: .seconds(30)) }
+        #expect(await origin.wait { $0.requests["/never"] == 1 })
         request.cancel()
         _ = try? await request.value
-        // The server sees the connection close and cancels the work nobody else waits for.
-        for _ in 0..<100_000 where !waiting.sawCancellation { await Task.yield() }
-        #expect(waiting.sawCancellation)
+        // The server sees its client go and leaves the work nobody else waits for: the
+        // download it was alone on is cancelled, and the origin's response cut short.
+        #expect(await origin.wait { $0.abortedResponses["/never"] == 1 })
     }
 
     @Test func aRequestOverTheTimeoutIs503() async throws {
         let origin = try await TestServer.start()
         defer { Task { await origin.shutdown() } }
-        let server = try await ServerUnderTest.start(parser: ThumbnailPathParser()) { $0.timeout = 0.5 }
+        let server = try await Self.start { $0.timeout = 0.5 }
         defer { Task { await server.stop() } }
         let slow = try await server.get(Self.path(origin, "photos/rocket.jpg", query: "?delay=3000"))
         #expect(slow.status == 503 && slow.body == Data("Timeout\n".utf8) && slow.header("cache-control") == "no-store")
@@ -154,16 +152,13 @@ struct ThumbnailPathParser: ImageRequestParser {
     @Test func anOriginErrorIs404AndIsNeverStored() async throws {
         let origin = try await TestServer.start()
         defer { Task { await origin.shutdown() } }
-        let server = try await ServerUnderTest.start(parser: ThumbnailPathParser())
+        let server = try await Self.start()
         defer { Task { await server.stop() } }
-
         let missing = Self.path(origin, "photos/no-such-image.jpg")
-        let firstMissing = try await server.get(missing)
-        let secondMissing = try await server.get(missing)
-        #expect(firstMissing.status == 404 && secondMissing.status == 404, "\(firstMissing.status) \(String(decoding: secondMissing.body, as: UTF8.self))")
+        #expect(try await server.get(missing).status == 404)
+        #expect(try await server.get(missing).status == 404)
         #expect(origin.requestCount("/images/photos/no-such-image.jpg") == 2)
         let broken = try await server.get(Self.path(origin, "photos/rocket.jpg", query: "?status=403"))
-        #expect(broken.status == 404, "\(broken.status) \(String(decoding: broken.body, as: UTF8.self))")
         #expect(broken.status == 404 && String(decoding: broken.body, as: UTF8.self) == "Source is unreachable\n")
         #expect(!String(decoding: broken.body, as: UTF8.self).contains("127.0.0.1"))
     }

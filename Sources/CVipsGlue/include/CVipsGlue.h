@@ -43,6 +43,11 @@ int wi_is_image_filter(const char *operation);
 VipsImage *wi_call2(const char *operation, const char *first_name, VipsImage *first, const char *second_name,
                     VipsImage *second, const char *options);
 
+/// libvips' find_trim: the box (left, top, width, height) holding what differs from
+/// `background` (`count` values, one a band) by more than `threshold`. Returns 0 on success.
+int wi_find_trim(VipsImage *in, double threshold, const double *background, int count, int *left, int *top,
+                 int *width, int *height);
+
 /// Runs a saver (e.g. "jpegsave_buffer") and returns its encoded bytes.
 VipsBlob *wi_save_buffer(const char *operation, VipsImage *in, const char *options);
 

@@ -22,7 +22,14 @@ extension Image {
     /// a lazy image a lazy one with one step more.
     private func applyingToStill(_ transform: PixelTransform) -> Image? {
         let scale = scale
-        let step: ImagePipeline.Step = { image throws(VipsError) in try transform.step(image.normalizedToSRGB(), scale) }
+        // An opaque image whose pipeline yields RGBA (TurboJPEG's bitmaps) is handed to the step
+        // without that band, as decoded pixels are below: the step sees it opaque, and so does
+        // the result.
+        let dropsOpaqueAlpha = !hasAlpha && !transform.addsAlpha
+        let step: ImagePipeline.Step = { image throws(VipsError) in
+            let input = try image.normalizedToSRGB()
+            return try transform.step(dropsOpaqueAlpha && input.bands == 4 ? input.alphaBand(adding: false) : input, scale)
+        }
         do {
             guard isDecoded else {
                 let built = try step(makeVipsImage())

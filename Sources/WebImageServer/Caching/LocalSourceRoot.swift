@@ -25,33 +25,33 @@ struct LocalSourceRoot: Sendable {
     func read(_ path: String, maximumBytes: Int) async throws -> Data {
         let components = path.split(separator: "/", omittingEmptySubsequences: true)
         guard !components.isEmpty, !components.contains(where: { $0 == ".." || $0 == "." }), !path.contains("\0") else {
-            throw ImageServerError.invalidSource(log: "local source \(path): not a path inside the root")
+            throw ImageServerError.invalidSource("local source \(path): not a path inside the root")
         }
         let candidate = realPath + "/" + components.joined(separator: "/")
         let root = realPath
         return try await BlockingPool.run { () throws -> Data in
             guard let resolved = realpath(candidate, nil) else {
-                throw ImageServerError.invalidSource(log: "local source \(path): not found")
+                throw ImageServerError.invalidSource("local source \(path): not found")
             }
             let file = String(cString: resolved)
             free(resolved)
             guard file.hasPrefix(root == "/" ? "/" : root + "/") else {
-                throw ImageServerError.invalidSource(log: "local source \(path): resolves outside the root")
+                throw ImageServerError.sourceRefused("local source \(path): resolves outside the root")
             }
             let descriptor = open(file, O_RDONLY | O_CLOEXEC)
-            guard descriptor >= 0 else { throw ImageServerError.invalidSource(log: "local source \(path): cannot open (errno \(errno))") }
+            guard descriptor >= 0 else { throw ImageServerError.invalidSource("local source \(path): cannot open (errno \(errno))") }
             defer { close(descriptor) }
             var info = stat()
             guard fstat(descriptor, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else {
-                throw ImageServerError.invalidSource(log: "local source \(path): not a regular file")
+                throw ImageServerError.invalidSource("local source \(path): not a regular file")
             }
             guard Int(info.st_size) <= maximumBytes else {
-                throw ImageServerError.unprocessable("Source is too large", log: "local source \(path): \(info.st_size) bytes")
+                throw ImageServerError.sourceTooLarge("local source \(path): \(info.st_size) bytes")
             }
             let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: false)
             let data = try handle.readToEnd() ?? Data()
             guard data.count <= maximumBytes else {
-                throw ImageServerError.unprocessable("Source is too large", log: "local source \(path): grew past the limit")
+                throw ImageServerError.sourceTooLarge("local source \(path): grew past the limit")
             }
             return data
         }

@@ -49,13 +49,13 @@ final class SourceStore: Sendable {
         let limit = min(maximumBytes, requestLimit ?? .max)
         switch source {
         case .local(let path):
-            guard let localRoot else { throw ImageServerError.invalidSource(log: "local sources are off (no WEBIMAGE_LOCAL_FILESYSTEM_ROOT)") }
+            guard let localRoot else { throw ImageServerError.unsupportedSourceScheme("local (no WEBIMAGE_LOCAL_FILESYSTEM_ROOT)") }
             let data = try await localRoot.read(path, maximumBytes: limit)
             return SourceImage(data: data)
         case .remote(let url):
-            guard allowedSources.allows(url) else { throw ImageServerError.invalidSource(log: "\(url.absoluteString) is not in WEBIMAGE_ALLOWED_SOURCES") }
+            guard allowedSources.allows(url) else { throw ImageServerError.sourceRefused("\(url.absoluteString) is not in WEBIMAGE_ALLOWED_SOURCES") }
             if let stored = await stored(source) {
-                guard stored.data.count <= limit else { throw ImageServerError.unprocessable(log: "source over the size limit (\(stored.data.count) bytes)") }
+                guard stored.data.count <= limit else { throw ImageServerError.sourceTooLarge("\(stored.data.count) bytes, limit \(limit)") }
                 return stored
             }
             let fetched = try await fetch(url, maximumBytes: limit)
@@ -99,7 +99,7 @@ final class SourceStore: Sendable {
             throw Self.serverError(for: error, url: url)
         }
         guard result.data.count <= maximumBytes else {
-            throw ImageServerError.unprocessable(log: "source over the size limit (\(result.data.count) bytes)")
+            throw ImageServerError.sourceTooLarge("\(result.data.count) bytes, limit \(maximumBytes)")
         }
         return SourceImage(
             data: result.data, validators: result.validators,
@@ -113,19 +113,18 @@ final class SourceStore: Sendable {
         let log = "\(url.absoluteString): \(error)"
         if let error = error as? WebImageError {
             switch error {
-            case .cancelled: return .internalError(log: "cancelled: \(log)")
-            case .invalidDownloadStatusCode, .invalidDownloadResponse, .invalidDownloadContentType: return .sourceUnreachable(log: log)
-            case .badImageData: return .unprocessable(log: log)
-            default: return .sourceUnreachable(log: log)
+            case .cancelled: return .clientClosed
+            case .badImageData: return .unreadableSource(log)
+            default: return .sourceUnreachable(log)
             }
         }
         if let error = error as? URLError {
             switch error.code {
-            case .timedOut: return .sourceTimeout(log: log)
-            case .dataLengthExceedsMaximum: return .unprocessable("Source is too large", log: log)
-            default: return .sourceUnreachable(log: log)
+            case .timedOut: return .sourceTimeout(log)
+            case .dataLengthExceedsMaximum: return .sourceTooLarge(log)
+            default: return .sourceUnreachable(log)
             }
         }
-        return .sourceUnreachable(log: log)
+        return .sourceUnreachable(log)
     }
 }

@@ -35,6 +35,8 @@ extension ImageServerConfiguration {
         memoryCacheSize = settings.int("memoryCacheSize", default: memoryCacheSize)
         resultCacheSyncsWrites = settings.bool("resultCacheFsync", default: resultCacheSyncsWrites)
         shutdownTimeout = settings.seconds("shutdownTimeout", default: shutdownTimeout)
+        if settings.string("playground") != nil { playground = settings.bool("playground", default: false) }
+        readProcessing(&settings)
         if keys.count != salts.count {
             settings.problems.append("WEBIMAGE_KEY and WEBIMAGE_SALT: \(keys.count) keys for \(salts.count) salts (they pair in order)")
         }
@@ -42,6 +44,40 @@ extension ImageServerConfiguration {
             settings.problems.append("WEBIMAGE_PROMETHEUS_BIND: must differ from WEBIMAGE_BIND")
         }
         guard settings.problems.isEmpty else { throw ConfigurationError(problems: settings.problems) }
+    }
+
+    /// imgproxy's processing settings, into `processing`.
+    private mutating func readProcessing(_ settings: inout SettingsReader) {
+        processing.quality = settings.int("quality", default: processing.quality, range: 1...100)
+        settings.parse("formatQuality") { text throws(ImageServerConfigurationError) in
+            processing.formatQuality = try ProcessingConfiguration.formatQuality(parsing: text)
+        }
+        settings.parse("preferredFormats") { text throws(ImageServerConfigurationError) in
+            processing.preferredFormats = try ProcessingConfiguration.formats(parsing: text)
+        }
+        processing.autoWebP = settings.bool("autoWebp", default: processing.autoWebP)
+        processing.autoAVIF = settings.bool("autoAvif", default: processing.autoAVIF)
+        processing.enforceWebP = settings.bool("enforceWebp", default: processing.enforceWebP)
+        processing.enforceAVIF = settings.bool("enforceAvif", default: processing.enforceAVIF)
+        if let presets = settings.string("presets") { processing.presets = ProcessingConfiguration.presets(parsing: presets) }
+        processing.onlyPresets = settings.bool("onlyPresets", default: processing.onlyPresets)
+        processing.allowSecurityOptions = settings.bool("allowSecurityOptions", default: processing.allowSecurityOptions)
+        processing.maxSourceResolution = settings.megapixels("maxSrcResolution", default: processing.maxSourceResolution)
+        processing.maxAnimationFrames = settings.int("maxAnimationFrames", default: processing.maxAnimationFrames, range: 1...Int.max)
+        processing.maxAnimationFrameResolution = settings.megapixels("maxAnimationFrameResolution", default: processing.maxAnimationFrameResolution)
+        processing.maxResultDimension = settings.int("maxResultDimension", default: processing.maxResultDimension)
+        processing.stripMetadata = settings.bool("stripMetadata", default: processing.stripMetadata)
+        processing.autoRotate = settings.bool("autoRotate", default: processing.autoRotate)
+    }
+
+    /// The URL parser for these settings: the processing settings, the signing keys.
+    public func makeParser() throws(ImageServerConfigurationError) -> ImgproxyURLParser {
+        let keys = try URLSigningKey.pairs(hexKeys: self.keys.joined(separator: ","), hexSalts: salts.joined(separator: ","))
+        let verifier = try SignatureVerifier(keys: keys, signatureSize: signatureSize, trustedSignatures: Set(trustedSignatures))
+        var processing = self.processing
+        processing.maxSourceFileSize = maxSourceFileSize
+        if localFilesystemRoot != nil { processing.sourceSchemes.insert("local") }
+        return try ImgproxyURLParser(configuration: processing, verifier: verifier)
     }
 
     /// Reads the settings as `webimage serve` does: `arguments` (flags such as

@@ -61,6 +61,16 @@ public struct ImageServerConfiguration: Sendable {
     /// Seconds the server waits for requests in flight after SIGTERM or SIGINT
     /// (`SHUTDOWN_TIMEOUT`); 30.
     public var shutdownTimeout: TimeInterval = 30
+    /// Serve the playground page at `/` (`PLAYGROUND`); nil: on when `bind` is a loopback
+    /// address, off otherwise. It signs paths for the page, so it is never on by chance where
+    /// others can reach it.
+    public var playground: Bool?
+    /// What requests are parsed and processed by: quality, formats, presets, source limits
+    /// (imgproxy's `QUALITY`, `FORMAT_QUALITY`, `PREFERRED_FORMATS`, `AUTO_WEBP`, ...).
+    public var processing = ProcessingConfiguration()
+
+    /// Whether the playground is served.
+    public var servesPlayground: Bool { playground ?? bind.isLoopback }
 
     public init() {}
 }

@@ -51,6 +51,26 @@ struct SettingsReader {
         return number
     }
 
+    /// A count of megapixels (`50`, `0.5`) as pixels, as imgproxy reads `MAX_SRC_RESOLUTION`.
+    mutating func megapixels(_ key: String, default value: Int) -> Int {
+        guard let text = string(key) else { return reader.double(forKey: ConfigKey(key)).map { Int($0 * 1_000_000) } ?? value }
+        guard let number = Double(text.trimmingCharacters(in: .whitespaces)), number.isFinite, number >= 0 else {
+            problem(key, text, "a number of megapixels")
+            return value
+        }
+        return Int(number * 1_000_000)
+    }
+
+    /// Runs `apply` on the setting's text, when set; its error becomes a problem naming the setting.
+    mutating func parse(_ key: String, _ apply: (String) throws(ImageServerConfigurationError) -> Void) {
+        guard let text = string(key) else { return }
+        do {
+            try apply(text)
+        } catch {
+            problems.append("\(Self.names(of: key)): \(error)")
+        }
+    }
+
     mutating func seconds(_ key: String, default value: TimeInterval) -> TimeInterval {
         guard let text = string(key) else { return reader.double(forKey: ConfigKey(key)) ?? value }
         guard let number = Double(text.trimmingCharacters(in: .whitespaces)), number.isFinite, number > 0 else {

@@ -34,19 +34,6 @@ public struct SourceImage: Sendable {
     }
 }
 
-/// A processed image ready to send.
-public struct ProcessedImage: Sendable {
-    /// The encoded result.
-    public var data: Data
-    /// Its format (and so its Content-Type).
-    public var format: ImageFormat
-
-    public init(data: Data, format: ImageFormat) {
-        self.data = data
-        self.format = format
-    }
-}
-
 /// A request once its path is parsed and its signature checked: what the serving side needs to
 /// cache, fetch and answer it, and the processing to run on the source's bytes.
 public struct ImageRequest: Sendable {

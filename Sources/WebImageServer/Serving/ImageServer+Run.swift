@@ -60,7 +60,7 @@ extension ImageServer {
         configuration: ImageServerConfiguration, parser: any ImageRequestParser, logger: Logger,
         onListening: @escaping @Sendable (Int) async -> Void = { _ in }
     ) async throws {
-        if let refusal = refusalToStart(configuration) { throw ImageServerError.internalError(log: refusal) }
+        if let refusal = refusalToStart(configuration) { throw ImageServerError.internalError(refusal) }
         var services: [any Service] = []
         var metricsFactory: (any MetricsFactory)?
         if let prometheusBind = configuration.prometheusBind {

@@ -58,7 +58,7 @@ public final class ImageServer: Sendable {
         var localRoot: LocalSourceRoot?
         if let root = configuration.localFilesystemRoot {
             guard let resolved = LocalSourceRoot(path: root) else {
-                throw ImageServerError.internalError(log: "WEBIMAGE_LOCAL_FILESYSTEM_ROOT \(root) is not a folder")
+                throw ImageServerError.internalError("WEBIMAGE_LOCAL_FILESYSTEM_ROOT \(root) is not a folder")
             }
             localRoot = resolved
         }
@@ -73,6 +73,15 @@ public final class ImageServer: Sendable {
             metrics.workersBusy.record(busy)
             metrics.queueDepth.record(queued)
         }
+    }
+
+    /// A server as `webimage serve` runs it: imgproxy's URLs checked with the configuration's
+    /// keys and processing settings, sources fetched by `makeDownloader(configuration:)`.
+    public convenience init(configuration: ImageServerConfiguration, metricsFactory: (any MetricsFactory)? = nil) throws {
+        try self.init(
+            configuration: configuration, parser: configuration.makeParser(),
+            downloader: ImageServer.makeDownloader(configuration: configuration), metricsFactory: metricsFactory
+        )
     }
 
     /// Adds `GET health` and `GET **` (image URLs) to `routes`: a router, or a group of it under
@@ -108,7 +117,7 @@ public final class ImageServer: Sendable {
             let imageRequest = try parser.imageRequest(path: path, accept: request.headers[.accept])
             loggedPath = imageRequest.loggedPath
             if let expires = imageRequest.expires, expires <= Date() {
-                throw ImageServerError.forbidden("expired at \(expires)")
+                throw ImageServerError.expired
             }
             let ifNoneMatch = configuration.usesETag ? request.headers[.ifNoneMatch] : nil
             let closed = (context as? any ClientConnectionContext)?.connectionClosed
@@ -122,9 +131,9 @@ public final class ImageServer: Sendable {
         } catch is TimeoutError {
             answer = .failure(.timeout)
         } catch is CancellationError {
-            answer = .failure(ImageServerError(status: 499, "Client closed the request"))
+            answer = .failure(.clientClosed)
         } catch {
-            answer = .failure(.internalError(log: "\(error)"))
+            answer = .failure(.internalError("\(error)"))
         }
         let response = answer.response(configuration: configuration, requestID: requestID)
         let duration = ContinuousClock.now - started
@@ -160,9 +169,9 @@ public final class ImageServer: Sendable {
             let source: SourceImage
             do {
                 source = try await sources.source(request.source, maximumBytes: request.maximumSourceBytes)
-            } catch let error as ImageServerError {
-                if error.publicMessage == "Invalid source URL" { metrics.sourcesRefused.increment() }
-                throw error
+            } catch ImageServerError.sourceRefused(let reason) {
+                metrics.sourcesRefused.increment()
+                throw ImageServerError.sourceRefused(reason)
             }
             metrics.sourceBytes.increment(by: source.data.count)
             try Task.checkCancellation()
@@ -210,8 +219,8 @@ public final class ImageServer: Sendable {
             "bytes": "\(bytes)", "duration_ms": "\(String(format: "%.1f", Double(duration.nanoseconds) / 1e6))",
             "cache": "\(answer.cache)",
         ]
-        if case .failure(let error) = answer { metadata["reason"] = "\(error.logMessage)" }
-        ImageServerLog.access.info("GET", metadata: metadata)
+        if case .failure(let error) = answer { metadata["reason"] = "\(error.description)" }
+        ImageServerLog.access.info("GET \(path) \(response.status.code)", metadata: metadata)
     }
 }
 

@@ -1,0 +1,132 @@
+import Foundation
+import WebImage
+
+/// Reads one option's arguments with imgproxy's rules, naming the option as written in every
+/// error (400).
+struct ArgumentReader {
+    let option: String
+    let arguments: [String]
+
+    init(_ option: RawOption) {
+        self.option = option.name
+        self.arguments = option.arguments
+    }
+
+    func fail(_ reason: String) -> ImageServerError {
+        .invalidOption(option, reason: reason)
+    }
+
+    /// Refuses more than `count` arguments.
+    func atMost(_ count: Int) throws(ImageServerError) {
+        if arguments.count > count { throw fail("at most \(count) arguments, got \(arguments.count)") }
+    }
+
+    /// The argument at `index` when present and not empty.
+    func given(_ index: Int) -> String? {
+        index < arguments.count && !arguments[index].isEmpty ? arguments[index] : nil
+    }
+
+    /// The only argument.
+    func single() throws(ImageServerError) -> String {
+        try atMost(1)
+        return arguments[0]
+    }
+
+    /// `1`, `t`, `true` or `0`, `f`, `false` (Go's ParseBool; imgproxy reads anything else as
+    /// false, this server refuses it).
+    func bool(_ text: String) throws(ImageServerError) -> Bool {
+        switch text {
+        case "1", "t", "T", "true", "TRUE", "True": return true
+        case "0", "f", "F", "false", "FALSE", "False": return false
+        default: throw fail("\(text) is not a boolean (1, 0, true, false)")
+        }
+    }
+
+    func int(_ text: String) throws(ImageServerError) -> Int {
+        guard let value = Int(text) else { throw fail("\(text) is not an integer") }
+        return value
+    }
+
+    /// An integer, 0 or more.
+    func count(_ text: String) throws(ImageServerError) -> Int {
+        let value = try int(text)
+        guard value >= 0 else { throw fail("\(text) is negative") }
+        return value
+    }
+
+    /// A finite number.
+    func number(_ text: String) throws(ImageServerError) -> Double {
+        guard let value = Double(text), value.isFinite else { throw fail("\(text) is not a number") }
+        return value
+    }
+
+    /// A number, 0 or more.
+    func amount(_ text: String) throws(ImageServerError) -> Double {
+        let value = try number(text)
+        guard value >= 0 else { throw fail("\(text) is negative") }
+        return value
+    }
+
+    /// A number above 0.
+    func positive(_ text: String) throws(ImageServerError) -> Double {
+        let value = try number(text)
+        guard value > 0 else { throw fail("\(text) is not above 0") }
+        return value
+    }
+
+    /// 0...100.
+    func quality(_ text: String) throws(ImageServerError) -> Int {
+        let value = try int(text)
+        guard (0...100).contains(value) else { throw fail("\(text) is not in 0...100") }
+        return value
+    }
+
+    /// `rgb` or `rrggbb` in hex, opaque.
+    func hexColor(_ text: String) throws(ImageServerError) -> RGBA8 {
+        guard text.count == 3 || text.count == 6, text.allSatisfy(\.isHexDigit),
+              let value = UInt32(text, radix: 16)
+        else { throw fail("\(text) is not a hex colour (rgb or rrggbb)") }
+        if text.count == 3 {
+            return RGBA8(red: UInt8((value >> 8) & 0xF) * 17, green: UInt8((value >> 4) & 0xF) * 17, blue: UInt8(value & 0xF) * 17)
+        }
+        return RGBA8(red: UInt8(value >> 16), green: UInt8((value >> 8) & 0xFF), blue: UInt8(value & 0xFF))
+    }
+
+    /// A format by imgproxy's name (`jpeg`, `jpg`, `png`, `webp`, `avif`, `gif`, ...).
+    func format(_ text: String) throws(ImageServerError) -> ImageFormat {
+        guard let format = FormatNames.format(named: text) else { throw fail("\(text) is not an image format") }
+        return format
+    }
+
+    /// imgproxy's gravity: a compass word with optional x and y offsets, `fp:x:y` (0...1), or
+    /// `sm` when `allowsSmart`.
+    func gravity(_ arguments: ArraySlice<String>, allowsSmart: Bool) throws(ImageServerError) -> ImageGravity {
+        guard let type = arguments.first else { throw fail("a gravity is missing") }
+        let rest = Array(arguments.dropFirst())
+        switch type {
+        case "sm" where allowsSmart:
+            guard rest.isEmpty else { throw fail("sm takes no offsets") }
+            return .smart
+        case "fp":
+            guard rest.count == 2 else { throw fail("fp takes x and y") }
+            let (x, y) = (try number(rest[0]), try number(rest[1]))
+            guard (0...1).contains(x), (0...1).contains(y) else { throw fail("fp's x and y are in 0...1") }
+            return .focusPoint(x: x, y: y)
+        default:
+            guard let anchor = GravityNames.anchors[type] else { throw fail("\(type) is not a gravity") }
+            guard rest.count <= 2 else { throw fail("a gravity takes at most x and y offsets") }
+            let x = try rest.count > 0 && !rest[0].isEmpty ? number(rest[0]) : 0
+            let y = try rest.count > 1 && !rest[1].isEmpty ? number(rest[1]) : 0
+            return .anchor(anchor, x: GravityNames.offset(x), y: GravityNames.offset(y))
+        }
+    }
+}
+
+/// imgproxy's format names.
+enum FormatNames {
+    /// `jpeg`/`jpg`, `png`, `webp`, `avif`, `gif`, `heic`, `heif`, `jxl`, `tiff`, `bmp`, `svg`, `pdf`.
+    static func format(named name: String) -> ImageFormat? {
+        let format = ImageFormat(fileExtension: name)
+        return format == .undefined || format == .raw || name.hasPrefix(".") ? nil : format
+    }
+}

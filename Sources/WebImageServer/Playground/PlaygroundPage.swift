@@ -1,0 +1,109 @@
+/// The playground at `/`: a form for a source and options that shows the signed URL, the result
+/// beside the source with its size, format, bytes and time, and a gallery of sample images
+/// through a few option sets. Plain HTML and a little script, served by the server itself; the
+/// server signs the paths (`/playground/sign`), so the page is on only where configured.
+enum PlaygroundPage {
+    /// The page; `samples` are source URLs for the gallery (`local://` paths of the bundled
+    /// images when a local root is set).
+    static func html(samples: [String]) -> String {
+        let sampleList = samples.map { "\"" + $0.replacingOccurrences(of: "\"", with: "") + "\"" }.joined(separator: ",")
+        return """
+        <!doctype html>
+        <html lang="en">
+        <head>
+        <meta charset="utf-8">
+        <title>webimage serve: playground</title>
+        <meta name="viewport" content="width=device-width, initial-scale=1">
+        <style>
+        body { font: 15px/1.4 system-ui, sans-serif; margin: 2em; color: #222; }
+        form { display: grid; grid-template-columns: 9em 1fr; gap: .5em 1em; max-width: 52em; }
+        input, select { font: inherit; padding: .2em .4em; }
+        code { word-break: break-all; }
+        .pair { display: flex; gap: 2em; align-items: flex-start; margin: 1em 0; flex-wrap: wrap; }
+        figure { margin: 0; }
+        figcaption { font-size: 13px; color: #555; }
+        #gallery { display: grid; grid-template-columns: repeat(auto-fill, minmax(220px, 1fr)); gap: 1em; }
+        #gallery img { max-width: 100%; background: repeating-conic-gradient(#ddd 0 25%, #fff 0 50%) 0 0 / 16px 16px; }
+        .error { color: #b00; }
+        </style>
+        </head>
+        <body>
+        <h1>webimage serve: playground</h1>
+        <form id="form">
+          <label for="source">Source URL</label>
+          <input id="source" name="source" required>
+          <label for="options">Options</label>
+          <input id="options" name="options" value="rs:fill:300:200/g:sm">
+          <label for="format">Format</label>
+          <select id="format" name="format">
+            <option value="">from the source / Accept</option>
+            <option>jpg</option><option>png</option><option>webp</option><option>avif</option><option>gif</option>
+          </select>
+          <span></span><button type="submit">Process</button>
+        </form>
+        <p>Signed URL: <code id="signed">(none yet)</code></p>
+        <div class="pair">
+          <figure><img id="result" alt="result"><figcaption id="result-info"></figcaption></figure>
+          <figure><img id="original" alt="source" style="max-width: 400px"><figcaption>source</figcaption></figure>
+        </div>
+        <h2>Gallery</h2>
+        <div id="gallery"></div>
+        <script>
+        const samples = [\(sampleList)];
+        const optionSets = ["rs:fill:300:200/g:sm", "rs:fit:300:300/bl:3", "rs:fill:200:200/rc:40/f:png"];
+        async function signed(source, options, format) {
+          const query = new URLSearchParams({ source, options, format });
+          const response = await fetch("playground/sign?" + query);
+          if (!response.ok) throw new Error(await response.text());
+          return (await response.json()).path;
+        }
+        async function show(source, options, format) {
+          const info = document.getElementById("result-info");
+          info.className = "";
+          try {
+            const path = await signed(source, options, format);
+            document.getElementById("signed").textContent = path;
+            const started = performance.now();
+            const response = await fetch(path.slice(1));
+            const blob = await response.blob();
+            if (!response.ok) throw new Error(response.status + " " + await blob.text());
+            const image = document.getElementById("result");
+            image.onload = () => {
+              info.textContent = image.naturalWidth + "x" + image.naturalHeight + ", " + blob.type + ", " +
+                blob.size + " bytes, " + Math.round(performance.now() - started) + " ms, " + (response.headers.get("X-Cache") || "");
+              image.dataset.width = image.naturalWidth;
+              image.dataset.height = image.naturalHeight;
+            };
+            image.src = URL.createObjectURL(blob);
+            const original = await signed(source, "raw:1", "");
+            document.getElementById("original").src = original.slice(1);
+          } catch (error) {
+            info.className = "error";
+            info.textContent = String(error.message || error);
+          }
+        }
+        document.getElementById("form").addEventListener("submit", event => {
+          event.preventDefault();
+          show(document.getElementById("source").value, document.getElementById("options").value,
+               document.getElementById("format").value);
+        });
+        (async () => {
+          if (samples.length) document.getElementById("source").value = samples[0];
+          const gallery = document.getElementById("gallery");
+          for (const source of samples) {
+            for (const options of optionSets) {
+              const path = await signed(source, options, "");
+              const figure = document.createElement("figure");
+              figure.innerHTML = "<img loading=lazy><figcaption></figcaption>";
+              figure.querySelector("img").src = path.slice(1);
+              figure.querySelector("figcaption").textContent = source.split("/").pop() + " " + options;
+              gallery.appendChild(figure);
+            }
+          }
+        })();
+        </script>
+        </body>
+        </html>
+        """
+    }
+}

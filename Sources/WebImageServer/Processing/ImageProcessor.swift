@@ -1,0 +1,81 @@
+import Foundation
+import WebImage
+
+/// Turns a source's bytes into a result by a request's options: imgproxy's pipeline on the
+/// library's coders and transformers. The source's header is checked against the limits
+/// before any pixel is decoded; the source is decoded shrunk on load to the size the options
+/// need and stays one lazy libvips pipeline through the transforms to the encoder; every frame
+/// of a kept animation is processed.
+public struct ImageProcessor: Sendable {
+    /// The coders that decode sources and encode results.
+    public let coders: ImageCodersManager
+
+    /// A processor on `coders` (the library's shared coders by default).
+    public init(coders: ImageCodersManager = .shared) {
+        self.coders = coders
+    }
+
+    /// The result for `source` (its bytes) by `options`, in the format `plan` decides, made on
+    /// the blocking pool. Errors carry their status: 422 for a source that cannot be read or
+    /// is over a limit, or a result that cannot be made (`max_bytes`, the result limit, a
+    /// format that cannot be written).
+    public func process(_ source: Data, options: ProcessingOptions, format plan: OutputFormatPlan) async throws(ImageServerError) -> ProcessedImage {
+        do {
+            return try await BlockingPool.run { try self.processNow(source, options: options, format: plan) }
+        } catch let error as ImageServerError {
+            throw error
+        } catch {
+            throw .unreadableSource("\(error)")
+        }
+    }
+
+    /// `process(_:options:format:)` in the calling thread, which it blocks: for callers
+    /// already off the cooperative pool.
+    public func processNow(_ source: Data, options: ProcessingOptions, format plan: OutputFormatPlan) throws(ImageServerError) -> ProcessedImage {
+        let header = try SourceInspection.header(of: source)
+        var format = try plan.format(for: header)
+        let animated = plan.isAnimated(header) && OutputFormatPlan.animates(format)
+        try SourceInspection.checkLimits(header, frames: animated ? header.frameCount : 1, options: options)
+        if options.skipProcessingFormats.contains(header.format), header.format != .svg, options.format ?? header.format == header.format {
+            return ProcessedImage(
+                data: source, format: header.format, pixelWidth: header.pixelWidth, pixelHeight: header.pixelHeight,
+                frameCount: header.frameCount, source: header
+            )
+        }
+        let steps = ProcessingSteps(header: header, options: options, format: format, animated: animated, coders: coders)
+        var image = try steps.run(source)
+        if options.maxResultDimension > 0, max(image.pixelWidth, image.pixelHeight) > options.maxResultDimension {
+            throw .resultTooLarge(width: image.pixelWidth, height: image.pixelHeight, limit: options.maxResultDimension)
+        }
+        image = try steps.finish(image)
+        // AVIF needs 16 pixels a side (imgproxy's rule): smaller results are PNG or JPEG.
+        if format == .avif, min(image.pixelWidth, image.pixelHeight) < 16 {
+            format = image.hasAlpha ? .png : .jpeg
+        }
+        let data = try encode(image, format: format, animated: animated, options: options)
+        return ProcessedImage(
+            data: data, format: format, pixelWidth: image.pixelWidth, pixelHeight: image.pixelHeight,
+            frameCount: animated ? image.frameCount : 1, source: header
+        )
+    }
+
+    private func encode(_ image: Image, format: ImageFormat, animated: Bool, options: ProcessingOptions) throws(ImageServerError) -> Data {
+        var encoding = ImageCoderOptions()
+        encoding.encodeCompressionQuality = Double(min(100, max(1, options.quality(for: format)))) / 100
+        encoding.encodeFirstFrameOnly = !animated
+        encoding.encodeMaxFileSize = options.maxBytes
+        encoding.encodeBackgroundColor = options.background ?? .white
+        let data: Data
+        do {
+            data = try coders.encode(image, format: format, options: encoding)
+        } catch {
+            // The source is decoded while encoding: a corrupt one fails here.
+            if case .unsupportedFormat = error { throw .unsupportedOutputFormat("\(format) cannot be written") }
+            throw .unreadableSource(error.description)
+        }
+        if options.maxBytes > 0, data.count > options.maxBytes {
+            throw .maxBytesNotMet(smallest: data.count, limit: options.maxBytes)
+        }
+        return data
+    }
+}

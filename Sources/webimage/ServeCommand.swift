@@ -1,0 +1,42 @@
+import ArgumentParser
+import Foundation
+import Logging
+import WebImageServer
+
+struct ServeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve",
+        abstract: "Serve images over HTTP by imgproxy's URLs: fetched, processed, cached.",
+        discussion: """
+            Settings come from flags (--bind 127.0.0.1:8080, --max-src-resolution 40, ...), else \
+            WEBIMAGE_* environment variables (imgproxy's IMGPROXY_* names with WEBIMAGE_), else the \
+            JSON file named by --config or WEBIMAGE_CONFIG; docs/server.md lists them all. With none, \
+            it listens on 127.0.0.1:8080, caches in the library's cache folder and takes unsigned URLs; \
+            it refuses an address other machines reach without WEBIMAGE_KEY and WEBIMAGE_SALT unless \
+            --allow-unsigned is given. SIGTERM or SIGINT drains the requests in flight, then exits 0. \
+            Example: webimage serve --local-filesystem-root Tests/Images, then \
+            curl -o thumb.jpg http://127.0.0.1:8080/unsafe/rs:fill:300:200/plain/local:///photos/rocket.jpg
+            """
+    )
+
+    @Argument(parsing: .allUnrecognized, help: "Settings as flags: --bind HOST:PORT, --workers N, ... (docs/server.md).")
+    var settings: [String] = []
+
+    func run() async throws {
+        let configuration: ImageServerConfiguration
+        do {
+            configuration = try await ImageServerConfiguration.load(arguments: ["webimage"] + settings)
+        } catch let error as ConfigurationError {
+            throw ValidationError("\n" + error.description)
+        }
+        if let refusal = ImageServer.refusalToStart(configuration) { throw ValidationError(refusal) }
+        let parser: ImgproxyURLParser
+        do {
+            parser = try configuration.makeParser()
+        } catch {
+            throw ValidationError("\(error)")
+        }
+        let logger = Logger(label: "swift-webimage.server")
+        try await ImageServer.run(configuration: configuration, parser: parser, logger: logger)
+    }
+}
