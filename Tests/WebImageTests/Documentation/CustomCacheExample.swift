@@ -13,15 +13,17 @@ import WebImage
 /// the same shape, with the store's calls in place of the dictionary's. Its hits are reported
 /// as `.disk`: not held decoded in memory. Hits decode with the context's coder, else the
 /// shared coders.
-final class EncodedImageCache: ImageCacheProtocol {
-    private let entries = Locked<[String: Data]>([:])
+final class EncodedImageCache: ImageCacheProtocol, @unchecked Sendable {
+    // @unchecked: `entries` is read and written only while `lock` is held.
+    private let lock = NSLock()
+    private var entries: [String: Data] = [:]
 
     @discardableResult
     func queryImage(
         forKey key: String?, options: WebImageOptions, context: WebImageContext?, cacheType: ImageCacheType,
         completion: ImageCacheQueryCompletion?
     ) -> (any WebImageOperation)? {
-        guard let key, cacheType == .disk || cacheType == .all, let data = entries.withLock({ $0[key] }) else {
+        guard let key, cacheType == .disk || cacheType == .all, let data = lock.withLock({ entries[key] }) else {
             completion?(nil, nil, .none)
             return nil
         }
@@ -45,31 +47,31 @@ final class EncodedImageCache: ImageCacheProtocol {
             return
         }
         if let imageData {
-            entries.withLock { $0[key] = imageData }
+            lock.withLock { entries[key] = imageData }
             completion?()
             return
         }
         // No bytes given (a transformed image): encode it, off the cooperative pool.
         Task {
             if let image, let data = try? await BlockingPool.run({ try ImageCodersManager.shared.encode(image, format: .undefined, options: ImageCoderOptions()) }) {
-                entries.withLock { $0[key] = data }
+                lock.withLock { entries[key] = data }
             }
             completion?()
         }
     }
 
     func removeImage(forKey key: String?, cacheType: ImageCacheType, completion: ImageCacheCompletion?) {
-        if let key, cacheType == .disk || cacheType == .all { _ = entries.withLock { $0.removeValue(forKey: key) } }
+        if let key, cacheType == .disk || cacheType == .all { _ = lock.withLock { entries.removeValue(forKey: key) } }
         completion?()
     }
 
     func containsImage(forKey key: String?, cacheType: ImageCacheType, completion: ImageCacheContainsCompletion?) {
-        let found = key.map { key in entries.withLock { $0[key] != nil } } ?? false
+        let found = key.map { key in lock.withLock { entries[key] != nil } } ?? false
         completion?(found && (cacheType == .disk || cacheType == .all) ? .disk : .none)
     }
 
     func clear(with cacheType: ImageCacheType, completion: ImageCacheCompletion?) {
-        if cacheType == .disk || cacheType == .all { entries.withLock { $0.removeAll() } }
+        if cacheType == .disk || cacheType == .all { lock.withLock { entries.removeAll() } }
         completion?()
     }
 }
