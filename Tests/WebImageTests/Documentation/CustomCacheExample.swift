@@ -100,71 +100,73 @@ final class EncodedImageQuery: WebImageOperation {
     }
 }
 
-@Suite("Documentation: a custom cache") struct CustomCacheExample {
-    @Test func servesTheManagerAfterTheFileIsGone() async throws {
-        let scratch = try ScratchFolder()
-        defer { scratch.remove() }
-        let file = URL(fileURLWithPath: scratch.path + "/rocket.jpg")
-        try TestImages.data("photos/rocket.jpg").write(to: file)
+extension Documentation {
+    @Suite("A custom cache") struct CustomCacheExample {
+        @Test func servesTheManagerAfterTheFileIsGone() async throws {
+            let scratch = try ScratchFolder()
+            defer { scratch.remove() }
+            let file = URL(fileURLWithPath: scratch.path + "/rocket.jpg")
+            try TestImages.data("photos/rocket.jpg").write(to: file)
 
-        let cache = EncodedImageCache()
-        let manager = WebImageManager(cache: cache, loader: ImageLoadersManager())
-        let loaded = try await manager.loadImage(with: file, options: .waitStoreCache)
+            let cache = EncodedImageCache()
+            let manager = WebImageManager(cache: cache, loader: ImageLoadersManager())
+            let loaded = try await manager.loadImage(with: file, options: .waitStoreCache)
 
-        try FileManager.default.removeItem(at: file)
-        let cached = try await manager.loadImage(with: file)                        // .disk: decoded from the bytes kept
-        var context = WebImageContext()
-        context.imageThumbnailPixelSize = CGSize(width: 100, height: 100)
-        let thumbnail = try await manager.loadImage(with: file, options: .waitStoreCache, context: context)   // from the cached original
+            try FileManager.default.removeItem(at: file)
+            let cached = try await manager.loadImage(with: file)                        // .disk: decoded from the bytes kept
+            var context = WebImageContext()
+            context.imageThumbnailPixelSize = CGSize(width: 100, height: 100)
+            let thumbnail = try await manager.loadImage(with: file, options: .waitStoreCache, context: context)   // from the cached original
 
-        #expect(loaded.cacheType == .none && cached.cacheType == .disk && cached.image.pixelWidth == 640)
-        #expect(thumbnail.cacheType == .disk && thumbnail.image.pixelWidth == 100 && thumbnail.image.pixelHeight == 67)
-        #expect(await cache.containsImage(forKey: manager.cacheKey(for: file, context: context)) == .disk)
-    }
-
-    @Test func answersTheAsyncFormsAndComposesWithOtherCaches() async throws {
-        let scratch = try ScratchFolder()
-        defer { scratch.remove() }
-        let data = try TestImages.data("photos/rocket.jpg")
-        let encoded = EncodedImageCache()
-        let local = scratch.imageCache()
-        let caches = ImageCachesManager(caches: [encoded, local])   // `local` is asked first
-        await encoded.store(nil, imageData: data, forKey: "rocket")
-
-        let found = await caches.queryImage(forKey: "rocket")
-        let inMemory = await caches.queryImage(forKey: "rocket", cacheType: .memory)
-        await caches.clear(with: .all)
-        let afterClear = await encoded.queryImage(forKey: "rocket")
-
-        #expect(found.cacheType == .disk && found.image?.pixelWidth == 640 && found.data == data)
-        #expect(inMemory.image == nil && inMemory.cacheType == .none)
-        #expect(afterClear.image == nil && afterClear.cacheType == .none)
-    }
-
-    @Test func storesAnImageWithoutBytesEncoded() async throws {
-        let image = try #require(Image(data: TestImages.data("pngsuite/basn6a08.png")))
-        let cache = EncodedImageCache()
-        await cache.store(image, imageData: nil, forKey: "with-alpha")
-        let found = await cache.queryImage(forKey: "with-alpha")
-        #expect(found.data.map(ImageFormat.init(sniffing:)) == .png)
-        #expect(try found.image?.withUnsafeRGBA8Bytes { [UInt8]($0) } == image.withUnsafeRGBA8Bytes { [UInt8]($0) })
-    }
-
-    @Test func aCancelledQueryCompletesOnceWithNothing() async throws {
-        let cache = EncodedImageCache()
-        await cache.store(nil, imageData: try TestImages.data("photos/rocket.jpg"), forKey: "rocket")
-        // The query is held in its decode until the test has cancelled it.
-        let gate = DispatchSemaphore(value: 0)
-        defer { gate.signal() }
-        var context = WebImageContext()
-        context.imageCoder = GatedCoder(gate: gate)
-        let results = Locked<[ImageCacheType]>([])
-        let operation = cache.queryImage(forKey: "rocket", options: [], context: context, cacheType: .all) { image, _, cacheType in
-            results.withLock { $0.append(cacheType) }
-            #expect(image == nil)
+            #expect(loaded.cacheType == .none && cached.cacheType == .disk && cached.image.pixelWidth == 640)
+            #expect(thumbnail.cacheType == .disk && thumbnail.image.pixelWidth == 100 && thumbnail.image.pixelHeight == 67)
+            #expect(await cache.containsImage(forKey: manager.cacheKey(for: file, context: context)) == .disk)
         }
-        operation?.cancel()
-        operation?.cancel()
-        #expect(results.withLock { $0 } == [.none] && operation?.isCancelled == true)
+
+        @Test func answersTheAsyncFormsAndComposesWithOtherCaches() async throws {
+            let scratch = try ScratchFolder()
+            defer { scratch.remove() }
+            let data = try TestImages.data("photos/rocket.jpg")
+            let encoded = EncodedImageCache()
+            let local = scratch.imageCache()
+            let caches = ImageCachesManager(caches: [encoded, local])   // `local` is asked first
+            await encoded.store(nil, imageData: data, forKey: "rocket")
+
+            let found = await caches.queryImage(forKey: "rocket")
+            let inMemory = await caches.queryImage(forKey: "rocket", cacheType: .memory)
+            await caches.clear(with: .all)
+            let afterClear = await encoded.queryImage(forKey: "rocket")
+
+            #expect(found.cacheType == .disk && found.image?.pixelWidth == 640 && found.data == data)
+            #expect(inMemory.image == nil && inMemory.cacheType == .none)
+            #expect(afterClear.image == nil && afterClear.cacheType == .none)
+        }
+
+        @Test func storesAnImageWithoutBytesEncoded() async throws {
+            let image = try #require(Image(data: TestImages.data("pngsuite/basn6a08.png")))
+            let cache = EncodedImageCache()
+            await cache.store(image, imageData: nil, forKey: "with-alpha")
+            let found = await cache.queryImage(forKey: "with-alpha")
+            #expect(found.data.map(ImageFormat.init(sniffing:)) == .png)
+            #expect(try found.image?.withUnsafeRGBA8Bytes { [UInt8]($0) } == image.withUnsafeRGBA8Bytes { [UInt8]($0) })
+        }
+
+        @Test func aCancelledQueryCompletesOnceWithNothing() async throws {
+            let cache = EncodedImageCache()
+            await cache.store(nil, imageData: try TestImages.data("photos/rocket.jpg"), forKey: "rocket")
+            // The query is held in its decode until the test has cancelled it.
+            let gate = DispatchSemaphore(value: 0)
+            defer { gate.signal() }
+            var context = WebImageContext()
+            context.imageCoder = GatedCoder(gate: gate)
+            let results = Locked<[ImageCacheType]>([])
+            let operation = cache.queryImage(forKey: "rocket", options: [], context: context, cacheType: .all) { image, _, cacheType in
+                results.withLock { $0.append(cacheType) }
+                #expect(image == nil)
+            }
+            operation?.cancel()
+            operation?.cancel()
+            #expect(results.withLock { $0 } == [.none] && operation?.isCancelled == true)
+        }
     }
 }

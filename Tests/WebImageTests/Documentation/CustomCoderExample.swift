@@ -102,65 +102,67 @@ struct PortablePixmapCoder: ThrowingImageCoder {
     }
 }
 
-@Suite("Documentation: a custom coder") struct CustomCoderExample {
-    @Test func encodesAndDecodesAPhotoLosslessly() throws {
-        let photo = try #require(Image(data: TestImages.data("photos/rocket.jpg")))
+extension Documentation {
+    @Suite("A custom coder") struct CustomCoderExample {
+        @Test func encodesAndDecodesAPhotoLosslessly() throws {
+            let photo = try #require(Image(data: TestImages.data("photos/rocket.jpg")))
 
-        let coders = ImageCodersManager(coders: ImageCodersManager.shared.coders + [PortablePixmapCoder()])
-        let ppm = try coders.encode(photo, format: .portablePixmap, options: ImageCoderOptions())
-        let decoded = try coders.decode(ppm, options: ImageCoderOptions())   // the PPM coder: "P6" comes first
+            let coders = ImageCodersManager(coders: ImageCodersManager.shared.coders + [PortablePixmapCoder()])
+            let ppm = try coders.encode(photo, format: .portablePixmap, options: ImageCoderOptions())
+            let decoded = try coders.decode(ppm, options: ImageCoderOptions())   // the PPM coder: "P6" comes first
 
-        #expect(ppm.starts(with: Array("P6\n640 427\n255\n".utf8)) && ppm.count == 15 + 640 * 427 * 3)
-        #expect(decoded.pixelWidth == 640 && decoded.pixelHeight == 427)
-        let original = try photo.withUnsafeRGBA8Bytes { [UInt8]($0) }
-        #expect(try decoded.withUnsafeRGBA8Bytes { [UInt8]($0) } == original)
-    }
-
-    @Test func decodesAThumbnailWhenAsked() throws {
-        let photo = try #require(Image(data: TestImages.data("photos/rocket.jpg")))
-        let ppm = try PortablePixmapCoder().encode(photo, format: .portablePixmap, options: ImageCoderOptions())
-        var options = ImageCoderOptions()
-        options.decodeThumbnailPixelSize = CGSize(width: 100, height: 100)
-        let thumbnail = try PortablePixmapCoder().decode(ppm, options: options)
-        #expect(thumbnail.pixelWidth == 100 && thumbnail.pixelHeight == 67)
-    }
-
-    @Test func loadsThroughTheManagerWithTheContextsCoder() async throws {
-        let scratch = try ScratchFolder()
-        defer { scratch.remove() }
-        let photo = try #require(Image(data: TestImages.data("photos/rocket.jpg")))
-        let file = URL(fileURLWithPath: scratch.path + "/rocket.ppm")
-        try PortablePixmapCoder().encode(photo, format: .portablePixmap, options: ImageCoderOptions()).write(to: file)
-        let manager = WebImageManager(cache: scratch.imageCache(), loader: ImageLoadersManager(loaders: [FileImageLoader()]))
-
-        var context = WebImageContext()
-        context.imageCoder = ImageCodersManager(coders: ImageCodersManager.shared.coders + [PortablePixmapCoder()])
-        let image = try await manager.loadImage(with: file, context: context).image
-
-        #expect(image.pixelWidth == 640 && image.pixelHeight == 427)
-        // The shared coders do not read PPM: without the context's coder the file is bad data.
-        await #expect(throws: WebImageError.badImageData) {
-            try await manager.loadImage(with: file, options: .fromLoaderOnly)
+            #expect(ppm.starts(with: Array("P6\n640 427\n255\n".utf8)) && ppm.count == 15 + 640 * 427 * 3)
+            #expect(decoded.pixelWidth == 640 && decoded.pixelHeight == 427)
+            let original = try photo.withUnsafeRGBA8Bytes { [UInt8]($0) }
+            #expect(try decoded.withUnsafeRGBA8Bytes { [UInt8]($0) } == original)
         }
-    }
 
-    @Test func badInputGivesTypedErrors() {
-        let coder = PortablePixmapCoder()
-        let options = ImageCoderOptions()
-        #expect(throws: ImageCodingError.corruptData(format: .portablePixmap, reason: "truncated")) {
-            try coder.decode(Data("P6\n2 2\n255\n\u{1}\u{2}\u{3}".utf8), options: options)
+        @Test func decodesAThumbnailWhenAsked() throws {
+            let photo = try #require(Image(data: TestImages.data("photos/rocket.jpg")))
+            let ppm = try PortablePixmapCoder().encode(photo, format: .portablePixmap, options: ImageCoderOptions())
+            var options = ImageCoderOptions()
+            options.decodeThumbnailPixelSize = CGSize(width: 100, height: 100)
+            let thumbnail = try PortablePixmapCoder().decode(ppm, options: options)
+            #expect(thumbnail.pixelWidth == 100 && thumbnail.pixelHeight == 67)
         }
-        #expect(throws: ImageCodingError.corruptData(format: .portablePixmap, reason: "malformed header")) {
-            try coder.decode(Data("P6\n123456789012345678901234567890 1\n255\n".utf8), options: options)
+
+        @Test func loadsThroughTheManagerWithTheContextsCoder() async throws {
+            let scratch = try ScratchFolder()
+            defer { scratch.remove() }
+            let photo = try #require(Image(data: TestImages.data("photos/rocket.jpg")))
+            let file = URL(fileURLWithPath: scratch.path + "/rocket.ppm")
+            try PortablePixmapCoder().encode(photo, format: .portablePixmap, options: ImageCoderOptions()).write(to: file)
+            let manager = WebImageManager(cache: scratch.imageCache(), loader: ImageLoadersManager(loaders: [FileImageLoader()]))
+
+            var context = WebImageContext()
+            context.imageCoder = ImageCodersManager(coders: ImageCodersManager.shared.coders + [PortablePixmapCoder()])
+            let image = try await manager.loadImage(with: file, context: context).image
+
+            #expect(image.pixelWidth == 640 && image.pixelHeight == 427)
+            // The shared coders do not read PPM: without the context's coder the file is bad data.
+            await #expect(throws: WebImageError.badImageData) {
+                try await manager.loadImage(with: file, options: .fromLoaderOnly)
+            }
         }
-        #expect(throws: ImageCodingError.corruptData(format: .portablePixmap, reason: "not an 8-bit image")) {
-            try coder.decode(Data("P6 1 1 65535\n\u{0}\u{0}\u{0}\u{0}\u{0}\u{0}".utf8), options: options)
-        }
-        #expect(throws: ImageCodingError.tooManyPixels(width: 99_999_999, height: 99_999_999, limit: options.decodeMaxPixelCount)) {
-            try coder.decode(Data("P6\n99999999 99999999\n255\n".utf8), options: options)
-        }
-        #expect(throws: ImageCodingError.unknownFormat) {
-            try ImageCodersManager.shared.decode(Data("P6\n1 1\n255\n\u{0}\u{0}\u{0}".utf8), options: options)
+
+        @Test func badInputGivesTypedErrors() {
+            let coder = PortablePixmapCoder()
+            let options = ImageCoderOptions()
+            #expect(throws: ImageCodingError.corruptData(format: .portablePixmap, reason: "truncated")) {
+                try coder.decode(Data("P6\n2 2\n255\n\u{1}\u{2}\u{3}".utf8), options: options)
+            }
+            #expect(throws: ImageCodingError.corruptData(format: .portablePixmap, reason: "malformed header")) {
+                try coder.decode(Data("P6\n123456789012345678901234567890 1\n255\n".utf8), options: options)
+            }
+            #expect(throws: ImageCodingError.corruptData(format: .portablePixmap, reason: "not an 8-bit image")) {
+                try coder.decode(Data("P6 1 1 65535\n\u{0}\u{0}\u{0}\u{0}\u{0}\u{0}".utf8), options: options)
+            }
+            #expect(throws: ImageCodingError.tooManyPixels(width: 99_999_999, height: 99_999_999, limit: options.decodeMaxPixelCount)) {
+                try coder.decode(Data("P6\n99999999 99999999\n255\n".utf8), options: options)
+            }
+            #expect(throws: ImageCodingError.unknownFormat) {
+                try ImageCodersManager.shared.decode(Data("P6\n1 1\n255\n\u{0}\u{0}\u{0}".utf8), options: options)
+            }
         }
     }
 }

@@ -115,68 +115,70 @@ extension ImageCoderOptions {
     }
 }
 
-@Suite("Documentation: a custom loader") struct CustomLoaderExample {
-    /// A folder holding `logos/rocket.jpg`, a copy of a test photo.
-    private static func assetFolder(in scratch: ScratchFolder) throws -> URL {
-        let folder = URL(fileURLWithPath: scratch.path + "/assets")
-        try FileManager.default.createDirectory(at: folder.appendingPathComponent("logos"), withIntermediateDirectories: true)
-        try TestImages.data("photos/rocket.jpg").write(to: folder.appendingPathComponent("logos/rocket.jpg"))
-        return folder
-    }
-
-    @Test func loadsThroughTheManagerThenFromTheCache() async throws {
-        let scratch = try ScratchFolder()
-        defer { scratch.remove() }
-        let assetFolder = try Self.assetFolder(in: scratch)
-        let cache = scratch.imageCache()
-
-        let loaders = ImageLoadersManager()                              // http(s), file and data
-        loaders.addLoader(AssetImageLoader(folder: assetFolder))         // asked first
-        let manager = WebImageManager(cache: cache, loader: loaders)
-
-        let url = try #require(URL(string: "asset:logos/rocket.jpg"))
-        var context = WebImageContext()
-        context.imageThumbnailPixelSize = CGSize(width: 320, height: 320)
-        let logo = try await manager.loadImage(with: url, options: .waitStoreCache, context: context)
-
-        #expect(logo.cacheType == .none && logo.image.pixelWidth == 320 && logo.image.pixelHeight == 214)
-        try FileManager.default.removeItem(at: assetFolder)
-        let again = try await manager.loadImage(with: url, context: context)
-        #expect(again.cacheType == .memory && again.image === logo.image)
-    }
-
-    @Test func refusesNamesOutsideTheFolderAndMissingFiles() async throws {
-        let scratch = try ScratchFolder()
-        defer { scratch.remove() }
-        let loader = AssetImageLoader(folder: try Self.assetFolder(in: scratch))
-        for name in ["asset:../cache-tests/secret.jpg", "asset:logos//rocket.jpg", "asset:logos/%2E%2E/rocket.jpg", "asset:"] {
-            await #expect(throws: WebImageError.invalidURL, "\(name)") { try await loader.requestImage(with: URL(string: name)) }
+extension Documentation {
+    @Suite("A custom loader") struct CustomLoaderExample {
+        /// A folder holding `logos/rocket.jpg`, a copy of a test photo.
+        private static func assetFolder(in scratch: ScratchFolder) throws -> URL {
+            let folder = URL(fileURLWithPath: scratch.path + "/assets")
+            try FileManager.default.createDirectory(at: folder.appendingPathComponent("logos"), withIntermediateDirectories: true)
+            try TestImages.data("photos/rocket.jpg").write(to: folder.appendingPathComponent("logos/rocket.jpg"))
+            return folder
         }
-        let missing = await #expect(throws: URLError.self) { try await loader.requestImage(with: URL(string: "asset:logos/none.jpg")) }
-        #expect(missing?.code == .fileDoesNotExist)
-        let notAnImage = URL(fileURLWithPath: scratch.path + "/assets/logos/notes.jpg")
-        try Data("not an image".utf8).write(to: notAnImage)
-        await #expect(throws: WebImageError.badImageData) { try await loader.requestImage(with: URL(string: "asset:logos/notes.jpg")) }
-        #expect(!loader.canRequestImage(for: URL(string: "https://example.com/logos/rocket.jpg")))
-    }
 
-    @Test func completesOnceWithCancelledWhenCancelledFirst() async throws {
-        let scratch = try ScratchFolder()
-        defer { scratch.remove() }
-        let loader = AssetImageLoader(folder: try Self.assetFolder(in: scratch))
-        // The load is held in its decode until the test has cancelled it.
-        let gate = DispatchSemaphore(value: 0)
-        defer { gate.signal() }
-        var context = WebImageContext()
-        context.imageCoder = GatedCoder(gate: gate)
-        let errors = Locked<[WebImageError?]>([])
-        let operation = loader.requestImage(with: URL(string: "asset:logos/rocket.jpg"), options: [], context: context, progress: nil) { image, _, error, finished in
-            errors.withLock { $0.append(error as? WebImageError) }
-            #expect(image == nil && finished)
+        @Test func loadsThroughTheManagerThenFromTheCache() async throws {
+            let scratch = try ScratchFolder()
+            defer { scratch.remove() }
+            let assetFolder = try Self.assetFolder(in: scratch)
+            let cache = scratch.imageCache()
+
+            let loaders = ImageLoadersManager()                              // http(s), file and data
+            loaders.addLoader(AssetImageLoader(folder: assetFolder))         // asked first
+            let manager = WebImageManager(cache: cache, loader: loaders)
+
+            let url = try #require(URL(string: "asset:logos/rocket.jpg"))
+            var context = WebImageContext()
+            context.imageThumbnailPixelSize = CGSize(width: 320, height: 320)
+            let logo = try await manager.loadImage(with: url, options: .waitStoreCache, context: context)
+
+            #expect(logo.cacheType == .none && logo.image.pixelWidth == 320 && logo.image.pixelHeight == 214)
+            try FileManager.default.removeItem(at: assetFolder)
+            let again = try await manager.loadImage(with: url, context: context)
+            #expect(again.cacheType == .memory && again.image === logo.image)
         }
-        operation?.cancel()
-        operation?.cancel()
-        #expect(errors.withLock { $0 } == [.cancelled] && operation?.isCancelled == true)
+
+        @Test func refusesNamesOutsideTheFolderAndMissingFiles() async throws {
+            let scratch = try ScratchFolder()
+            defer { scratch.remove() }
+            let loader = AssetImageLoader(folder: try Self.assetFolder(in: scratch))
+            for name in ["asset:../cache-tests/secret.jpg", "asset:logos//rocket.jpg", "asset:logos/%2E%2E/rocket.jpg", "asset:"] {
+                await #expect(throws: WebImageError.invalidURL, "\(name)") { try await loader.requestImage(with: URL(string: name)) }
+            }
+            let missing = await #expect(throws: URLError.self) { try await loader.requestImage(with: URL(string: "asset:logos/none.jpg")) }
+            #expect(missing?.code == .fileDoesNotExist)
+            let notAnImage = URL(fileURLWithPath: scratch.path + "/assets/logos/notes.jpg")
+            try Data("not an image".utf8).write(to: notAnImage)
+            await #expect(throws: WebImageError.badImageData) { try await loader.requestImage(with: URL(string: "asset:logos/notes.jpg")) }
+            #expect(!loader.canRequestImage(for: URL(string: "https://example.com/logos/rocket.jpg")))
+        }
+
+        @Test func completesOnceWithCancelledWhenCancelledFirst() async throws {
+            let scratch = try ScratchFolder()
+            defer { scratch.remove() }
+            let loader = AssetImageLoader(folder: try Self.assetFolder(in: scratch))
+            // The load is held in its decode until the test has cancelled it.
+            let gate = DispatchSemaphore(value: 0)
+            defer { gate.signal() }
+            var context = WebImageContext()
+            context.imageCoder = GatedCoder(gate: gate)
+            let errors = Locked<[WebImageError?]>([])
+            let operation = loader.requestImage(with: URL(string: "asset:logos/rocket.jpg"), options: [], context: context, progress: nil) { image, _, error, finished in
+                errors.withLock { $0.append(error as? WebImageError) }
+                #expect(image == nil && finished)
+            }
+            operation?.cancel()
+            operation?.cancel()
+            #expect(errors.withLock { $0 } == [.cancelled] && operation?.isCancelled == true)
+        }
     }
 }
 
