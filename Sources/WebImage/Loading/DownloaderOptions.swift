@@ -28,7 +28,7 @@ public struct DownloaderOptions: OptionSet, Sendable, Hashable {
     public static let avoidDecodeImage = DownloaderOptions(rawValue: 1 << 9)
     /// Decode only the first frame of animated images.
     public static let decodeFirstFrameOnly = DownloaderOptions(rawValue: 1 << 10)
-    /// Decode every frame of animated images at once.
+    /// Accepted for SDWebImage compatibility; does nothing yet (frames are decoded when asked for).
     public static let preloadAllFrames = DownloaderOptions(rawValue: 1 << 11)
     /// With the context's `animatedImageClass`: decode into that class.
     public static let matchAnimatedImageClass = DownloaderOptions(rawValue: 1 << 12)

@@ -17,7 +17,7 @@ public struct WebImageOptions: OptionSet, Sendable, Hashable {
     public static let progressiveLoad = WebImageOptions(rawValue: 1 << 2)
     /// Revalidate a cached image with the server even when it is cached.
     public static let refreshCached = WebImageOptions(rawValue: 1 << 3)
-    /// Send and store cookies with the download.
+    /// Accepted for SDWebImage compatibility; cookies are neither sent nor stored.
     public static let handleCookies = WebImageOptions(rawValue: 1 << 5)
     /// Accept TLS certificates that do not validate (testing only).
     public static let allowInvalidSSLCertificates = WebImageOptions(rawValue: 1 << 6)
@@ -47,7 +47,7 @@ public struct WebImageOptions: OptionSet, Sendable, Hashable {
     public static let avoidDecodeImage = WebImageOptions(rawValue: 1 << 18)
     /// Decode only the first frame of animated images.
     public static let decodeFirstFrameOnly = WebImageOptions(rawValue: 1 << 19)
-    /// Decode every frame of animated images at once.
+    /// Accepted for SDWebImage compatibility; does nothing yet (frames are decoded when asked for).
     public static let preloadAllFrames = WebImageOptions(rawValue: 1 << 20)
     /// Use a cached image only when it is of the context's `animatedImageClass`.
     public static let matchAnimatedImageClass = WebImageOptions(rawValue: 1 << 21)
@@ -57,6 +57,6 @@ public struct WebImageOptions: OptionSet, Sendable, Hashable {
     public static let transformVectorImage = WebImageOptions(rawValue: 1 << 23)
     /// Do not cancel a view's previous load when a new one starts.
     public static let avoidAutoCancelImage = WebImageOptions(rawValue: 1 << 24)
-    /// Call the completion only after the view transition ends.
+    /// Accepted for SDWebImage compatibility; does nothing yet (the completion does not wait for the transition).
     public static let waitTransition = WebImageOptions(rawValue: 1 << 25)
 }
