@@ -12,6 +12,8 @@ import WebImageTestServer
         defer { try? FileManager.default.removeItem(at: cache) }
         let server = try await ServeProcess.serve([
             "--allow-loopback-source-addresses", "--workers", "20", "--cache-dir", cache.path,
+            // Limits a busy machine does not reach: the test is of the drain, not of the limits.
+            "--timeout", "120", "--download-timeout", "60", "--shutdown-timeout", "120",
         ])
         // 20 distinct sources, each of whose heads the origin sends after 1.5 s.
         let requests = (0..<20).map { n in
