@@ -235,14 +235,5 @@ public final class VipsImageRef: @unchecked Sendable {
     }
 
     /// The embedded ICC profile, if any.
-    public var iccProfile: Data? {
-        guard hasICCProfile else { return nil }
-        var bytes: UnsafeRawPointer?
-        var length = 0
-        guard vips_image_get_blob(pointer, "icc-profile-data", &bytes, &length) == 0, let bytes else {
-            vips_error_clear()
-            return nil
-        }
-        return Data(bytes: bytes, count: length)
-    }
+    public var iccProfile: Data? { blob(named: "icc-profile-data") }
 }

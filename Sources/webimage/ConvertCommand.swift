@@ -44,6 +44,8 @@ struct ConvertCommand: AsyncParsableCommand {
     @Option(help: "Transforms, in order, such as 'resize=300x200,fill;round=12;blur=2' (see the README).")
     var transform: String?
 
+    @Flag var metadata: MetadataHandling = .strip
+
     func validate() throws {
         guard (1...100).contains(quality) else { throw ValidationError("--quality takes 1 to 100") }
         if let jobs, jobs < 1 { throw ValidationError("--jobs takes 1 or more") }
@@ -66,7 +68,10 @@ struct ConvertCommand: AsyncParsableCommand {
             FileHandle.standardError.write(Data("\(error)\n".utf8))
             throw ExitCode(64)
         }
-        let conversion = ImageConversion(thumbnail: try FetchCommand.thumbnailSize(thumbnail), quality: quality, transformer: transformer)
+        let conversion = ImageConversion(
+            thumbnail: try FetchCommand.thumbnailSize(thumbnail), quality: quality, transformer: transformer,
+            keepsMetadata: metadata == .keepMetadata
+        )
         let explicitFormat = format.map { ImageFormat(fileExtension: $0) }
         let naming: OutputNaming = if let outputFolder { .folder(outputFolder) } else if let outputPattern { .pattern(outputPattern) } else { .file(inputs[1]) }
         let run = BatchRun(
@@ -113,5 +118,18 @@ struct ConvertCommand: AsyncParsableCommand {
         await run.run(expansion.inputs, progress: &progress)
         FileHandle.standardOutput.write(Data((progress.summary() + "\n").utf8))
         if progress.hasFailures { throw ExitCode.failure }
+    }
+}
+
+/// `--strip` (the default) or `--keep-metadata`.
+enum MetadataHandling: EnumerableFlag {
+    case strip
+    case keepMetadata
+
+    static func help(for value: MetadataHandling) -> ArgumentHelp? {
+        switch value {
+        case .strip: "Write no metadata (the default)."
+        case .keepMetadata: "Keep the input's EXIF (orientation 1: pixels are written upright), XMP, IPTC and ICC profile (sRGB when the pixels were converted to sRGB)."
+        }
     }
 }

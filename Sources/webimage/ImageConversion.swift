@@ -5,15 +5,17 @@ import WebImage
 /// `--transform` chain, encode. A batch and a single conversion both run this, so that their
 /// outputs are the same bytes.
 struct ImageConversion: Sendable {
-    /// Decode and encode options: lazy decoding, the thumbnail size, the quality.
+    /// Decode and encode options: lazy decoding, the thumbnail size, the quality, metadata kept
+    /// or not.
     let options: ImageCoderOptions
     let transformer: PipelineTransformer?
 
-    init(thumbnail: CGSize?, quality: Int, transformer: PipelineTransformer?) {
+    init(thumbnail: CGSize?, quality: Int, transformer: PipelineTransformer?, keepsMetadata: Bool) {
         var options = ImageCoderOptions()
         options.decodeUseLazyDecoding = true
         if let thumbnail { options.decodeThumbnailPixelSize = thumbnail }
         options.encodeCompressionQuality = Double(quality) / 100
+        options.encodeKeepsMetadata = keepsMetadata
         self.options = options
         self.transformer = transformer
     }

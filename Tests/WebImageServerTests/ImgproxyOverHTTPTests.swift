@@ -1,4 +1,5 @@
 import Foundation
+import LibVips
 import Testing
 @testable import WebImage
 import WebImageTestServer
@@ -136,5 +137,23 @@ import WebImageTestServer
             #expect(ContinuousClock.now - started < .seconds(30), "\(name)")
         }
         #expect(try await server.get("/health").status == 200)
+    }
+
+    @Test func metadataIsStrippedUnlessTheURLAsksToKeepIt() async throws {
+        let origin = try await TestServer.start()
+        defer { Task { await origin.shutdown() } }
+        let server = try await ServingTests.start()
+        defer { Task { await server.stop() } }
+        // Landscape_6.jpg: EXIF with orientation 6; results are upright, so a kept EXIF says 1.
+        func written(_ options: String) async throws -> VipsImageRef {
+            let reply = try await server.get(ServingTests.path(origin, "exif-orientation/Landscape_6.jpg", options: options))
+            #expect(reply.status == 200, "\(options)")
+            return try VipsImageRef.load("jpegload_buffer", data: reply.body)
+        }
+        let stripped = try await written("rs:fit:300:300")
+        #expect(stripped.blob(named: "exif-data") == nil)
+        let kept = try await written("rs:fit:300:300/sm:0")
+        #expect(kept.blob(named: "exif-data") != nil && kept.orientation == 1)
+        #expect(kept.width > kept.height)   // upright: stored as a portrait, shown as a landscape
     }
 }

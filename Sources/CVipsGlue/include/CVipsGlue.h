@@ -63,6 +63,16 @@ VipsImage *wi_join_vertically(VipsImage **images, int count);
 /// A copy of `in` carrying animation metadata (page-height, delay in ms, loop).
 VipsImage *wi_with_animation(VipsImage *in, int page_height, const int *delays, int count, int loop);
 
+/// A copy of `in` for a saver run with strip=false: its metadata fields (EXIF, XMP, IPTC, ICC
+/// profile, comments, orientation) replaced by the blobs given (NULL or empty: none), the EXIF
+/// parsed as libvips' loaders parse it (left out when it cannot be), orientation 1.
+VipsImage *wi_with_metadata(VipsImage *in, const void *exif, size_t exif_length, const void *xmp, size_t xmp_length,
+                            const void *iptc, size_t iptc_length, const void *icc, size_t icc_length);
+
+/// A copy (g_free it) of one of libvips' built-in ICC profiles ("srgb", "cmyk", "p3"); NULL
+/// with libvips' error.
+void *wi_profile_copy(const char *name, size_t *length);
+
 /// Wraps RGBA/RGB/grey 8-bit pixels without copying. `release(owner)` runs when the image
 /// (and so every image computed from it) is gone: the owner keeps the pixels alive till then.
 VipsImage *wi_image_from_memory(const void *pixels, size_t length, int width, int height, int bands,

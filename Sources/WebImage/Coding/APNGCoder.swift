@@ -51,11 +51,15 @@ public final class APNGCoder: AnimatedImageCoder, ThrowingImageCoder {
         do {
             // A frame at a time: only the encoded frames are held.
             let frames = try AnimationFrames(of: image, format: .png, options: options)
+            let keepsMetadata = options.keepsMetadata(of: image)
             let pngs = try (0..<frames.count).map { index in
                 let frame = try frames.frame(at: index)
                 // One pixel layout for every frame: RGB when the animation is opaque, else RGBA.
-                let pixels = image.hasAlpha ? frame : try frame.call("extract_band", "band=0,n=3")
-                return (png: try pixels.save("pngsave_buffer", options: "strip=true"), delay: frames.delays[index])
+                var pixels = image.hasAlpha ? frame : try frame.call("extract_band", "band=0,n=3")
+                // The file takes its metadata chunks from the first frame's PNG (`APNGWriter`).
+                let withMetadata = keepsMetadata && index == 0
+                if withMetadata { pixels = try pixels.replacingMetadata(with: image.metadata) }
+                return (png: try pixels.save("pngsave_buffer", options: "strip=\(!withMetadata)"), delay: frames.delays[index])
             }
             return try APNGWriter.animation(of: pngs, loopCount: image.loopCount)
         } catch let error as ImageCodingError {

@@ -28,7 +28,7 @@ public enum ImageCoderHelper {
                 try image.call("thumbnail_image", "width=\(width),height=\(height),size=force")
             },
             pixels: nil, pixelWidth: width, pixelHeight: height, scale: image.scale, format: image.format,
-            hasAlpha: image.hasAlpha, isVector: image.isVector
+            hasAlpha: image.hasAlpha, isVector: image.isVector, metadata: image.metadata
         )
         return decodedImage(with: scaled)
     }

@@ -44,6 +44,12 @@ public struct ImageCoderOptions: Sendable, Equatable {
     public var encodeMaxFileSize = 0
     /// Embed an EXIF thumbnail. Not supported by the libvips coder: ignored.
     public var encodeEmbedThumbnail = false
+    /// Write the metadata of the file the image was decoded from (EXIF, XMP, IPTC, ICC profile)
+    /// into the output, as libvips' savers do with `strip=false` (JPEG, PNG, WebP, HEIF/AVIF
+    /// and TIFF hold some or all of it), with EXIF orientation 1 (decoded pixels are
+    /// upright) and the profile that describes the pixels (the file's when it is sRGB, else
+    /// sRGB, every decode converting to sRGB). False by default: outputs carry none.
+    public var encodeKeepsMetadata = false
 
     /// 100 megapixels.
     public static let defaultMaxPixelCount = 100_000_000

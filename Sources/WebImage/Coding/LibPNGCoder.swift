@@ -60,7 +60,8 @@ public final class LibPNGCoder: ThrowingImageCoder {
             guard let pixels = try? bitmap() else { return try fallback.decode(data, options: options) }
             return Image(
                 pipeline: .bitmap(pixels), pixels: pixels, pixelWidth: size.width, pixelHeight: size.height,
-                scale: options.decodeScaleFactor, format: .png, hasAlpha: hasAlpha, sourceByteCount: data.count
+                scale: options.decodeScaleFactor, format: .png, hasAlpha: hasAlpha, sourceByteCount: data.count,
+                metadata: header.metadata
             )
         }
         // A file libpng refuses (16-bit samples) or stops at is read by libvips' loader, which
@@ -71,7 +72,8 @@ public final class LibPNGCoder: ThrowingImageCoder {
         }
         return Image(
             pipeline: pipeline, pixels: nil, pixelWidth: size.width, pixelHeight: size.height,
-            scale: options.decodeScaleFactor, format: .png, hasAlpha: hasAlpha, sourceByteCount: data.count
+            scale: options.decodeScaleFactor, format: .png, hasAlpha: hasAlpha, sourceByteCount: data.count,
+            metadata: header.metadata
         )
     }
 }

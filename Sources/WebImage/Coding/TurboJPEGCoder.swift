@@ -6,8 +6,8 @@ import LibVips
 /// fixed cost per pipeline outweighs the work on small images), encode straight from pixels.
 /// Taken when the decoded bitmap is at most 4 megapixels (full decodes up to 4 MP, thumbnails
 /// of larger photos too). Larger bitmaps, CMYK files, files TurboJPEG cannot read, and
-/// encodes that need more than plain pixels (alpha to flatten, a size or byte budget) go to
-/// `VipsImageCoder`, which gives the same sizes and nearly the same pixels.
+/// encodes that need more than plain pixels (alpha to flatten, a size or byte budget, metadata
+/// to keep) go to `VipsImageCoder`, which gives the same sizes and nearly the same pixels.
 public final class TurboJPEGCoder: ThrowingImageCoder {
     /// The coder the shared `ImageCodersManager` uses.
     public static let shared = TurboJPEGCoder()
@@ -38,7 +38,7 @@ public final class TurboJPEGCoder: ThrowingImageCoder {
         if let metadata = JPEGMetadata(data) {
             header = VipsHeader(
                 storedWidth: stored.width, storedHeight: stored.height, orientation: metadata.orientation, pageCount: 1,
-                hasAlpha: false, loop: 0, delays: [], iccProfile: metadata.iccProfile
+                hasAlpha: false, loop: 0, delays: [], metadata: metadata.imageMetadata
             )
             try header.checkPixelLimit(options, format: .jpeg)
         } else {
@@ -79,7 +79,7 @@ public final class TurboJPEGCoder: ThrowingImageCoder {
         return Image(
             pipeline: pixels.map(ImagePipeline.bitmap) ?? pipeline, pixels: pixels,
             pixelWidth: work.size.width, pixelHeight: work.size.height, scale: options.decodeScaleFactor,
-            format: .jpeg, hasAlpha: false, sourceByteCount: data.count
+            format: .jpeg, hasAlpha: false, sourceByteCount: data.count, metadata: header.metadata
         )
     }
 
@@ -158,7 +158,8 @@ public final class TurboJPEGCoder: ThrowingImageCoder {
     public func encode(_ image: Image, format: ImageFormat, options: ImageCoderOptions) throws(ImageCodingError) -> Data {
         let box = options.encodeMaxPixelSize.pixelBox(rounding: .towardZero)
         let fitsBox = box.width < 1 || box.height < 1 || (image.pixelWidth <= box.width && image.pixelHeight <= box.height)
-        guard format == .jpeg, !image.hasAlpha, fitsBox, options.encodeMaxFileSize <= 0,
+        // Metadata to keep: libvips' saver writes it (and rewrites the EXIF for the output).
+        guard format == .jpeg, !image.hasAlpha, fitsBox, options.encodeMaxFileSize <= 0, !options.keepsMetadata(of: image),
               image.pixelWidth * image.pixelHeight <= BitmapThumbnail.maxPixelCount
         else { return try fallback.encode(image, format: format, options: options) }
         do {

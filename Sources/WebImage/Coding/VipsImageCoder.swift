@@ -49,7 +49,7 @@ public final class VipsImageCoder: ThrowingImageCoder {
             : nil
         return try Self.image(
             from: loader.pipeline(for: data, plan: plan, frames: animated ? .first : .still), format: format,
-            options: options, provider: provider, sourceByteCount: data.count
+            options: options, provider: provider, sourceByteCount: data.count, metadata: header.metadata
         )
     }
 
@@ -57,7 +57,7 @@ public final class VipsImageCoder: ThrowingImageCoder {
     /// that build, or keeps it lazy with that build handed to its first reader.
     static func image(
         from pipeline: ImagePipeline, format: ImageFormat, options: ImageCoderOptions,
-        provider: (any AnimatedImageProvider)?, sourceByteCount: Int
+        provider: (any AnimatedImageProvider)?, sourceByteCount: Int, metadata: ImageMetadata
     ) throws(ImageCodingError) -> Image {
         do {
             let built = try pipeline.prepare()
@@ -66,7 +66,7 @@ public final class VipsImageCoder: ThrowingImageCoder {
                 pipeline: pixels.map(ImagePipeline.bitmap) ?? pipeline, pixels: pixels, pendingBuild: built,
                 pixelWidth: built.width, pixelHeight: built.height, scale: options.decodeScaleFactor,
                 format: format, hasAlpha: built.hasAlpha, isVector: format == .svg || format == .pdf,
-                animatedImageProvider: provider, sourceByteCount: sourceByteCount
+                animatedImageProvider: provider, sourceByteCount: sourceByteCount, metadata: metadata
             )
         } catch {
             throw .corruptData(format: format, reason: error.message)
@@ -74,10 +74,12 @@ public final class VipsImageCoder: ThrowingImageCoder {
     }
 
     public func encode(_ image: Image, format: ImageFormat, options: ImageCoderOptions) throws(ImageCodingError) -> Data {
-        guard let saver = VipsSaver(format: format) else { throw .unsupportedFormat(format) }
+        let keepsMetadata = options.keepsMetadata(of: image)
+        guard let saver = VipsSaver(format: format, keepsMetadata: keepsMetadata) else { throw .unsupportedFormat(format) }
         do {
             var source = try saver.frames(of: image, options: options)
             source = try saver.preparing(source, options: options)
+            if keepsMetadata { source = try source.replacingMetadata(with: image.metadata) }
             guard options.encodeMaxFileSize > 0, saver.isLossy else {
                 return try saver.save(source, quality: options.encodeCompressionQuality)
             }

@@ -13,10 +13,13 @@ struct VipsHeader: Sendable {
     var loop: Int
     /// Per-frame delays in milliseconds, as stored (may be shorter than `pageCount`).
     var delays: [Int]
-    /// The embedded ICC profile, if any.
-    var iccProfile: Data?
+    /// The EXIF, XMP, IPTC and ICC profile.
+    var metadata = ImageMetadata.none
     /// Bytes a decoded pixel takes as the loader makes it (16-bit and float samples take 2 and 4).
     var bytesPerPixel = 4
+
+    /// The embedded ICC profile, if any.
+    var iccProfile: Data? { metadata.iccProfile }
 
     /// Size as shown upright: orientations 5 to 8 swap width and height.
     var width: Int { orientation >= 5 ? storedHeight : storedWidth }
@@ -96,7 +99,7 @@ struct VipsLoader: Sendable {
         let header = VipsHeader(
             storedWidth: image.width, storedHeight: image.pageHeight, orientation: image.orientation,
             pageCount: max(1, image.pageCount), hasAlpha: image.hasAlpha, loop: image.loop ?? 0,
-            delays: image.delays, iccProfile: image.iccProfile, bytesPerPixel: image.bytesPerPixel
+            delays: image.delays, metadata: ImageMetadata(header: image), bytesPerPixel: image.bytesPerPixel
         )
         try header.checkPixelLimit(options, format: format)
         try DecodeLimits.checkAnimation(

@@ -10,20 +10,26 @@ struct VipsSaver: Sendable {
     let isLossy: Bool
     let supportsAlpha: Bool
     let supportsAnimation: Bool
+    private let keepsMetadata: Bool
 
-    init?(format: ImageFormat) {
+    /// The saver for `format`; with `keepsMetadata` it writes the metadata the image to save
+    /// carries (`replacingMetadata(with:)`), else none.
+    init?(format: ImageFormat, keepsMetadata: Bool = false) {
         self.format = format
+        let formatOptions: String
         switch format {
-        case .jpeg: (operation, fixedOptions, isLossy, supportsAlpha, supportsAnimation) = ("jpegsave_buffer", "strip=true", true, false, false)
-        case .png: (operation, fixedOptions, isLossy, supportsAlpha, supportsAnimation) = ("pngsave_buffer", "strip=true", false, true, false)
-        case .gif: (operation, fixedOptions, isLossy, supportsAlpha, supportsAnimation) = ("gifsave_buffer", "strip=true", false, true, true)
-        case .webP: (operation, fixedOptions, isLossy, supportsAlpha, supportsAnimation) = ("webpsave_buffer", "strip=true", true, true, true)
-        case .heic, .heif: (operation, fixedOptions, isLossy, supportsAlpha, supportsAnimation) = ("heifsave_buffer", "compression=hevc,strip=true", true, true, false)
-        case .avif: (operation, fixedOptions, isLossy, supportsAlpha, supportsAnimation) = ("heifsave_buffer", "compression=av1,strip=true", true, true, false)
-        case .tiff: (operation, fixedOptions, isLossy, supportsAlpha, supportsAnimation) = ("tiffsave_buffer", "compression=deflate,strip=true", false, true, false)
-        case .jxl: (operation, fixedOptions, isLossy, supportsAlpha, supportsAnimation) = ("jxlsave_buffer", "strip=true", true, true, false)
+        case .jpeg: (operation, formatOptions, isLossy, supportsAlpha, supportsAnimation) = ("jpegsave_buffer", "", true, false, false)
+        case .png: (operation, formatOptions, isLossy, supportsAlpha, supportsAnimation) = ("pngsave_buffer", "", false, true, false)
+        case .gif: (operation, formatOptions, isLossy, supportsAlpha, supportsAnimation) = ("gifsave_buffer", "", false, true, true)
+        case .webP: (operation, formatOptions, isLossy, supportsAlpha, supportsAnimation) = ("webpsave_buffer", "", true, true, true)
+        case .heic, .heif: (operation, formatOptions, isLossy, supportsAlpha, supportsAnimation) = ("heifsave_buffer", "compression=hevc,", true, true, false)
+        case .avif: (operation, formatOptions, isLossy, supportsAlpha, supportsAnimation) = ("heifsave_buffer", "compression=av1,", true, true, false)
+        case .tiff: (operation, formatOptions, isLossy, supportsAlpha, supportsAnimation) = ("tiffsave_buffer", "compression=deflate,", false, true, false)
+        case .jxl: (operation, formatOptions, isLossy, supportsAlpha, supportsAnimation) = ("jxlsave_buffer", "", true, true, false)
         default: return nil
         }
+        fixedOptions = formatOptions + (keepsMetadata ? "strip=false" : "strip=true")
+        self.keepsMetadata = keepsMetadata
     }
 
     /// The image to save: an animation strip (all frames top to bottom, with timing) when the
@@ -74,7 +80,13 @@ struct VipsSaver: Sendable {
     }
 
     func save(_ image: VipsImageRef, quality: Double) throws(VipsError) -> Data {
-        try image.save(operation, options: options(quality: Self.qualityValue(quality)))
+        try save(image, qualityValue: Self.qualityValue(quality))
+    }
+
+    /// libvips' output, without the metadata its WebP saver writes in spite of `strip=true`.
+    private func save(_ image: VipsImageRef, qualityValue: Int) throws(VipsError) -> Data {
+        let saved = try image.save(operation, options: options(quality: qualityValue))
+        return format == .webP && !keepsMetadata ? WebPMetadataChunks.removed(from: saved) : saved
     }
 
     /// The best quality whose output fits in `maxBytes`, or the smallest output if none does.
@@ -83,7 +95,7 @@ struct VipsSaver: Sendable {
         let isStrip = image.pageHeight < image.height
         let source = isStrip ? image : try VipsImageRef.wrapping(image.render())
         var high = Self.qualityValue(quality)
-        let first = try source.save(operation, options: options(quality: high))
+        let first = try save(source, qualityValue: high)
         if first.count <= maxBytes { return first }
         var low = 1
         var best: Data?
@@ -91,7 +103,7 @@ struct VipsSaver: Sendable {
         high -= 1
         while low <= high {
             let middle = (low + high) / 2
-            let attempt = try source.save(operation, options: options(quality: middle))
+            let attempt = try save(source, qualityValue: middle)
             if attempt.count < smallest.count { smallest = attempt }
             if attempt.count <= maxBytes {
                 best = attempt
@@ -101,7 +113,7 @@ struct VipsSaver: Sendable {
             }
         }
         if let best { return best }
-        let lowest = try source.save(operation, options: options(quality: 1))
+        let lowest = try save(source, qualityValue: 1)
         return lowest.count < smallest.count ? lowest : smallest
     }
 

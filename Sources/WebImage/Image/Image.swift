@@ -28,6 +28,8 @@ public final class Image: Sendable {
 
     let pipeline: ImagePipeline
     let sourceByteCount: Int
+    /// The file's EXIF, XMP, IPTC and ICC profile, for encoders that keep them; transforms keep it.
+    let metadata: ImageMetadata
     private let pixels: Locked<PixelBuffer?>
     /// The pipeline prepared while decoding (to learn the size), kept for the first reader of a
     /// lazy image so that decode and encode do not each parse the file: libvips images from a
@@ -46,7 +48,8 @@ public final class Image: Sendable {
         isIncremental: Bool = false,
         isVector: Bool = false,
         animatedImageProvider: (any AnimatedImageProvider)? = nil,
-        sourceByteCount: Int = 0
+        sourceByteCount: Int = 0,
+        metadata: ImageMetadata = .none
     ) {
         self.pipeline = pipeline
         self.pixels = Locked(pixels)
@@ -60,6 +63,7 @@ public final class Image: Sendable {
         self.isVector = isVector
         self.animatedImageProvider = animatedImageProvider
         self.sourceByteCount = sourceByteCount
+        self.metadata = metadata
     }
 
     /// An image over a bitmap that already holds upright sRGB pixels (3 or 4 bands).
@@ -99,7 +103,7 @@ public final class Image: Sendable {
             pixelWidth: image.pixelWidth, pixelHeight: image.pixelHeight, scale: image.scale,
             format: image.format, hasAlpha: image.hasAlpha, isIncremental: image.isIncremental,
             isVector: image.isVector, animatedImageProvider: provider,
-            sourceByteCount: image.sourceByteCount
+            sourceByteCount: image.sourceByteCount, metadata: image.metadata
         )
     }
 

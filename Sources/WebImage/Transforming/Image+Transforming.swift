@@ -37,17 +37,19 @@ extension Image {
                 return Image(
                     pipeline: pipeline.appending(step), pixels: nil, pendingBuild: built,
                     pixelWidth: built.width, pixelHeight: built.height, scale: scale, format: format,
-                    hasAlpha: built.hasAlpha, sourceByteCount: sourceByteCount
+                    hasAlpha: built.hasAlpha, sourceByteCount: sourceByteCount, metadata: metadata
                 )
             }
             let pixels = try renderedPixels()
             if let work = transform.bitmap, let result = work(pixels, hasAlpha, scale) {
-                return Image(decoded: result, scale: scale, format: format, hasAlpha: hasAlpha || transform.addsAlpha)
+                return Image(decoded: result, scale: scale, format: format, hasAlpha: hasAlpha || transform.addsAlpha, metadata: metadata)
             }
             var input = try VipsImageRef.wrapping(pixels)
             if transform.movesPixelsOnly {
                 // No pixel is computed: the RGBA pixels are moved as they are, alpha band or not.
-                return Image(decoded: try transform.step(input, scale).render(), scale: scale, format: format, hasAlpha: hasAlpha)
+                return Image(
+                    decoded: try transform.step(input, scale).render(), scale: scale, format: format, hasAlpha: hasAlpha, metadata: metadata
+                )
             }
             // Decoded pixels are RGBA even when opaque: without that band, steps see the image as
             // opaque (dropped here and added back by `renderRGBA`, region by region as the
@@ -56,7 +58,7 @@ extension Image {
             if !hasAlpha && !transform.addsAlpha { input = try input.alphaBand(adding: false) }
             let output = try step(input).normalizedToSRGB()
             guard Self.isWithinPixelLimit(output) else { return nil }
-            return Image(decoded: try output.renderRGBA(), scale: scale, format: format, hasAlpha: output.hasAlpha)
+            return Image(decoded: try output.renderRGBA(), scale: scale, format: format, hasAlpha: output.hasAlpha, metadata: metadata)
         } catch {
             return nil
         }
@@ -71,10 +73,10 @@ extension Image {
     }
 
     /// An image over RGBA8 pixels already decoded.
-    private convenience init(decoded pixels: PixelBuffer, scale: Double, format: ImageFormat, hasAlpha: Bool) {
+    private convenience init(decoded pixels: PixelBuffer, scale: Double, format: ImageFormat, hasAlpha: Bool, metadata: ImageMetadata) {
         self.init(
             pipeline: .bitmap(pixels), pixels: pixels, pixelWidth: pixels.width, pixelHeight: pixels.height,
-            scale: scale, format: format, hasAlpha: hasAlpha
+            scale: scale, format: format, hasAlpha: hasAlpha, metadata: metadata
         )
     }
 }

@@ -65,6 +65,7 @@ public struct ImageProcessor: Sendable {
         encoding.encodeFirstFrameOnly = !animated
         encoding.encodeMaxFileSize = options.maxBytes
         encoding.encodeBackgroundColor = options.background ?? .white
+        encoding.encodeKeepsMetadata = !options.stripMetadata
         let data: Data
         do {
             data = try coders.encode(image, format: format, options: encoding)

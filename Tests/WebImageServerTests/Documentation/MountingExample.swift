@@ -23,6 +23,7 @@ import WebImageServer
             var configuration = ImageServerConfiguration()
             configuration.localFilesystemRoot = imagesFolder              // local:/// sources
             configuration.cacheDirectory = cacheFolder                    // results and sources
+            configuration.timeout = 60                                    // seconds a request may take (default 10)
             let images = try ImageServer(configuration: configuration)    // or with a parser and downloader of your own
             let router = Router(context: ImageServerContext.self)
             images.addRoutes(to: router.group("images"))     // GET /images/{signature}/{options}/{source}, /images/health

@@ -1,4 +1,5 @@
 import Foundation
+import LibVips
 import Testing
 import WebImage
 import WebImageTestServer
@@ -188,6 +189,7 @@ import WebImageTestServer
         ["--thumbnail", "120x90", "--quality", "70"],
         ["--transform", "resize=90x90,cover;round=10", "--format", "png"],
         ["--thumbnail", "200x200", "--format", "webp", "--quality", "60"],
+        ["--thumbnail", "150x150", "--keep-metadata"],
     ])
     func aBatchWritesTheBytesEachSingleConversionWrites(options: [String]) async throws {
         let images = [
@@ -212,6 +214,39 @@ import WebImageTestServer
         }
     }
 
+    /// `--keep-metadata` keeps the EXIF (orientation 1: the pixels are written upright), XMP,
+    /// IPTC and the profile of the pixels; `--strip`, the default, writes none.
+    @Test func keepMetadataKeepsItAndStripIsTheDefault() async throws {
+        let names = ["icc.jpg", "hubble.jpg", "turned.jpg"]
+        let tree = try Tree([
+            "icc.jpg": "sdwebimage/TestICCProfile.jpg", "hubble.jpg": "photos/hubble_deep_field.jpg",
+            "turned.jpg": "exif-orientation/Landscape_6.jpg",
+        ])
+        defer { tree.remove() }
+        let inputs = names.map { tree.path + "/" + $0 }
+        for (flags, folder) in [(["--keep-metadata"], "kept"), ([], "default"), (["--strip"], "stripped")] {
+            let result = try await ChildProcess.run("webimage", ["convert"] + inputs + ["-o", tree.path + "/" + folder, "--thumbnail", "200x200"] + flags)
+            #expect(result.status == 0, "\(result.standardError)")
+        }
+        for name in names {
+            let original = try WrittenMetadata(try tree.data(name))
+            let kept = try WrittenMetadata(try tree.data("kept/" + name))
+            #expect(kept.exif != nil && kept.orientation == 1, "\(name)")
+            #expect(kept.xmp == original.xmp && kept.iptc == original.iptc, "\(name)")
+            #expect(try WrittenMetadata(try tree.data("default/" + name)).isEmpty, "\(name)")
+            #expect(try tree.data("default/" + name) == tree.data("stripped/" + name), "\(name)")
+        }
+        let icc = try WrittenMetadata(try tree.data("kept/icc.jpg"))
+        #expect(icc.exifContains("Adobe Photoshop CS5 Windows") && icc.iptc != nil)
+        // Converted to sRGB at decode: the profile written is sRGB's; hubble's is sRGB already.
+        let sRGB = try Vips.builtInProfile("srgb")
+        #expect(icc.iccProfile == sRGB)
+        let hubble = (original: try WrittenMetadata(try tree.data("hubble.jpg")), kept: try WrittenMetadata(try tree.data("kept/hubble.jpg")))
+        #expect(hubble.original.iccProfile != nil && hubble.kept.iccProfile == hubble.original.iccProfile)
+        let turned = try TestImages.decoded(try tree.data("kept/turned.jpg"))
+        #expect(turned.pixelWidth == 200 && turned.pixelHeight == 133)
+    }
+
     @Test func anOutputOverItsInputAndTwoInputsWithOneOutputAreRefused() async throws {
         let tree = try Tree(["a/x.jpg": "photos/rocket.jpg", "b/x.jpg": "sdwebimage/TestImage.jpg"])
         defer { tree.remove() }
@@ -231,6 +266,7 @@ import WebImageTestServer
         (["a.jpg", "b.jpg", "c.jpg"], "give IN OUT, or -o DIR or --output PATTERN"),
         (["a.jpg", "-o", "out", "--jobs", "0"], "--jobs takes 1 or more"),
         (["a.jpg", "-o", "out", "--output", "%s.png"], "not both"),
+        (["a.jpg", "-o", "out", "--strip", "--keep-metadata"], "had already been set with flag '--strip'"),
     ])
     func usageErrorsExitWith64(arguments: [String], message: String) async throws {
         let result = try await ChildProcess.run("webimage", ["convert"] + arguments)
