@@ -19,12 +19,13 @@
 // recursive and is taken inside these calls), and it is always taken first, so there is no
 // lock-order inversion. liborc's vector paths stay on: turning liborc off makes libvips' resize
 // 16 – 40% slower. `scripts/orc-race.sh` shows the crash without this file and its absence
-// with it.
+// with it. WEBIMAGE_LIBORC_LOCK=off leaves it unlocked, to measure what the lock costs.
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "CVipsGlue.h"
@@ -81,7 +82,9 @@ static void resolve(void) {
     sscanf(version, "%d.%d.%d", &major, &minor, &micro);
     // The fix is in 0.4.34 (e48fa54); every earlier release has the unlocked chunk list.
     int fixed = major > 0 || minor > 4 || (minor == 4 && micro >= 34);
-    mode = fixed ? WI_ORC_LOCKED_BY_LIBORC : WI_ORC_LOCKED_HERE;
+    const char *setting = getenv("WEBIMAGE_LIBORC_LOCK");
+    int turned_off = setting != NULL && strcmp(setting, "off") == 0;
+    mode = fixed ? WI_ORC_LOCKED_BY_LIBORC : turned_off ? WI_ORC_TURNED_OFF : WI_ORC_LOCKED_HERE;
 }
 
 wi_orc_lock_mode wi_orc_lock_install(const char **liborc_version) {

@@ -10,6 +10,9 @@ public enum LiborcLock: Sendable, Equatable, CustomStringConvertible {
     /// An earlier liborc (Debian 12 has 0.4.33): every program compile and free runs under a
     /// lock of ours.
     case lockedHere(liborcVersion: String)
+    /// An earlier liborc left unlocked by `WEBIMAGE_LIBORC_LOCK=off`: only to measure what the
+    /// lock costs, since the crash is then back.
+    case turnedOff(liborcVersion: String)
 
     /// How many liborc program compiles and frees have gone through the lock's entry points in
     /// this process (whether or not they had to lock): more than zero once libvips has built a
@@ -21,6 +24,7 @@ public enum LiborcLock: Sendable, Equatable, CustomStringConvertible {
         case .absent: "liborc absent"
         case .lockedByLiborc(let version): "liborc \(version), which locks its code memory itself"
         case .lockedHere(let version): "liborc \(version), its code memory locked by swift-webimage"
+        case .turnedOff(let version): "liborc \(version), unlocked (WEBIMAGE_LIBORC_LOCK=off)"
         }
     }
 }

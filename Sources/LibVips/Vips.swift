@@ -33,6 +33,7 @@ public enum Vips {
         switch mode {
         case WI_ORC_LOCKED_HERE: return .lockedHere(liborcVersion: text)
         case WI_ORC_LOCKED_BY_LIBORC: return .lockedByLiborc(liborcVersion: text)
+        case WI_ORC_TURNED_OFF: return .turnedOff(liborcVersion: text)
         default: return .absent
         }
     }()

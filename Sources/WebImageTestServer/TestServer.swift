@@ -6,7 +6,8 @@ import NIOHTTP2
 import NIOPosix
 import NIOSSL
 
-/// A real HTTP/1.1 server on 127.0.0.1, on a port the system picks, for tests and benchmarks of
+/// A real HTTP/1.1 server on 127.0.0.1 (or other loopback addresses), on a port the system
+/// picks, for tests and benchmarks of
 /// everything that fetches: it serves the repository's test images and injects faults per request
 /// (see `TestServerRoutes` for the routes and query parameters), optionally over TLS with a
 /// self-signed certificate, and counts what it saw.
@@ -33,17 +34,25 @@ public final class TestServer: Sendable {
         public var totalRequests: Int { requests.values.reduce(0, +) }
     }
 
-    /// The port.
+    /// The port, the same on every address.
     public let port: Int
     /// True when the server speaks TLS.
     public let usesTLS: Bool
-    private let channel: any Channel
+    /// The addresses it listens on; `url(_:)` uses the first.
+    public let addresses: [String]
+    private let channels: [any Channel]
+    /// The server's own event loops: what it does (reading files, hashing them, pacing bodies)
+    /// never waits behind the clients' work or another test's server, so its timing holds while
+    /// the whole suite runs.
+    private let group: MultiThreadedEventLoopGroup
     let core: TestServerCore
 
-    private init(port: Int, usesTLS: Bool, channel: any Channel, core: TestServerCore) {
+    private init(port: Int, usesTLS: Bool, addresses: [String], channels: [any Channel], group: MultiThreadedEventLoopGroup, core: TestServerCore) {
         self.port = port
         self.usesTLS = usesTLS
-        self.channel = channel
+        self.addresses = addresses
+        self.channels = channels
+        self.group = group
         self.core = core
     }
 
@@ -57,9 +66,10 @@ public final class TestServer: Sendable {
             .deletingLastPathComponent().appendingPathComponent("Tests/Images")
     }()
 
-    /// Starts a server; with `tls`, it speaks HTTPS with a self-signed certificate, and offers
-    /// HTTP/2 (ALPN `h2`) besides HTTP/1.1.
-    public static func start(tls: Bool = false) async throws -> TestServer {
+    /// Starts a server listening on `addresses` (loopback ones: `127.0.0.2`, `::1`...), all on
+    /// one port, with `threads` event-loop threads of its own; with `tls`, it speaks HTTPS with a
+    /// self-signed certificate (for 127.0.0.1), and offers HTTP/2 (ALPN `h2`) besides HTTP/1.1.
+    public static func start(tls: Bool = false, addresses: [String] = ["127.0.0.1"], threads: Int = 1) async throws -> TestServer {
         var tlsConfiguration = TLSConfiguration.makeServerConfiguration(
             certificateChain: try NIOSSLCertificate.fromPEMBytes(Array(TestServerCertificate.certificatePEM.utf8)).map { .certificate($0) },
             privateKey: .privateKey(try NIOSSLPrivateKey(bytes: Array(TestServerCertificate.privateKeyPEM.utf8), format: .pem))
@@ -67,7 +77,8 @@ public final class TestServer: Sendable {
         tlsConfiguration.applicationProtocols = ["h2", "http/1.1"]
         let sslContext = tls ? try NIOSSLContext(configuration: tlsConfiguration) : nil
         let core = TestServerCore(imagesFolder: imagesFolder)
-        let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: max(1, threads))
+        let bootstrap = ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: 256)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelInitializer { channel in
@@ -100,16 +111,34 @@ public final class TestServer: Sendable {
                     })
                 }
             }
-            .bind(host: "127.0.0.1", port: 0)
-            .get()
-        guard let port = channel.localAddress?.port else { throw ChannelError.unknownLocalAddress }
-        return TestServer(port: port, usesTLS: tls, channel: channel, core: core)
+        let addresses = addresses.isEmpty ? ["127.0.0.1"] : addresses
+        var channels: [any Channel] = []
+        do {
+            var port = 0
+            for address in addresses {
+                let channel = try await bootstrap.bind(host: address, port: port).get()
+                channels.append(channel)
+                guard let bound = channel.localAddress?.port else { throw ChannelError.unknownLocalAddress }
+                port = bound
+            }
+            return TestServer(port: port, usesTLS: tls, addresses: addresses, channels: channels, group: group, core: core)
+        } catch {
+            for channel in channels { try? await channel.close() }
+            try? await group.shutdownGracefully()
+            throw error
+        }
     }
 
-    /// The address of `path` (which may carry a query) on this server.
+    /// The address of `path` (which may carry a query) on this server, at its first address.
     public func url(_ path: String) -> URL {
+        url(path, host: addresses[0].contains(":") ? "[\(addresses[0])]" : addresses[0])
+    }
+
+    /// The address of `path` on this server's port at `host` (a name, an IPv4 literal or a
+    /// bracketed IPv6 one), whatever that host reaches.
+    public func url(_ path: String, host: String) -> URL {
         // A path and query made by the tests: always a valid URL.
-        URL(string: "\(usesTLS ? "https" : "http")://127.0.0.1:\(port)\(path.hasPrefix("/") ? "" : "/")\(path)")
+        URL(string: "\(usesTLS ? "https" : "http")://\(host):\(port)\(path.hasPrefix("/") ? "" : "/")\(path)")
             ?? URL(fileURLWithPath: "/invalid-test-path")
     }
 
@@ -135,11 +164,12 @@ public final class TestServer: Sendable {
     /// Stops accepting connections, closes the listening socket and every connection still open
     /// (answers held by a gate end there), and drops the routes (whose handlers may hold gates).
     public func shutdown() async {
-        try? await channel.close()
+        for channel in channels { try? await channel.close() }
         for connection in core.openChannels() {
             try? await connection.close()
         }
         core.removeRoutes()
+        try? await group.shutdownGracefully()
     }
 }
 

@@ -8,6 +8,7 @@ import Foundation
 ///   `If-None-Match` and `If-Modified-Since` are honoured (206, 304).
 /// - `/redirect/<n>/<path>`: redirects n times, then to `/<path>`.
 /// - `/loop/<name>`: redirects to `/loop/<name>-` and so on, forever.
+/// - `/redirect-to?url=<URL>`: redirects to that URL, wherever it is.
 /// - `/status/<code>`: that status with a short text body.
 /// - `/empty`: 200 with an empty body typed `image/png`.
 /// - `/random/<n>`: n seeded random bytes typed `image/jpeg`.
@@ -15,7 +16,8 @@ import Foundation
 ///
 /// Query parameters, on any route: `delay=ms` (before the head), `parts=n` or `chunk=bytes`
 /// with `chunkDelay=ms` (trickle the body), `drop=bytes` (close the connection after that many
-/// body bytes, on the first request to that URL only), `hold=1` with `parts` or `chunk` (send
+/// body bytes, on the first request to that URL only), `dropEvery=bytes` (close the connection
+/// after that many body bytes of every response, range responses included), `hold=1` with `parts` or `chunk` (send
 /// the first piece, then nothing more until the client goes: the body never ends, however slow
 /// the client), `chunked=1` (chunked encoding),
 /// `status=code`, `type=mime`, `noValidators=1` (no ETag or Last-Modified), `failFirst=n` with
@@ -59,6 +61,7 @@ enum TestServerRoutes {
         if let chunk = query["chunk"].flatMap(Int.init), chunk > 0 { response.chunkSize = chunk }
         if let delay = query["chunkDelay"].flatMap(Int.init) { response.chunkDelay = .milliseconds(delay) }
         if let drop = query["drop"].flatMap(Int.init), attempt == 1 { response.dropAfter = drop }
+        if let every = query["dropEvery"].flatMap(Int.init), every > 0 { response.dropAfter = every }
         if query["chunked"] == "1" { response.chunked = true }
         // A gate never opened: piece 2 on wait for ever.
         if query["hold"] == "1" { response.gate = TestGate() }
@@ -75,6 +78,8 @@ enum TestServerRoutes {
             let rest = components.dropFirst(2).joined(separator: "/")
             let query = request.query.isEmpty ? "" : "?" + request.query.map { "\($0.key)=\($0.value)" }.sorted().joined(separator: "&")
             return .redirect(to: (count <= 1 ? "/\(rest)" : "/redirect/\(count - 1)/\(rest)") + query)
+        case "redirect-to":
+            return request.query["url"].map { .redirect(to: $0) } ?? .status(400)
         case "loop" where components.count == 2:
             return .redirect(to: "/loop/\(components[1] == "a" ? "b" : "a")")
         case "status" where components.count == 2:

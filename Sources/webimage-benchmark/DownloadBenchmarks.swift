@@ -6,7 +6,9 @@ import WebImageTestServer
 
 /// The downloader against a bare AsyncHTTPClient loop doing the same transfers from the same
 /// loopback test server, in this process: throughput at concurrency 6, CPU time per MB, and the
-/// peak memory of 100 concurrent 2 MB downloads against the bytes in flight.
+/// peak memory of 100 concurrent 2 MB downloads against the bytes in flight. Then the cost of
+/// the source guard: the same downloads of `localhost` (resolved with getaddrinfo and pinned on
+/// every download) through a guarded downloader, against unguarded ones of 127.0.0.1.
 enum DownloadBenchmarks {
     static let imageCount = 500
     static let concurrency = 6
@@ -14,7 +16,7 @@ enum DownloadBenchmarks {
 
     static func run() async throws {
         print("download")
-        let server = try await TestServer.start()
+        let server = try await TestServer.start(addresses: ["127.0.0.1", "::1"], threads: System.coreCount)
         defer { Task { await server.shutdown() } }
         let bytes = try Data(contentsOf: TestServer.imagesFolder.appendingPathComponent("photos/rocket.jpg")).count
         print("\(imageCount) distinct URLs of photos/rocket.jpg (\(bytes) bytes), concurrency \(concurrency), decode off, \(rounds) rounds each, alternated")
@@ -45,6 +47,7 @@ enum DownloadBenchmarks {
             bareCPU.append(bareSeconds)
         }
         try await client.shutdown()
+        try await guardCost(server: server, bytes: bytes)
         let ours = median(ourTimes)
         let bare = median(bareTimes)
         let megabytes = Double(bytes * imageCount) / 1_048_576
@@ -53,6 +56,36 @@ enum DownloadBenchmarks {
         print(String(format: "CPU time per MB (user+system, server included): ours %.1f ms, bare %.1f ms: ratio %.2fx",
                      median(ourCPU) / megabytes * 1000, median(bareCPU) / megabytes * 1000, median(ourCPU) / median(bareCPU)))
         try await peakMemory(server: server)
+    }
+
+    /// Guarded downloads of `localhost` against unguarded ones of 127.0.0.1, alternated.
+    private static func guardCost(server: TestServer, bytes: Int) async throws {
+        var unguardedTimes: [Double] = []
+        var guardedTimes: [Double] = []
+        for round in 0..<rounds {
+            for guarded in [false, true] {
+                var config = ImageDownloaderConfig()
+                config.maxConcurrentDownloads = concurrency
+                if guarded { config.sourceGuard = SourceGuard(allowsLoopback: true) }
+                let downloader = ImageDownloader(config: config)
+                let urls = (0..<imageCount).map {
+                    server.url("/images/photos/rocket.jpg?guard=\(guarded)&round=\(round)&n=\($0)", host: guarded ? "localhost" : "127.0.0.1")
+                }
+                let (time, _) = try await timed {
+                    try await withThrowingTaskGroup(of: Int.self) { group in
+                        for url in urls { group.addTask { try await downloader.downloadData(with: url).data.count } }
+                        var total = 0
+                        for try await count in group { total += count }
+                        guard total == bytes * imageCount else { throw CoderBenchmarks.Failure(description: "guard \(guarded): \(total) bytes") }
+                    }
+                }
+                if guarded { guardedTimes.append(time) } else { unguardedTimes.append(time) }
+            }
+        }
+        let unguarded = median(unguardedTimes)
+        let guarded = median(guardedTimes)
+        print(String(format: "source guard: unguarded %.0f images/s, guarded (localhost resolved and pinned per download) %.0f images/s: guarded/unguarded %.2f",
+                     Double(imageCount) / unguarded, Double(imageCount) / guarded, unguarded / guarded))
     }
 
     /// 100 concurrent downloads of a 2 MB body: the growth of the peak resident memory against

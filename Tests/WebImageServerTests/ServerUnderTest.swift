@@ -6,6 +6,7 @@ import Metrics
 import NIOCore
 import ServiceLifecycle
 import Testing
+import WebImage
 @testable import WebImageServer
 
 /// A real image server on 127.0.0.1 (an ephemeral port) in this process, with a fresh cache
@@ -14,32 +15,53 @@ final class ServerUnderTest: Sendable {
     let port: Int
     let cacheFolder: String
     private let task: Task<Void, any Error>
-    static let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: .init(redirectConfiguration: .disallow))
+    /// Up to 64 connections to a server at once, each waited for up to 60 s (a busy machine).
+    static let client: HTTPClient = {
+        var configuration = HTTPClient.Configuration(redirectConfiguration: .disallow, timeout: .init(connect: .seconds(60)))
+        configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = 64
+        return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+    }()
 
     /// Starts a server with `configure` applied to a default configuration (bound to port 0, a
-    /// new cache folder), parsing with the configuration's imgproxy parser.
+    /// new cache folder, 60 s time limits), parsing with the configuration's imgproxy parser.
     static func start(
-        metrics: (any MetricsFactory)? = nil,
+        metrics: (any MetricsFactory)? = nil, downloader: ImageDownloader? = nil,
         configure: (inout ImageServerConfiguration) -> Void = { _ in }
     ) async throws -> ServerUnderTest {
         var configuration = ImageServerConfiguration()
         configuration.bind = ServerAddress(host: "127.0.0.1", port: 0)
         configuration.cacheDirectory = FileManager.default.temporaryDirectory.path + "/webimage-server-tests-" + UUID().uuidString
+        // Generous time limits, so that a suite run on a busy machine does not hit them; the
+        // tests of the limits set their own.
+        configuration.timeout = 60
+        configuration.downloadTimeout = 60
         configure(&configuration)
         let parser = try configuration.makeParser()
+        return try await serve(cacheFolder: configuration.cacheDirectory) { logger, onListening in
+            try ImageServer.makeApplication(
+                configuration: configuration, parser: parser, downloader: downloader, metricsFactory: metrics, logger: logger,
+                onListening: onListening
+            )
+        }
+    }
+
+    /// Runs the application `make` gives (with a logger and the callback it must call with its
+    /// port once listening) until `stop`; `cacheFolder` is removed then.
+    static func serve(
+        cacheFolder: String,
+        _ make: (Logger, @escaping @Sendable (Int) async -> Void) throws -> some ApplicationProtocol
+    ) async throws -> ServerUnderTest {
         let ports = AsyncStream.makeStream(of: Int.self)
         var logger = Logger(label: "server-under-test")
         logger.logLevel = .error
-        let application = try ImageServer.makeApplication(
-            configuration: configuration, parser: parser, metricsFactory: metrics, logger: logger, onListening: { ports.continuation.yield($0) }
-        )
+        let application = try make(logger) { ports.continuation.yield($0) }
         let task = Task {
             let group = ServiceGroup(configuration: .init(services: [application], logger: logger))
             try await group.run()
         }
         var iterator = ports.stream.makeAsyncIterator()
         guard let port = await iterator.next() else { throw CancellationError() }
-        return ServerUnderTest(port: port, cacheFolder: configuration.cacheDirectory, task: task)
+        return ServerUnderTest(port: port, cacheFolder: cacheFolder, task: task)
     }
 
     private init(port: Int, cacheFolder: String, task: Task<Void, any Error>) {
@@ -58,9 +80,14 @@ final class ServerUnderTest: Sendable {
 
     /// GETs `path`, with `headers`; `deadline` bounds the whole exchange (the client then goes).
     func get(_ path: String, headers: [String: String] = [:], deadline: TimeAmount = .seconds(60)) async throws -> Reply {
+        try await Self.get(path, port: port, headers: headers, deadline: deadline)
+    }
+
+    /// GETs `path` from the server on 127.0.0.1 at `port`.
+    static func get(_ path: String, port: Int, headers: [String: String] = [:], deadline: TimeAmount = .seconds(60)) async throws -> Reply {
         var request = HTTPClientRequest(url: "http://127.0.0.1:\(port)\(path)")
         for (name, value) in headers { request.headers.add(name: name, value: value) }
-        let response = try await Self.client.execute(request, timeout: deadline)
+        let response = try await client.execute(request, timeout: deadline)
         let body = try await response.body.collect(upTo: 64 << 20)
         var fields: [String: String] = [:]
         for (name, value) in response.headers { fields[name.lowercased()] = value }

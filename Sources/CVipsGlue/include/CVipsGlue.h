@@ -133,6 +133,9 @@ typedef enum {
     WI_ORC_LOCKED_BY_LIBORC = 1,
     /// An earlier liborc: every program compile and free runs under our lock.
     WI_ORC_LOCKED_HERE = 2,
+    /// An earlier liborc, left unlocked because WEBIMAGE_LIBORC_LOCK=off (to measure the lock's
+    /// cost; the race is then back).
+    WI_ORC_TURNED_OFF = 3,
 } wi_orc_lock_mode;
 
 /// Resolves liborc's entry points and picks the mode from its version (call before the first

@@ -11,8 +11,10 @@ public struct DownloadMetrics: Sendable, Equatable {
     public var bytesReceived = 0
     /// Redirects followed on the last attempt.
     public var redirectCount = 0
-    /// Attempts after the first (resumes included).
+    /// Failed attempts that were tried again (a resume after new bytes is not one).
     public var retryCount = 0
+    /// Range requests that resumed the body after it broke off with new bytes.
+    public var resumeCount = 0
     /// True when the body was completed with a byte-range request after a dropped connection.
     public var resumed = false
 

@@ -34,14 +34,18 @@ extension DownloadOperation {
         }
         guard started else { return }
         var decodes = SharedDecodes()
-        while true {
+        var ended = false
+        while !ended {
             let batch: [Caller] = state.withLock { state in
                 let batch = state.callers
                 state.callers = []
                 if batch.isEmpty { state.phase = .finished }
                 return batch
             }
-            if batch.isEmpty { break }
+            if batch.isEmpty {
+                end()
+                break
+            }
             // The largest size each family of callers asks for first, so the smaller ones are made from it.
             let shared = batch.filter(\.decodes).compactMap { caller in
                 SharedDecodes.coder(of: caller.context).map { (options: caller.coderOptions, coder: $0) }
@@ -50,20 +54,28 @@ extension DownloadOperation {
                 let context = batch.first { $0.coderOptions == first.options && SharedDecodes.coder(of: $0.context) == first.coder }?.context
                 decodes.record(await Self.decode(data, url: url, options: first.options, context: context), options: first.options, coder: first.coder)
             }
-            for caller in batch {
-                guard caller.decodes else {
-                    caller.callbacks.finish(nil, data, nil, operation: self)
-                    continue
+            for (index, caller) in batch.enumerated() {
+                let result: Result<Image?, WebImageError> = caller.decodes
+                    ? await result(for: caller, data: data, decodes: &decodes).map { $0 } : .success(nil)
+                // With no caller waiting after this one, the download ends before the last
+                // completion: a caller that has its image sees the downloader done with it.
+                if index == batch.count - 1 {
+                    ended = state.withLock { state in
+                        guard state.callers.isEmpty else { return false }
+                        state.phase = .finished
+                        return true
+                    }
+                    if ended {
+                        DownloadObservability.logger.debug("download finished", metadata: ["url": "\(url)", "bytes": "\(data.count)"])
+                        end()
+                    }
                 }
-                let result = await result(for: caller, data: data, decodes: &decodes)
                 switch result {
                 case .success(let image): caller.callbacks.finish(image, data, nil, operation: self)
                 case .failure(let error): caller.callbacks.finish(nil, nil, error, operation: self)
                 }
             }
         }
-        DownloadObservability.logger.debug("download finished", metadata: ["url": "\(url)", "bytes": "\(data.count)"])
-        end()
     }
 
     /// The image for `caller`: one decoded with its options, a thumbnail made from a larger

@@ -19,28 +19,59 @@ struct TransferFailure: Error {
 }
 
 extension DownloadOperation {
-    /// Runs the request with its retries, then decodes for every caller.
+    /// Runs the request with its retries and resumes, then decodes for every caller. A watchdog
+    /// fails the download when it goes `stallTimeout` without new body bytes; a retry whose wait
+    /// would end past that bound or past the callers' deadlines fails at once instead.
     func run() async {
+        let config = environment.config
         let started = ContinuousClock.now
+        state.withLock { $0.startedAt = started }
+        let clock = DownloadProgressClock(stallLimit: .seconds(config.effectiveStallTimeout), started: started)
+        let watchdog = Task { [url] in
+            guard await clock.waitForStall() else { return }
+            fail(Self.timedOut(url, "no new bytes for \(config.effectiveStallTimeout) s"))
+        }
         environment.events.post(.start(url: url, request: request))
         DownloadObservability.logger.debug("download started", metadata: ["url": "\(url)"])
         var body = Data()
         var retries = 0
+        var resumes = 0
         var resumeValidator: String?
         var outcome: Result<HTTPURLResponse, any Error>
         while true {
+            let heldBefore = clock.mostReceived
             do {
-                outcome = .success(try await transfer(into: &body, resumeValidator: resumeValidator))
+                outcome = .success(try await transfer(into: &body, resumeValidator: resumeValidator, clock: clock))
                 break
             } catch let failure as TransferFailure {
-                let policy = environment.config.retryPolicy
-                guard failure.isRetryable, retries < policy.maxRetryCount, !Task.isCancelled else {
+                let policy = config.retryPolicy
+                guard failure.isRetryable, !Task.isCancelled else {
+                    outcome = .failure(failure.error)
+                    break
+                }
+                // A body that broke off after new bytes resumes at once: progress, not failure.
+                if let validator = failure.resumeValidator, clock.mostReceived > heldBefore, resumes < policy.maxResumeCount {
+                    resumes += 1
+                    resumeValidator = validator
+                    state.withLock { $0.metrics.resumeCount = resumes }
+                    DownloadObservability.logger.debug("download resumed", metadata: ["url": "\(url)", "from": "\(body.count)"])
+                    continue
+                }
+                guard retries < policy.maxRetryCount else {
                     outcome = .failure(failure.error)
                     break
                 }
                 resumeValidator = failure.resumeValidator
                 if resumeValidator == nil { body.removeAll(keepingCapacity: true) }
                 let delay = policy.delay(beforeRetry: retries, retryAfter: failure.retryAfter)
+                let bound = [clock.stallDeadline, latestDeadline].compactMap { $0 }.min()
+                if let bound, ContinuousClock.now + .seconds(delay) >= bound {
+                    DownloadObservability.logger.debug("download not retried: the wait ends past its bound", metadata: [
+                        "url": "\(url)", "error": "\(failure.error)", "delay": "\(delay)",
+                    ])
+                    outcome = .failure(failure.error)
+                    break
+                }
                 retries += 1
                 state.withLock { $0.metrics.retryCount = retries }
                 environment.observability.retries.increment()
@@ -58,8 +89,8 @@ extension DownloadOperation {
                 break
             }
         }
+        watchdog.cancel()
         let elapsed = ContinuousClock.now - started
-        state.withLock { $0.metrics.totalTime = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18 }
         environment.observability.duration.recordNanoseconds(elapsed.components.seconds * 1_000_000_000 + elapsed.components.attoseconds / 1_000_000_000)
         // A partial image never follows the final one: the last partial decode ends first, and
         // bytes it has not seen are not decoded partially any more.
@@ -78,7 +109,7 @@ extension DownloadOperation {
 
     /// One attempt: sends the request (a range request when resuming), checks the response and
     /// streams the body into `body`.
-    private func transfer(into body: inout Data, resumeValidator: String?) async throws -> HTTPURLResponse {
+    private func transfer(into body: inout Data, resumeValidator: String?, clock: DownloadProgressClock) async throws -> HTTPURLResponse {
         let config = environment.config
         var extraHeaders = key.validators?.conditionalHeaders ?? []
         if let resumeValidator, !body.isEmpty {
@@ -87,18 +118,22 @@ extension DownloadOperation {
         guard let clientRequest = HTTPMessages.clientRequest(for: request, extraHeaders: extraHeaders) else {
             throw TransferFailure.final(WebImageError.invalidDownloadOperation)
         }
-        guard let client = environment.clients.client(allowingInvalidCertificates: options.contains(.allowInvalidSSLCertificates)) else {
-            throw TransferFailure.final(WebImageError.invalidDownloadOperation)
-        }
         let sent = ContinuousClock.now
-        let clientResponse: HTTPClientResponse
+        let exchange: HopByHopClient.Exchange
         do {
-            clientResponse = try await client.execute(clientRequest, deadline: .distantFuture)
+            exchange = try await environment.hops.execute(clientRequest, allowingInvalidCertificates: options.contains(.allowInvalidSSLCertificates))
+        } catch let refusal as SourceRefusal {
+            throw TransferFailure.final(WebImageError.sourceRefused(refusal))
+        } catch let error as WebImageError {
+            throw TransferFailure.final(error)
         } catch {
             throw Self.transportFailure(error, url: url, resumeValidator: nil)
         }
+        // The client stays lent until the body is read (a pinned one is not evicted meanwhile).
+        defer { exchange.lease.release() }
+        let clientResponse = exchange.response
         let firstByte = ContinuousClock.now - sent
-        guard var response = HTTPMessages.urlResponse(for: clientResponse, url: clientResponse.url ?? url) else {
+        guard var response = HTTPMessages.urlResponse(for: clientResponse, url: exchange.url) else {
             throw TransferFailure.final(WebImageError.invalidDownloadResponse)
         }
         if let modifier = environment.responseModifier {
@@ -110,7 +145,7 @@ extension DownloadOperation {
         state.withLock { state in
             state.response = response
             state.metrics.timeToFirstByte = Double(firstByte.components.seconds) + Double(firstByte.components.attoseconds) * 1e-18
-            state.metrics.redirectCount = max(0, clientResponse.history.count - 1)
+            state.metrics.redirectCount = exchange.redirectCount
         }
         let status = response.statusCode
         if status == 304, key.validators != nil { throw TransferFailure.final(WebImageError.cacheNotModified) }
@@ -146,6 +181,7 @@ extension DownloadOperation {
         do {
             for try await chunk in clientResponse.body {
                 body.append(contentsOf: chunk.readableBytesView)
+                clock.record(bodySize: body.count)
                 environment.observability.bytes.increment(by: chunk.readableBytes)
                 guard body.count <= config.maximumResponseSize else {
                     throw TransferFailure.final(Self.tooLarge(url: url, limit: config.maximumResponseSize))
@@ -215,15 +251,17 @@ extension DownloadOperation {
         return TransferFailure(error: urlError, isRetryable: retryable.contains(urlError.code), resumeValidator: resumeValidator)
     }
 
-    /// Fails every caller with `error` (unless the operation was cancelled: they know already).
+    /// Fails every caller with `error` and stops the transfer, unless it ended already (the
+    /// callers of a cancelled or finished download know already).
     private func fail(_ error: any Error) {
-        let callers: [Caller]? = state.withLock { state in
-            if case .finished = state.phase { return nil }
+        let (callers, transfer): ([Caller]?, Task<Void, Never>?) = state.withLock { state in
+            guard case .running(let transfer) = state.phase else { return (nil, nil) }
             state.phase = .finished
             defer { state.callers = [] }
-            return state.callers
+            return (state.callers, transfer)
         }
         guard let callers else { return }
+        transfer?.cancel()
         DownloadObservability.logger.debug("download failed", metadata: ["url": "\(url)", "error": "\(error)"])
         recordTransferEnd(error: error)
         for caller in callers { caller.callbacks.finish(nil, nil, error, operation: self) }

@@ -14,7 +14,7 @@ struct DownloadKey: Hashable, Sendable {
 
 /// What a download needs from its downloader, fixed when it is made.
 struct DownloadEnvironment: Sendable {
-    let clients: DownloadClients
+    let hops: HopByHopClient
     let config: ImageDownloaderConfig
     let responseModifier: (any DownloaderResponseModifierProtocol)?
     let decryptor: (any DownloaderDecryptorProtocol)?
@@ -35,6 +35,8 @@ final class DownloadOperation: Sendable {
         /// False for callers that want the bytes only.
         let decodes: Bool
         let callbacks: DownloadCallbacks
+        /// When this caller's download deadline passes, if it has one.
+        let deadline: ContinuousClock.Instant?
     }
 
     enum Phase {
@@ -53,6 +55,10 @@ final class DownloadOperation: Sendable {
         var metrics = DownloadMetrics()
         var lastProgressReported = 0
         var partialDecode: PartialDecode?
+        /// When the transfer started.
+        var startedAt: ContinuousClock.Instant?
+        /// The timers of the callers' deadlines, cancelled when the operation ends.
+        var deadlineTimers: [Task<Void, Never>] = []
     }
 
     let key: DownloadKey
@@ -81,20 +87,52 @@ final class DownloadOperation: Sendable {
     }
 
     /// Adds a caller unless the operation is done; returns its id. A caller that joins while the
-    /// body is being decoded for the others is decoded for too.
+    /// body is being decoded for the others is decoded for too. A caller with a deadline (its
+    /// context's, else the downloader's) fails with `URLError(.timedOut)` when it passes.
     func addCaller(options: DownloaderOptions, context: WebImageContext?, decodes: Bool, callbacks: DownloadCallbacks) -> UInt64? {
-        state.withLock { state in
+        let seconds = context?.downloadDeadline ?? environment.config.downloadDeadline
+        let deadline = seconds.flatMap { $0 > 0 && $0.isFinite ? ContinuousClock.now + .seconds($0) : nil }
+        return state.withLock { state in
             if case .finished = state.phase { return nil }
             let id = state.nextCallerID
             state.nextCallerID += 1
             let coderOptions = LoaderDecoding.coderOptions(for: key.url, options: options, context: context)
-            state.callers.append(Caller(id: id, options: options, context: context, coderOptions: coderOptions, decodes: decodes, callbacks: callbacks))
+            state.callers.append(Caller(
+                id: id, options: options, context: context, coderOptions: coderOptions, decodes: decodes, callbacks: callbacks,
+                deadline: deadline
+            ))
+            if let deadline, let seconds {
+                state.deadlineTimers.append(Task { [weak self] in
+                    guard (try? await Task.sleep(until: deadline, clock: .continuous)) != nil, let self else { return }
+                    drop(callerID: id, error: Self.timedOut(url, "the download's deadline of \(seconds) s passed"))
+                })
+            }
             return id
         }
     }
 
+    /// The latest deadline among the callers still waiting for the transfer; nil when one of
+    /// them has none.
+    var latestDeadline: ContinuousClock.Instant? {
+        state.withLock { state in
+            let deadlines = state.callers.map(\.deadline)
+            guard !deadlines.contains(where: { $0 == nil }) else { return nil }
+            return deadlines.compactMap { $0 }.max()
+        }
+    }
+
+    /// `URLError(.timedOut)` for a bound of the whole download that passed.
+    static func timedOut(_ url: URL, _ reason: String) -> URLError {
+        URLError(.timedOut, userInfo: [NSURLErrorFailingURLErrorKey: url, NSLocalizedDescriptionKey: reason])
+    }
+
     /// Completes caller `id` with `.cancelled`; stops the request when no caller is left.
     func cancel(callerID id: UInt64) {
+        drop(callerID: id, error: WebImageError.cancelled)
+    }
+
+    /// Completes caller `id` with `error`; stops the request when no caller is left.
+    private func drop(callerID id: UInt64, error: any Error) {
         let (caller, stopped) = state.withLock { state -> (Caller?, Task<Void, Never>??) in
             guard let index = state.callers.firstIndex(where: { $0.id == id }) else { return (nil, nil) }
             let caller = state.callers.remove(at: index)
@@ -112,9 +150,9 @@ final class DownloadOperation: Sendable {
         }
         if let stopped {
             stopped?.cancel()
-            recordTransferEnd(error: WebImageError.cancelled)
+            recordTransferEnd(error: error)
         }
-        caller?.callbacks.finish(nil, nil, WebImageError.cancelled)
+        caller?.callbacks.finish(nil, nil, error, operation: self)
         if stopped != nil { end() }
     }
 
@@ -138,6 +176,11 @@ final class DownloadOperation: Sendable {
     /// Posts the stop (and finish) event and counts the outcome: when the transfer ends, before
     /// the callers hear of it, as SDWebImage posts its notifications.
     func recordTransferEnd(error: (any Error)?) {
+        state.withLock { state in
+            guard let startedAt = state.startedAt else { return }
+            let elapsed = ContinuousClock.now - startedAt
+            state.metrics.totalTime = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
+        }
         environment.events.post(.stop(url: url))
         if error == nil { environment.events.post(.finish(url: url)) }
         environment.observability.countOutcome(error)
@@ -145,6 +188,11 @@ final class DownloadOperation: Sendable {
 
     /// Frees the slot once every caller is served.
     func end() {
+        let timers = state.withLock { state in
+            defer { state.deadlineTimers = [] }
+            return state.deadlineTimers
+        }
+        for timer in timers { timer.cancel() }
         onEnd(self)
     }
 

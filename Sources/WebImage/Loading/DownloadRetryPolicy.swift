@@ -13,10 +13,20 @@ public struct DownloadRetryPolicy: Sendable, Equatable {
     /// Each wait is drawn from `(1 - jitter) * delay ... delay` so that many clients do not retry
     /// in step (default 0.5; 0 for exact waits).
     public var jitter: Double
+    /// Resumes that follow progress: a body that broke off after bringing new bytes since the
+    /// last attempt resumes at once, without spending a retry or waiting (default 100). Beyond
+    /// this count such resumes are retries. They are bounded besides by the download's stall
+    /// bound and deadline, and by its response size limit.
+    public var maxResumeCount: Int
 
-    /// A policy; the defaults retry twice after 0.5 s and 1 s (minus jitter).
-    public init(maxRetryCount: Int = 2, baseDelay: TimeInterval = 0.5, maxDelay: TimeInterval = 30, jitter: Double = 0.5) {
+    /// A policy; the defaults retry twice after 0.5 s and 1 s (minus jitter), and resume up to
+    /// 100 times a body that keeps breaking off after new bytes.
+    public init(
+        maxRetryCount: Int = 2, baseDelay: TimeInterval = 0.5, maxDelay: TimeInterval = 30, jitter: Double = 0.5,
+        maxResumeCount: Int = 100
+    ) {
         self.maxRetryCount = max(0, maxRetryCount)
+        self.maxResumeCount = max(0, maxResumeCount)
         self.baseDelay = baseDelay.isFinite ? max(0, baseDelay) : 0
         self.maxDelay = maxDelay.isFinite ? max(0, maxDelay) : 30
         self.jitter = jitter.isFinite ? min(1, max(0, jitter)) : 0

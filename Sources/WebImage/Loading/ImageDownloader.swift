@@ -38,6 +38,7 @@ public final class ImageDownloader: ImageLoader {
 
     private let state: Locked<State>
     private let clients: DownloadClients
+    private let hops: HopByHopClient
     private let broadcaster = DownloadEventBroadcaster()
     private let observability: DownloadObservability
     private let isShared: Bool
@@ -53,12 +54,11 @@ public final class ImageDownloader: ImageLoader {
         var clientConfig = HTTPClient.Configuration()
         let timeout = TimeAmount.nanoseconds(Int64(config.effectiveTimeout * 1e9))
         clientConfig.timeout = HTTPClient.Configuration.Timeout(connect: timeout, read: timeout)
-        clientConfig.redirectConfiguration = config.maximumRedirects > 0
-            ? .follow(max: config.maximumRedirects, allowCycles: false) : .disallow
         // A refused connection fails at once instead of being retried until the deadline.
         clientConfig.connectionPool.retryConnectionEstablishment = false
         clientConfig.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = max(8, config.maxConcurrentDownloads)
         clients = DownloadClients(configuration: clientConfig)
+        hops = HopByHopClient(clients: clients, sourceGuard: config.sourceGuard, maximumRedirects: config.maximumRedirects)
         observability = DownloadObservability(factory: config.metricsFactory ?? MetricsSystem.factory)
         var headers = ["Accept": "image/*,*/*;q=0.8", "User-Agent": Self.defaultUserAgent]
         if let username = config.username, let password = config.password {
@@ -285,7 +285,7 @@ public final class ImageDownloader: ImageLoader {
             request = modified
         }
         let environment = DownloadEnvironment(
-            clients: clients, config: config,
+            hops: hops, config: config,
             responseModifier: context?.downloadResponseModifier ?? state.responseModifier,
             decryptor: context?.downloadDecryptor ?? state.decryptor,
             events: broadcaster, observability: observability

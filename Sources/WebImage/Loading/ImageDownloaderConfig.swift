@@ -6,9 +6,21 @@ import Metrics
 public struct ImageDownloaderConfig: Sendable {
     /// Downloads running at once; the rest wait (default 6).
     public var maxConcurrentDownloads = 6
-    /// Seconds without any byte from the server (connecting, waiting for the head, between body
-    /// chunks) before a download fails with `URLError(.timedOut)` (default 15; 0 means 15).
+    /// Seconds an attempt may go without any byte from the server (connecting, waiting for the
+    /// head, between body chunks) before it fails with `URLError(.timedOut)`, which may be
+    /// retried (default 15; 0 means 15).
     public var downloadTimeout: TimeInterval = 15
+    /// Seconds a download may go without receiving new body bytes, across its attempts, retry
+    /// waits and resumes, before it fails with `URLError(.timedOut)` at once, whatever it was
+    /// doing; a transfer that keeps delivering bytes is never cut by it. Nil (default): twice
+    /// the `downloadTimeout` in force, so a 1 s timeout against a silent server fails within 2 s,
+    /// retries or not.
+    public var stallTimeout: TimeInterval?
+    /// Seconds from the call to the end of the transfer (decoding not counted) after which the
+    /// download fails with `URLError(.timedOut)` at once, whatever it was doing; a caller that
+    /// shares the download with others fails alone. A context's `downloadDeadline` takes its
+    /// place. Nil (default): no deadline.
+    public var downloadDeadline: TimeInterval?
     /// Progress is reported when at least this fraction of the expected size arrived since the
     /// last report (default 0: every chunk; clamped to 0...1). The end is always reported.
     public var minimumProgressInterval: Double = 0
@@ -31,6 +43,9 @@ public struct ImageDownloaderConfig: Sendable {
     /// Redirects followed per attempt; more, or a cycle, fail with `URLError(.httpTooManyRedirects)`
     /// (default 10).
     public var maximumRedirects = 10
+    /// Which sources may be fetched, checked on the address each hop connects to, redirects
+    /// included (see `SourceGuard`); nil (default) fetches any http or https URL.
+    public var sourceGuard: SourceGuard?
     /// Where the download counters go; nil uses the global `MetricsSystem` backend.
     public var metricsFactory: (any MetricsFactory)?
 
@@ -43,6 +58,13 @@ public struct ImageDownloaderConfig: Sendable {
     /// The idle timeout in force: `downloadTimeout`, with 0 (or a nonsense value) meaning 15 s.
     var effectiveTimeout: TimeInterval {
         downloadTimeout > 0 && downloadTimeout.isFinite ? downloadTimeout : 15
+    }
+
+    /// The stall bound in force: `stallTimeout`, or twice the idle timeout when it is unset or
+    /// not a positive number.
+    var effectiveStallTimeout: TimeInterval {
+        if let stallTimeout, stallTimeout > 0, stallTimeout.isFinite { return stallTimeout }
+        return 2 * effectiveTimeout
     }
 
     var effectiveProgressInterval: Double {

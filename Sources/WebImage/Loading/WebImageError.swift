@@ -29,6 +29,9 @@ public enum WebImageError: Error, Sendable, Equatable {
     case invalidDownloadResponse
     /// The MIME type is outside the downloader's `acceptableContentTypes`.
     case invalidDownloadContentType(mimeType: String?, response: HTTPURLResponse?)
+    /// The downloader's source guard refused a hop of the download (swift-webimage's addition,
+    /// code 2005): its scheme, its host, or an address it resolves to. Nothing was sent there.
+    case sourceRefused(SourceRefusal)
 
     /// SDWebImage's numeric code.
     public var code: Int {
@@ -43,6 +46,7 @@ public enum WebImageError: Error, Sendable, Equatable {
         case .cancelled: 2002
         case .invalidDownloadResponse: 2003
         case .invalidDownloadContentType: 2004
+        case .sourceRefused: 2005
         }
     }
 
@@ -69,6 +73,7 @@ extension WebImageError: LocalizedError {
         case .cancelled: "cancelled"
         case .invalidDownloadResponse: "the response was refused"
         case .invalidDownloadContentType(let type, _): "unacceptable content type \(type ?? "(none)")"
+        case .sourceRefused: "the source was refused"
         }
     }
 }

@@ -52,6 +52,9 @@ public struct WebImageContext: Sendable {
     /// Validators of a cached copy: the download asks whether it changed (`If-None-Match`,
     /// `If-Modified-Since`) and fails with `WebImageError.cacheNotModified` on a 304.
     public var downloadValidators: HTTPValidators?
+    /// Seconds from the call to the end of this download's transfer after which it fails with
+    /// `URLError(.timedOut)`, instead of the downloader's `downloadDeadline` (nil: the downloader's).
+    public var downloadDeadline: TimeInterval?
     /// The queue asynchronous completions run on; when nil they run on a background thread.
     public var callbackQueue: DispatchQueue?
     /// Values for plugins.

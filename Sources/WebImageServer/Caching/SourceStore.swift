@@ -114,6 +114,7 @@ final class SourceStore: Sendable {
         if let error = error as? WebImageError {
             switch error {
             case .cancelled: return .clientClosed
+            case .sourceRefused: return .sourceRefused(log)
             case .badImageData: return .unreadableSource(log)
             default: return .sourceUnreachable(log)
             }

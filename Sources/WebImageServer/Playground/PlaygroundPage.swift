@@ -3,10 +3,11 @@
 /// through a few option sets. Plain HTML and a little script, served by the server itself; the
 /// server signs the paths (`/playground/sign`), so the page is on only where configured.
 enum PlaygroundPage {
-    /// The page; `samples` are source URLs for the gallery (`local://` paths of the bundled
-    /// images when a local root is set).
-    static func html(samples: [String]) -> String {
-        let sampleList = samples.map { "\"" + $0.replacingOccurrences(of: "\"", with: "") + "\"" }.joined(separator: ",")
+    /// The page, served at `base` (the server's root or mount prefix, ending in `/`); `samples`
+    /// are source URLs for the gallery (`local://` paths of images under the local root). The
+    /// form submits as GET to the page itself, which processes what its query names.
+    static func html(base: String, samples: [String]) -> String {
+        let sampleList = samples.map { "\"" + scriptString($0) + "\"" }.joined(separator: ",")
         return """
         <!doctype html>
         <html lang="en">
@@ -29,7 +30,7 @@ enum PlaygroundPage {
         </head>
         <body>
         <h1>webimage serve: playground</h1>
-        <form id="form">
+        <form id="form" method="get">
           <label for="source">Source URL</label>
           <input id="source" name="source" required>
           <label for="options">Options</label>
@@ -49,11 +50,12 @@ enum PlaygroundPage {
         <h2>Gallery</h2>
         <div id="gallery"></div>
         <script>
+        const base = "\(scriptString(base))";
         const samples = [\(sampleList)];
         const optionSets = ["rs:fill:300:200/g:sm", "rs:fit:300:300/bl:3", "rs:fill:200:200/rc:40/f:png"];
         async function signed(source, options, format) {
           const query = new URLSearchParams({ source, options, format });
-          const response = await fetch("playground/sign?" + query);
+          const response = await fetch(base + "playground/sign?" + query);
           if (!response.ok) throw new Error(await response.text());
           return (await response.json()).path;
         }
@@ -64,7 +66,7 @@ enum PlaygroundPage {
             const path = await signed(source, options, format);
             document.getElementById("signed").textContent = path;
             const started = performance.now();
-            const response = await fetch(path.slice(1));
+            const response = await fetch(base + path.slice(1));
             const blob = await response.blob();
             if (!response.ok) throw new Error(response.status + " " + await blob.text());
             const image = document.getElementById("result");
@@ -76,26 +78,26 @@ enum PlaygroundPage {
             };
             image.src = URL.createObjectURL(blob);
             const original = await signed(source, "raw:1", "");
-            document.getElementById("original").src = original.slice(1);
+            document.getElementById("original").src = base + original.slice(1);
           } catch (error) {
             info.className = "error";
             info.textContent = String(error.message || error);
           }
         }
-        document.getElementById("form").addEventListener("submit", event => {
-          event.preventDefault();
-          show(document.getElementById("source").value, document.getElementById("options").value,
-               document.getElementById("format").value);
-        });
+        const asked = new URLSearchParams(location.search);
+        if (asked.get("source")) {
+          for (const name of ["source", "options", "format"]) document.getElementById(name).value = asked.get(name) || "";
+          show(asked.get("source"), asked.get("options") || "", asked.get("format") || "");
+        }
         (async () => {
-          if (samples.length) document.getElementById("source").value = samples[0];
+          if (samples.length && !asked.get("source")) document.getElementById("source").value = samples[0];
           const gallery = document.getElementById("gallery");
           for (const source of samples) {
             for (const options of optionSets) {
               const path = await signed(source, options, "");
               const figure = document.createElement("figure");
               figure.innerHTML = "<img loading=lazy><figcaption></figcaption>";
-              figure.querySelector("img").src = path.slice(1);
+              figure.querySelector("img").src = base + path.slice(1);
               figure.querySelector("figcaption").textContent = source.split("/").pop() + " " + options;
               gallery.appendChild(figure);
             }
@@ -105,5 +107,10 @@ enum PlaygroundPage {
         </body>
         </html>
         """
+    }
+
+    /// `text` safe inside a double-quoted string in a `<script>`: no quote, backslash or `<`.
+    private static func scriptString(_ text: String) -> String {
+        text.replacingOccurrences(of: "\\", with: "").replacingOccurrences(of: "\"", with: "").replacingOccurrences(of: "<", with: "")
     }
 }

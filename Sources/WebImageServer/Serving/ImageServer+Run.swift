@@ -8,15 +8,31 @@ import ServiceLifecycle
 import WebImage
 
 extension ImageServer {
-    /// The downloader a server fetches sources with: its limits from `configuration`.
+    /// The downloader a server fetches sources with (`makeDownloaderConfig(configuration:)`).
     public static func makeDownloader(configuration: ImageServerConfiguration) -> ImageDownloader {
+        ImageDownloader(config: makeDownloaderConfig(configuration: configuration))
+    }
+
+    /// The settings of a server's downloader: its limits from `configuration`, and a source guard
+    /// that refuses loopback, private and link-local addresses on every hop unless the
+    /// configuration allows them. A service that wants more (allowed hosts or networks, its own
+    /// resolver) starts from these.
+    public static func makeDownloaderConfig(configuration: ImageServerConfiguration) -> ImageDownloaderConfig {
         var config = ImageDownloaderConfig()
+        // DOWNLOAD_TIMEOUT bounds the whole download, as imgproxy's does; it is also the idle
+        // timeout of each attempt.
         config.downloadTimeout = configuration.downloadTimeout
+        config.downloadDeadline = configuration.downloadTimeout
+        config.sourceGuard = SourceGuard(
+            allowsLoopback: configuration.allowsLoopbackSourceAddresses,
+            allowsPrivate: configuration.allowsPrivateSourceAddresses,
+            allowsLinkLocal: configuration.allowsLinkLocalSourceAddresses
+        )
         config.maximumRedirects = configuration.maxRedirects
         if configuration.maxSourceFileSize > 0 { config.maximumResponseSize = configuration.maxSourceFileSize }
         // The server's requests share their sources; many at once is the normal case.
         config.maxConcurrentDownloads = max(16, 4 * configuration.workers)
-        return ImageDownloader(config: config)
+        return config
     }
 
     /// Why `configuration` must not start: a non-loopback address without a signing key
@@ -27,13 +43,15 @@ extension ImageServer {
             + "set WEBIMAGE_KEY and WEBIMAGE_SALT, or pass --allow-unsigned"
     }
 
-    /// The HTTP application `run` serves: the image routes at the root, listening on `bind`.
+    /// The HTTP application `run` serves: the image routes at the root, listening on `bind`,
+    /// fetching with `downloader` (nil: `makeDownloader(configuration:)`).
     public static func makeApplication(
-        configuration: ImageServerConfiguration, parser: any ImageRequestParser, metricsFactory: (any MetricsFactory)? = nil,
+        configuration: ImageServerConfiguration, parser: any ImageRequestParser, downloader: ImageDownloader? = nil,
+        metricsFactory: (any MetricsFactory)? = nil,
         logger: Logger, onListening: @escaping @Sendable (Int) async -> Void = { _ in }
     ) throws -> some ApplicationProtocol {
         let server = try ImageServer(
-            configuration: configuration, parser: parser, downloader: makeDownloader(configuration: configuration),
+            configuration: configuration, parser: parser, downloader: downloader ?? makeDownloader(configuration: configuration),
             metricsFactory: metricsFactory
         )
         let router = Router(context: ImageServerContext.self)

@@ -84,10 +84,12 @@ public final class ImageServer: Sendable {
         )
     }
 
-    /// Adds `GET health` and `GET **` (image URLs) to `routes`: a router, or a group of it under
-    /// the prefix the images live at.
+    /// Adds `GET health`, the playground when configured (`/` and `playground/sign`), and
+    /// `GET **` (image URLs) to `routes`: a router, or a group of it under the prefix the images
+    /// live at.
     public func addRoutes<Routes: RouterMethods>(to routes: Routes) {
         routes.get("health") { _, _ in await self.health() }
+        addPlaygroundRoutes(to: routes)
         routes.get("**") { request, context in
             await self.respond(to: request, context: context)
         }

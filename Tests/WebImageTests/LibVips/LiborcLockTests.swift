@@ -15,6 +15,8 @@ import WebImage
             #expect(Self.isBeforeTheFix(version), "liborc \(version) locks itself: taking our lock is needless")
         case .lockedByLiborc(let version):
             #expect(!Self.isBeforeTheFix(version), "liborc \(version) does not lock its code memory")
+        case .turnedOff(let version):
+            Issue.record("liborc \(version) left unlocked: WEBIMAGE_LIBORC_LOCK=off is for measuring only")
         }
     }
 

@@ -8,9 +8,9 @@ import WebImageTestServer
 import FoundationNetworking
 #endif
 
-/// Runs `body` with a fresh test server (HTTPS with `tls`), stopped afterwards.
-func withTestServer<T>(tls: Bool = false, _ body: (TestServer) async throws -> T) async throws -> T {
-    let server = try await TestServer.start(tls: tls)
+/// Runs `body` with a fresh test server (HTTPS with `tls`, on loopback `addresses`), stopped afterwards.
+func withTestServer<T>(tls: Bool = false, addresses: [String] = ["127.0.0.1"], _ body: (TestServer) async throws -> T) async throws -> T {
+    let server = try await TestServer.start(tls: tls, addresses: addresses)
     do {
         let result = try await body(server)
         await server.shutdown()
@@ -115,6 +115,14 @@ final class DownloadRecorder: Sendable {
 }
 
 extension ImageDownloader {
+    /// Downloads `url` with a new recorder and returns the final outcome with the time it took.
+    func timedDownload(_ url: URL) async -> (outcome: DownloadOutcome, elapsed: Duration, token: DownloadToken?, recorder: DownloadRecorder) {
+        let started = ContinuousClock.now
+        let (token, recorder) = recordedDownload(url)
+        let outcome = await recorder.outcome()
+        return (outcome, ContinuousClock.now - started, token, recorder)
+    }
+
     /// Starts a download recorded by a new recorder.
     func recordedDownload(
         _ url: URL?, options: DownloaderOptions = [], context: WebImageContext? = nil

@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import Testing
+import WebImageTestServer
 
 /// The package's executables, run as child processes by the tests that need a process of
 /// their own (the command-line tool, the cache's second writer).
@@ -14,13 +15,7 @@ enum ChildProcess {
 
     /// The built executable `name`, beside the test bundle (or in .build/debug).
     static func executable(_ name: String) throws -> URL {
-        let candidates = [
-            URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
-                .appendingPathComponent(name),
-            URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-                .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent(".build/debug/\(name)"),
-        ]
-        return try #require(candidates.first { FileManager.default.isExecutableFile(atPath: $0.path) })
+        try #require(TestExecutable.url(name))
     }
 
     /// Runs `name` with `arguments` to its end, off the cooperative pool, and returns what it

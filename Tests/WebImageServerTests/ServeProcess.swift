@@ -1,0 +1,88 @@
+import Foundation
+import Testing
+import WebImageTestServer
+
+/// `webimage` as a child process (or another program): a command run to its end, or
+/// `webimage serve` running until the test signals it.
+final class ServeProcess: Sendable {
+    let port: Int
+    private let process: Process
+    private let exited: AsyncStream<Int32>
+
+    /// What `webimage arguments` (or the program at `executable`) printed on standard output;
+    /// the command must exit 0. Its standard error is dropped.
+    static func output(of arguments: [String], executable: URL? = nil) async throws -> String {
+        let process = Process()
+        process.executableURL = try executable ?? #require(TestExecutable.url("webimage"))
+        process.arguments = arguments
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        let exited = AsyncStream<Int32>.makeStream()
+        process.terminationHandler = { exited.continuation.yield($0.terminationStatus) }
+        try process.run()
+        var data = Data()
+        for await chunk in Self.chunks(of: output.fileHandleForReading) { data.append(chunk) }
+        var statuses = exited.stream.makeAsyncIterator()
+        #expect(await statuses.next() == 0)
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    /// Starts `webimage serve` on 127.0.0.1 (an ephemeral port) with `settings`, and returns
+    /// once it listens (the port read from its log line).
+    static func serve(_ settings: [String]) async throws -> ServeProcess {
+        let process = Process()
+        process.executableURL = try #require(TestExecutable.url("webimage"))
+        process.arguments = ["serve", "--bind", "127.0.0.1:0"] + settings
+        let log = Pipe()
+        process.standardError = log
+        process.standardOutput = log
+        let exited = AsyncStream<Int32>.makeStream()
+        process.terminationHandler = { exited.continuation.yield($0.terminationStatus) }
+        try process.run()
+        // The log line: "... webimage serve: listening on http://127.0.0.1:PORT".
+        var seen = ""
+        var port: Int?
+        var chunks = Self.chunks(of: log.fileHandleForReading).makeAsyncIterator()
+        while port == nil, let chunk = await chunks.next() {
+            seen += String(decoding: chunk, as: UTF8.self)
+            if let range = seen.range(of: "listening on http://127.0.0.1:") {
+                port = Int(seen[range.upperBound...].prefix { $0.isNumber })
+            }
+        }
+        guard let port else {
+            Issue.record("webimage serve did not start: \(seen)")
+            throw CancellationError()
+        }
+        // The rest of the log is drained so that the child never blocks on a full pipe.
+        Task { while await chunks.next() != nil {} }
+        return ServeProcess(port: port, process: process, exited: exited.stream)
+    }
+
+    private init(port: Int, process: Process, exited: AsyncStream<Int32>) {
+        self.port = port
+        self.process = process
+        self.exited = exited
+    }
+
+    /// Sends `signal` to the server.
+    func signal(_ signal: Int32) {
+        kill(process.processIdentifier, signal)
+    }
+
+    /// The server's exit status, once it exited.
+    func exitStatus() async -> Int32? {
+        var iterator = exited.makeAsyncIterator()
+        return await iterator.next()
+    }
+
+    /// What `handle` delivers, read on a thread of its own until its end.
+    private static func chunks(of handle: FileHandle) -> AsyncStream<Data> {
+        let (stream, continuation) = AsyncStream<Data>.makeStream()
+        Thread.detachNewThread {
+            while case let data = handle.availableData, !data.isEmpty { continuation.yield(data) }
+            continuation.finish()
+        }
+        return stream
+    }
+}
