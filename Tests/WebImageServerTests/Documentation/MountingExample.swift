@@ -1,9 +1,5 @@
-import AsyncHTTPClient
 import Foundation
 import Hummingbird
-import Logging
-import NIOFoundationCompat
-import ServiceLifecycle
 import Testing
 import WebImage
 import WebImageServer
@@ -13,43 +9,32 @@ import WebImageServer
 /// checks that the article quotes these lines.
 @Suite enum Documentation {
     @Suite("Mounting the server") struct MountingExample {
-        @Test func servesImagesUnderAPrefixOfTheApplication() async throws {
+        @Test func servesLocalImagesUnderAPrefixOfTheApplication() async throws {
             let imagesFolder = URL(fileURLWithPath: #filePath)
                 .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
                 .appendingPathComponent("Images").path
-            let cacheFolder = FileManager.default.temporaryDirectory.path + "/webimage-mounting-" + UUID().uuidString
-            defer { try? FileManager.default.removeItem(atPath: cacheFolder) }
+            let cacheFolder = FileManager.default.temporaryDirectory.path + "/webimage-mounting-example-" + UUID().uuidString
 
-            var configuration = ImageServerConfiguration()
-            configuration.localFilesystemRoot = imagesFolder              // local:/// sources
-            configuration.cacheDirectory = cacheFolder                    // results and sources
-            configuration.timeout = 60                                    // seconds a request may take (default 10)
-            let images = try ImageServer(configuration: configuration)    // or with a parser and downloader of your own
-            let router = Router(context: ImageServerContext.self)
-            images.addRoutes(to: router.group("images"))     // GET /images/{signature}/{options}/{source}, /images/health
+            let service = try await ServerUnderTest.serve(cacheFolder: cacheFolder) { logger, onListening in
+                var configuration = ImageServerConfiguration()
+                configuration.localFilesystemRoot = imagesFolder              // local:/// sources
+                configuration.cacheDirectory = cacheFolder                    // results and sources
+                configuration.timeout = 60                                    // seconds a request may take (default 10)
+                let images = try ImageServer(configuration: configuration)    // or with a parser and downloader of your own
+                let router = Router(context: ImageServerContext.self)
+                images.addRoutes(to: router.group("images"))     // GET /images/{signature}/{options}/{source}, /images/health
 
-            let (ports, port) = AsyncStream.makeStream(of: Int.self)
-            let app = Application(
-                router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
-                onServerRunning: { port.yield($0.localAddress?.port ?? 0) }, logger: Logger(label: "mounting-example")
-            )
-            let group = ServiceGroup(configuration: .init(services: [app], logger: app.logger))
-            let running = Task { try await group.run() }
-            var bound = ports.makeAsyncIterator()
-            let base = "http://127.0.0.1:\(try #require(await bound.next()))"
+                return Application(
+                    router: router, configuration: ApplicationConfiguration(address: .hostname("127.0.0.1", port: 0)),
+                    onServerRunning: { await onListening($0.localAddress?.port ?? 0) }, logger: logger
+                )
+            }
+            defer { Task { await service.stop() } }
 
-            let health = try await HTTPClient.shared.execute(HTTPClientRequest(url: base + "/images/health"), timeout: .seconds(60))
-            let response = try await HTTPClient.shared.execute(
-                HTTPClientRequest(url: base + "/images/unsafe/rs:fill:300:200/plain/local:///photos/rocket.jpg"), timeout: .seconds(60)
-            )
-            let body = try await response.body.collect(upTo: 16 << 20)
-            let thumbnail = try #require(Image(data: Data(buffer: body)))
-
-            #expect(health.status == .ok)
-            #expect(response.status == .ok && response.headers["Content-Type"].first == "image/jpeg")
+            let reply = try await service.get("/images/unsafe/rs:fill:300:200/plain/local:///photos/rocket.jpg")
+            #expect(reply.status == 200 && reply.header("content-type") == "image/jpeg")
+            let thumbnail = try ImageCodersManager.shared.decode(reply.body, options: ImageCoderOptions())
             #expect(thumbnail.pixelWidth == 300 && thumbnail.pixelHeight == 200)
-            await group.triggerGracefulShutdown()
-            try await running.value
         }
     }
 }
