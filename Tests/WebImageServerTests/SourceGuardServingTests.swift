@@ -107,4 +107,27 @@ import WebImageTestServer
         #expect(origin.requestCount("/redirect-to") == 1)
         #expect(origin.requestCount("/images/photos/astronaut.png") == 0)
     }
+
+    @Test func localSourcesOutsideTheRootAre404() async throws {
+        let base = FileManager.default.temporaryDirectory.appendingPathComponent("webimage-local-root-" + UUID().uuidString)
+        defer { try? FileManager.default.removeItem(at: base) }
+        let root = base.appendingPathComponent("root")
+        try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+        let rocket = TestServer.imagesFolder.appendingPathComponent("photos/rocket.jpg")
+        try FileManager.default.copyItem(at: rocket, to: root.appendingPathComponent("inside.jpg"))
+        try FileManager.default.copyItem(at: rocket, to: base.appendingPathComponent("secret.jpg"))
+        try FileManager.default.createSymbolicLink(
+            atPath: root.appendingPathComponent("escape.jpg").path, withDestinationPath: base.appendingPathComponent("secret.jpg").path
+        )
+        let server = try await ServerUnderTest.start { $0.localFilesystemRoot = root.path }
+        defer { Task { await server.stop() } }
+        func status(_ source: String) async throws -> Int {
+            let escaped = source.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
+            return try await server.get("/unsafe/rs:fit:50:50/plain/\(escaped)@jpg").status
+        }
+        #expect(try await status("local:///inside.jpg") == 200)
+        for outside in ["local:///../secret.jpg", "local:///escape.jpg", "local://" + base.appendingPathComponent("secret.jpg").path] {
+            #expect(try await status(outside) == 404, "\(outside)")
+        }
+    }
 }
