@@ -5,6 +5,8 @@
 #   gif249x4mp 249 frames of 2000x2000, 23 MB of GIF (the encode bound)
 #   heicgrid   a HEIC grid of 100x100 tiles of 64x64, every tile the same 64x64 HEVC image
 #   avifgrid   the same in AVIF
+#   heicgrid64k  a HEIC grid of 255x256 tiles of 16x16, every reference to one tile item (65,280 decodes, 130 KB)
+#   heicbigtiles a HEIC grid of 10x10 tiles declared 64x64 (ispe) but coded at 2048x2048
 import os, struct, sys, subprocess, zlib
 out = sys.argv[1] if len(sys.argv) > 1 else '/tmp/bombs2'
 what = sys.argv[2:]
@@ -72,29 +74,32 @@ def tile(compression, side):
     _, offset, length = min(extents)  # item 1, the coded image (item 2 is its Exif)
     return config, data[offset:offset + length]
 
-def grid(path, compression, rows, columns, side):
-    """A HEIF whose primary item is a grid of rows x columns tiles, all reading the same bytes."""
-    config, coded = tile(compression, side)
+def grid(path, compression, rows, columns, side, one_item=False, coded_side=None):
+    """A HEIF whose primary item is a grid of rows x columns tiles, all reading the same bytes:
+    each tile an item of its own, or (one_item) every reference to one item; the tile coded at
+    coded_side while its ispe says side."""
+    config, coded = tile(compression, coded_side or side)
     kind = b'hvc1' if compression == 'hevc' else b'av01'
     brand = b'heic' if compression == 'hevc' else b'avif'
     tiles = rows * columns
-    ids = list(range(2, 2 + tiles))
+    ids = [2] if one_item else list(range(2, 2 + tiles))
+    references = [2] * tiles if one_item else ids
     infe = [full(b'infe', 2, 0, struct.pack('>HH4s', 1, 0, b'grid') + b'\0')]
     infe += [full(b'infe', 2, 1, struct.pack('>HH4s', i, 0, kind) + b'\0') for i in ids]  # hidden tiles
-    iinf = full(b'iinf', 0, 0, struct.pack('>H', 1 + tiles) + b''.join(infe))
-    iref = full(b'iref', 0, 0, box(b'dimg', struct.pack('>HH', 1, tiles) + b''.join(struct.pack('>H', i) for i in ids)))
+    iinf = full(b'iinf', 0, 0, struct.pack('>H', 1 + len(ids)) + b''.join(infe))
+    iref = full(b'iref', 0, 0, box(b'dimg', struct.pack('>HH', 1, tiles) + b''.join(struct.pack('>H', i) for i in references)))
     ispe_grid = full(b'ispe', 0, 0, struct.pack('>II', columns * side, rows * side))
     ispe_tile = full(b'ispe', 0, 0, struct.pack('>II', side, side))
     ipco = box(b'ipco', config + ispe_tile + ispe_grid)
     entries = struct.pack('>HB', 1, 1) + bytes([3])  # grid: ispe (3)
     entries += b''.join(struct.pack('>HB', i, 2) + bytes([0x81, 2]) for i in ids)  # tiles: config (essential), ispe
-    ipma = full(b'ipma', 0, 0, struct.pack('>I', 1 + tiles) + entries)
+    ipma = full(b'ipma', 0, 0, struct.pack('>I', 1 + len(ids)) + entries)
     grid_data = struct.pack('>BBBBHH', 0, 0, rows - 1, columns - 1, columns * side, rows * side)
     # iloc version 1, offsets and lengths 4 bytes, construction method 1 (idat) for the grid.
     def iloc(offset_of_mdat):
         items = struct.pack('>HHHH', 1, 1, 0, 1) + struct.pack('>II', 0, len(grid_data))
         items += b''.join(struct.pack('>HHHH', i, 0, 0, 1) + struct.pack('>II', offset_of_mdat, len(coded)) for i in ids)
-        return full(b'iloc', 1, 0, bytes([0x44, 0x00]) + struct.pack('>H', 1 + tiles) + items)
+        return full(b'iloc', 1, 0, bytes([0x44, 0x00]) + struct.pack('>H', 1 + len(ids)) + items)
     hdlr = full(b'hdlr', 0, 0, b'\0' * 4 + b'pict' + b'\0' * 12 + b'\0')
     pitm = full(b'pitm', 0, 0, struct.pack('>H', 1))
     ftyp = box(b'ftyp', brand + b'\0\0\0\0' + b'mif1' + brand + b'miaf')
@@ -107,6 +112,8 @@ if 'svgrects' in what: svg_rects(f'{out}/svgrects.svg', 2000, 40000)
 if 'svgrects10k' in what: svg_rects(f'{out}/svgrects10k.svg', 10000, 40000)
 if 'heicgrid' in what: grid(f'{out}/heicgrid.heic', 'hevc', 100, 100, 64)
 if 'avifgrid' in what: grid(f'{out}/avifgrid.avif', 'av1', 100, 100, 64)
+if 'heicgrid64k' in what: grid(f'{out}/heicgrid64k.heic', 'hevc', 255, 256, 16, one_item=True)
+if 'heicbigtiles' in what: grid(f'{out}/heicbigtiles.heic', 'hevc', 10, 10, 64, coded_side=2048)
 if 'gif249x4mp' in what:
     sys.argv = ['gen.py', out]
     exec(open(os.path.join(os.path.dirname(__file__), 'gen.py')).read().split("what = sys.argv")[0])
