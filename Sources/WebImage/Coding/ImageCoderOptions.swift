@@ -30,6 +30,9 @@ public struct ImageCoderOptions: Sendable, Equatable {
     /// Refuse PNGs whose compressed metadata (iCCP profile, zTXt and iTXt text) inflates to more
     /// bytes than this in all, before decoding (libpng inflates each such chunk up to 8 MB).
     public var decodeMaxMetadataBytes = ImageCoderOptions.defaultMaxMetadataBytes
+    /// The CPU time a decode may take to compute its pixels (a thumbnail, a full-size image, an
+    /// animation's frames) before it is stopped, for the work no other limit counts.
+    public var decodeTimeBudget = DecodeTimeBudget()
 
     /// Encode only the first frame of an animated image.
     public var encodeFirstFrameOnly = false
@@ -42,6 +45,12 @@ public struct ImageCoderOptions: Sendable, Equatable {
     /// Lower the quality of lossy formats until the output fits in this many bytes (the smallest
     /// achievable output if none fits); 0 = no limit.
     public var encodeMaxFileSize = 0
+    /// Refuse to encode animations whose frames together hold more pixels than this (frames x
+    /// frame size as encoded, each frame counted as at least `encodeFramePixelFloor`), before
+    /// encoding any: the encoders' work grows with it (GIF's quantiser about 11 megapixels a
+    /// second here, WebP's frame comparison 13 to 25), and each pixel is 4 bytes of RGBA as
+    /// they read it.
+    public var encodeMaxTotalPixelCount = ImageCoderOptions.defaultEncodeMaxTotalPixelCount
     /// Embed an EXIF thumbnail. Not supported by the libvips coder: ignored.
     public var encodeEmbedThumbnail = false
 
@@ -53,6 +62,11 @@ public struct ImageCoderOptions: Sendable, Equatable {
     public static let defaultMaxFrameCount = 10_000
     /// 1 gigapixel, ten full-size frames.
     public static let defaultMaxTotalPixelCount = 1_000_000_000
+    /// 50 megapixels, 200 MB of RGBA: at most about 4.5 s of encoding here (GIF, the slowest).
+    public static let defaultEncodeMaxTotalPixelCount = 50_000_000
+    /// What the smallest frame counts against `encodeMaxTotalPixelCount`: a frame costs an
+    /// encoder a fixed amount of work however small (a libvips PNG encode per APNG frame).
+    public static let encodeFramePixelFloor = 65_536
     /// 16 MiB: the largest ICC profiles in use are a few megabytes.
     public static let defaultMaxMetadataBytes = 16 << 20
     /// 60 MiB, SDWebImage's default for `scaleDownLargeImages`.

@@ -40,15 +40,24 @@ public final class VipsImageCoder: ThrowingImageCoder {
         }
         let header = try loader.header(of: data, options: options)
         let plan = DecodePlan(header: header, options: options)
-        if format == .svg, let problem = SVGWork(data).excess(outputPixels: plan.maxPixelCount(header: header)) {
-            throw .overLimit(format: .svg, reason: problem)
+        var isolated = format == .pdf
+        if format == .svg {
+            let work = SVGWork(data)
+            if let problem = work.excess(outputPixels: plan.maxPixelCount(header: header)) {
+                throw .overLimit(format: .svg, reason: problem)
+            }
+            isolated = !work.rendersWithinBudget(outputPixels: plan.maxPixelCount(header: header))
+        }
+        if isolated, let renderer = IsolatedRenderer.standard {
+            return try Self.isolatedImage(data, format: format, call: loader.loadCall(plan: plan, frames: .still), renderer: renderer, plan: plan, options: options)
         }
         let animated = header.pageCount > 1 && loader.isAnimatable && !options.decodeFirstFrameOnly
         let provider = animated
             ? VipsAnimatedImageCoder(data: data, loader: loader, header: header, plan: plan, options: options)
             : nil
         return try Self.image(
-            from: loader.pipeline(for: data, plan: plan, frames: animated ? .first : .still), format: format,
+            from: loader.pipeline(for: data, plan: plan, frames: animated ? .first : .still, budget: options.decodeTimeBudget.limit(for: plan)),
+            format: format,
             options: options, provider: provider, sourceByteCount: data.count
         )
     }
@@ -69,8 +78,33 @@ public final class VipsImageCoder: ThrowingImageCoder {
                 animatedImageProvider: provider, sourceByteCount: sourceByteCount
             )
         } catch {
-            throw .corruptData(format: format, reason: error.message)
+            throw ImageCodingError(decoding: format, error)
         }
+    }
+
+    /// `data` loaded by `call` and rendered in a child process (`IsolatedRenderer`) that its
+    /// time budget ends: at once, lazy decoding or not.
+    static func isolatedImage(
+        _ data: Data, format: ImageFormat, call: LoadCall, renderer: IsolatedRenderer, plan: DecodePlan, options: ImageCoderOptions
+    ) throws(ImageCodingError) -> Image {
+        let pixels: PixelBuffer
+        do {
+            pixels = try renderer.render(
+                call.operation, options: call.options, loaderOptions: call.loaderOptions, data: data,
+                budget: options.decodeTimeBudget.limit(for: plan)
+            )
+        } catch {
+            switch error {
+            case .overBudget(let budget):
+                throw .overLimit(format: format, reason: "stopped, its CPU time past its budget of \(budget) (decodeTimeBudget), in a child process")
+            case .failed(let message):
+                throw .corruptData(format: format, reason: message)
+            }
+        }
+        return Image(
+            pipeline: .bitmap(pixels), pixels: pixels, pixelWidth: pixels.width, pixelHeight: pixels.height,
+            scale: options.decodeScaleFactor, format: format, hasAlpha: true, isVector: true, sourceByteCount: data.count
+        )
     }
 
     public func encode(_ image: Image, format: ImageFormat, options: ImageCoderOptions) throws(ImageCodingError) -> Data {
@@ -85,7 +119,8 @@ public final class VipsImageCoder: ThrowingImageCoder {
         } catch let error as ImageCodingError {
             throw error
         } catch let error as VipsError {
-            throw .encodingFailed(format: format, reason: error.message)
+            // A lazy image's pixels are decoded as the saver reads them.
+            throw ImageCodingError(encoding: format, from: image.format, error)
         } catch {
             throw .encodingFailed(format: format, reason: "\(error)")
         }
