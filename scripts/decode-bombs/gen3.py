@@ -5,7 +5,7 @@
 #   gif249x4mp 249 frames of 2000x2000, 23 MB of GIF (the encode bound)
 #   heicgrid   a HEIC grid of 100x100 tiles of 64x64, every tile the same 64x64 HEVC image
 #   avifgrid   the same in AVIF
-#   heicgrid64k  a HEIC grid of 255x256 tiles of 16x16, every reference to one tile item (65,280 decodes, 130 KB)
+#   heicrefs   a HEIC grid of 150x150 tiles of 64x64, every reference to one tile item (22,500 decodes, 45 KB)
 #   heicbigtiles a HEIC grid of 10x10 tiles declared 64x64 (ispe) but coded at 2048x2048
 import os, struct, sys, subprocess, zlib
 out = sys.argv[1] if len(sys.argv) > 1 else '/tmp/bombs2'
@@ -112,7 +112,7 @@ if 'svgrects' in what: svg_rects(f'{out}/svgrects.svg', 2000, 40000)
 if 'svgrects10k' in what: svg_rects(f'{out}/svgrects10k.svg', 10000, 40000)
 if 'heicgrid' in what: grid(f'{out}/heicgrid.heic', 'hevc', 100, 100, 64)
 if 'avifgrid' in what: grid(f'{out}/avifgrid.avif', 'av1', 100, 100, 64)
-if 'heicgrid64k' in what: grid(f'{out}/heicgrid64k.heic', 'hevc', 255, 256, 16, one_item=True)
+if 'heicrefs' in what: grid(f'{out}/heicrefs.heic', 'hevc', 150, 150, 64, one_item=True)
 if 'heicbigtiles' in what: grid(f'{out}/heicbigtiles.heic', 'hevc', 10, 10, 64, coded_side=2048)
 if 'gif249x4mp' in what:
     sys.argv = ['gen.py', out]

@@ -15,7 +15,7 @@ pair "heicgrid info" info heicgrid.heic
 pair "heicgrid convert jpg" convert heicgrid.heic o.jpg
 pair "heicgrid convert jpg thumb256" convert heicgrid.heic o.jpg --thumbnail 256x256
 pair "avifgrid convert jpg" convert avifgrid.avif o.jpg
-pair "heicgrid64k convert jpg" convert heicgrid64k.heic o.jpg
+pair "heicrefs convert jpg" convert heicrefs.heic o.jpg
 pair "heicbigtiles convert jpg" convert heicbigtiles.heic o.jpg
 pair "gif249x4mp convert webp" convert gif249x4mp.gif o.webp
 pair "gif249x4mp convert gif" convert gif249x4mp.gif o.gif

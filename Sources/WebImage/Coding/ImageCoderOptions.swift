@@ -47,9 +47,9 @@ public struct ImageCoderOptions: Sendable, Equatable {
     public var encodeMaxFileSize = 0
     /// Refuse to encode animations whose frames together hold more pixels than this (frames x
     /// frame size as encoded, each frame counted as at least `encodeFramePixelFloor`), before
-    /// encoding any: the encoders' work grows with it (GIF's quantiser about 11 megapixels a
-    /// second here, WebP's frame comparison 13 to 25), and each pixel is 4 bytes of RGBA as
-    /// they read it.
+    /// encoding any. It bounds the encoders' time (GIF's quantiser takes about 11 megapixels a
+    /// second here) and, as an animation has at least two frames, their memory: libwebp's
+    /// animation encoder and libvips' GIF saver hold about 40 bytes per pixel of the frame.
     public var encodeMaxTotalPixelCount = ImageCoderOptions.defaultEncodeMaxTotalPixelCount
     /// Embed an EXIF thumbnail. Not supported by the libvips coder: ignored.
     public var encodeEmbedThumbnail = false
@@ -62,8 +62,9 @@ public struct ImageCoderOptions: Sendable, Equatable {
     public static let defaultMaxFrameCount = 10_000
     /// 1 gigapixel, ten full-size frames.
     public static let defaultMaxTotalPixelCount = 1_000_000_000
-    /// 50 megapixels, 200 MB of RGBA: at most about 4.5 s of encoding here (GIF, the slowest).
-    public static let defaultEncodeMaxTotalPixelCount = 50_000_000
+    /// 40 megapixels: about 3.6 s of GIF encoding here (the slowest), and frames of at most 20
+    /// megapixels, 800 MB of encoder memory.
+    public static let defaultEncodeMaxTotalPixelCount = 40_000_000
     /// What the smallest frame counts against `encodeMaxTotalPixelCount`: a frame costs an
     /// encoder a fixed amount of work however small (a libvips PNG encode per APNG frame).
     public static let encodeFramePixelFloor = 65_536

@@ -128,6 +128,28 @@ import LibVips
         try await Self.expectInProcess(data, ["--encode", "webp"], outcome: "refused: webp over an encode limit", peakBound: 300 << 20)
     }
 
+    @Test func animationOverTheEncodeLimitIsRefusedBeforeEncoding() throws {
+        // 40 frames of 100x100, each counted as `encodeFramePixelFloor` pixels (what a frame
+        // costs an encoder however small): one pixel over the limit, then within it.
+        let image = try TestImages.decoded(Self.gifOfOnePixelFrames(side: 100, frames: 40))
+        var options = ImageCoderOptions()
+        options.encodeMaxTotalPixelCount = 40 * ImageCoderOptions.encodeFramePixelFloor - 1
+        for format in [ImageFormat.webP, .gif, .png] {
+            let error = #expect(throws: ImageCodingError.self) {
+                try ImageCodersManager.shared.encode(image, format: format, options: options)
+            }
+            guard case .overEncodeLimit(format, let reason)? = error else {
+                Issue.record("\(format): \(String(describing: error))")
+                continue
+            }
+            #expect(reason.contains("40 frames of 100x100"))
+        }
+        options.encodeMaxTotalPixelCount += 1
+        for format in [ImageFormat.webP, .gif, .png] {
+            #expect(try TestImages.decoded(ImageCodersManager.shared.encode(image, format: format, options: options)).frameCount == 40)
+        }
+    }
+
     @Test func encodedAnimationKeepsItsFrames() throws {
         let data = Self.gifOfOnePixelFrames(side: 40, frames: 30)
         let image = try TestImages.decoded(data)
