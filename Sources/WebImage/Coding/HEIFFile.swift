@@ -54,6 +54,11 @@ struct HEIFFile {
         return nil
     }
 
+    /// The number of bytes of the item's data (`data(of:)`), without reading it.
+    func dataCount(of item: UInt32) -> Int {
+        locations[item]?.extents.reduce(0) { $0.addingReportingOverflow($1.length).overflow ? .max : $0 + $1.length } ?? 0
+    }
+
     /// The size its `ispe` property declares.
     func imageSpatialExtent(of item: UInt32) -> (width: Int, height: Int)? {
         guard let body = property("ispe", of: item), body.count >= 12 else { return nil }
@@ -126,6 +131,7 @@ struct HEIFFile {
     private mutating func readItemInfo(_ body: Range<Int>) {
         guard let (version, start) = fullBox(body) else { return }
         let countSize = version == 0 ? 2 : 4
+        guard start + countSize <= body.upperBound else { return }
         for entry in Self.boxes(in: bytes, (start + countSize)..<body.upperBound) where entry.type == "infe" {
             // Versions 2 and 3 carry the item type: the ID (2 or 4 bytes), the protection index, the type.
             guard let (entryVersion, at) = fullBox(entry.body), entryVersion >= 2 else { continue }

@@ -19,6 +19,10 @@ struct HEIFWork: Equatable {
     static let maxDecodeCount = 1_024
     /// The most parameter sets and OBUs read (each tile's data is walked for them).
     static let maxUnitCount = 100_000
+    /// The most bytes of coded data read for them, beyond the file's own size twice: items
+    /// of a valid file have data of their own, but any number of items can point at the same
+    /// bytes (libheif copies each).
+    static let maxSharedDataBytes = 64 << 20
 
     /// Why decoding `data`'s primary image would cost too much (`maxPixelCount` counts the
     /// pixels as coded), or nil; also nil for data whose boxes libheif will refuse itself.
@@ -29,7 +33,7 @@ struct HEIFWork: Equatable {
         // The primary image, and what libheif decodes with it or instead of it (its alpha
         // plane, its thumbnails): every item that refers to it.
         let items = [primary] + file.items(referringTo: primary)
-        var reader = HEIFWorkReader(file: file)
+        var reader = HEIFWorkReader(file: file, fileSize: data.count)
         for item in items {
             guard let problem = reader.add(item, to: &work, depth: 0, maxPixelCount: maxPixelCount) else { continue }
             return problem
@@ -44,9 +48,13 @@ private struct HEIFWorkReader {
     /// Coded sizes found, by item.
     var codedPixels: [UInt32: Int] = [:]
     var unitCount = 0
+    /// Bytes of coded data read, and the most that may be.
+    var dataCount = 0
+    let maxDataCount: Int
 
-    init(file: HEIFFile) {
+    init(file: HEIFFile, fileSize: Int) {
         self.file = file
+        maxDataCount = 2 * fileSize + HEIFWork.maxSharedDataBytes
     }
 
     mutating func add(_ item: UInt32, to work: inout HEIFWork, depth: Int, maxPixelCount: Int) -> String? {
@@ -62,6 +70,13 @@ private struct HEIFWorkReader {
             work.decodeCount += 1
             if work.decodeCount > HEIFWork.maxDecodeCount {
                 return "more than \(HEIFWork.maxDecodeCount) coded images (tiles) to decode"
+            }
+            if codedPixels[item] == nil {
+                let sum = dataCount.addingReportingOverflow(file.dataCount(of: item))
+                dataCount = sum.overflow ? .max : sum.partialValue
+                if dataCount > maxDataCount {
+                    return "coded images whose data add up to more than \(maxDataCount) bytes"
+                }
             }
             let pixels = codedPixels[item] ?? codedPixelCount(of: item)
             codedPixels[item] = pixels
@@ -82,11 +97,12 @@ private struct HEIFWorkReader {
         var largest = 0
         func note(_ size: (width: Int, height: Int)?) {
             guard let size else { return }
-            largest = max(largest, size.width.multipliedReportingOverflow(by: size.height).partialValue)
+            let pixels = size.width.multipliedReportingOverflow(by: size.height)
+            largest = max(largest, pixels.overflow ? .max : pixels.partialValue)
         }
-        let data = file.data(of: item)
         switch file.type(of: item) {
         case "hvc1", "hev1":
+            let data = file.data(of: item)
             let configuration = file.property("hvcC", of: item)
             var lengthSize = 4
             if let configuration, configuration.count > 22 {
@@ -101,6 +117,7 @@ private struct HEIFWorkReader {
                 note(HEVC.pictureSize(ofUnit: unit))
             }
         case "av01":
+            let data = file.data(of: item)
             if let configuration = file.property("av1C", of: item), configuration.count > 4 {
                 for unit in AV1.units(in: configuration.dropFirst(4), limit: HEIFWork.maxUnitCount - unitCount + 1) {
                     unitCount += 1

@@ -32,11 +32,12 @@ import LibVips
 
     /// A HEIF whose primary item is a grid of `rows` x `columns` tiles declared `side` x `side`
     /// (their `ispe`) and coded at `codedSide`: each tile an item of its own, or (`oneItem`)
-    /// every reference to one item.
+    /// every reference to one item; the coded data followed by a unit of `codedPadding` bytes.
     static func grid(
-        _ compression: String, rows: Int, columns: Int, side: Int, codedSide: Int? = nil, oneItem: Bool = false
+        _ compression: String, rows: Int, columns: Int, side: Int, codedSide: Int? = nil, oneItem: Bool = false, codedPadding: Int = 0
     ) throws -> Data {
-        let (configuration, coded) = try tile(compression, side: codedSide ?? side)
+        var (configuration, coded) = try tile(compression, side: codedSide ?? side)
+        if codedPadding > 4 { coded += be32(codedPadding - 4) + [UInt8](repeating: 0, count: codedPadding - 4) }
         let kind = compression == "hevc" ? "hvc1" : "av01", brand = compression == "hevc" ? "heic" : "avif"
         let tiles = rows * columns
         let items = oneItem ? [2] : Array(2..<(2 + tiles))
@@ -116,6 +117,31 @@ import LibVips
         #expect(reason.contains("coded images of more than 500000 pixels"))
         // libheif decodes them whole, whatever the tiles declare.
         #expect(try TestImages.decoded(data).pixelWidth == 64)
+    }
+
+    @Test func itemsPointingAtTheSameBytesAreCounted() throws {
+        // Each tile its own item, all pointing at one megabyte: 80 MB read for a 1 MB file is
+        // more than twice the file and the allowance; 20 MB is not.
+        let many = try Self.grid("hevc", rows: 8, columns: 10, side: 64, codedPadding: 1 << 20)
+        #expect(HEIFWork.excess(in: many, maxPixelCount: .max)?.contains("data add up to more than") == true)
+        let few = try Self.grid("hevc", rows: 4, columns: 5, side: 64, codedPadding: 1 << 20)
+        #expect(HEIFWork.excess(in: few, maxPixelCount: .max) == nil)
+    }
+
+    @Test func mutatedFilesAreReadWithoutTrapping() throws {
+        // Every byte of a grid file and of a real one's boxes (its first 3,905 bytes) set in turn
+        // to 0 and to 255: the walk must end (refusing or not) without trapping on a bound.
+        for data in [try Self.grid("av1", rows: 2, columns: 2, side: 16), try TestImages.data("sdwebimage/TestImage.heic").prefix(3_905)] {
+            var bytes = [UInt8](data)
+            for index in bytes.indices {
+                let original = bytes[index]
+                for value: UInt8 in [0, 0xFF] {
+                    bytes[index] = value
+                    _ = HEIFWork.excess(in: Data(bytes), maxPixelCount: 1_000_000)
+                }
+                bytes[index] = original
+            }
+        }
     }
 
     @Test(arguments: ["sdwebimage/TestImage.heic", "sdwebimage/TestImage.heif"])
