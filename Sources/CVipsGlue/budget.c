@@ -48,7 +48,13 @@ int64_t wi_budget_used_ns(wi_budget *budget) {
     return atomic_load(&budget->used_ns);
 }
 
-static int64_t wi_thread_cpu_ns(void) {
+void wi_budget_add(wi_budget *budget, int64_t ns) {
+    if (atomic_fetch_add(&budget->used_ns, ns) + ns > budget->limit_ns) {
+        atomic_store(&budget->spent, 1);
+    }
+}
+
+int64_t wi_thread_cpu_ns(void) {
     struct timespec now;
     clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now);
     return (int64_t)now.tv_sec * 1000000000 + now.tv_nsec;

@@ -29,6 +29,21 @@ public final class WorkBudget: @unchecked Sendable {
     /// The CPU time counted so far.
     public var used: Duration { .nanoseconds(wi_budget_used_ns(pointer)) }
 
+    /// Runs `body`, counting the CPU time it takes in this thread outside the budget's images
+    /// (which count their own): for work between pipelines, such as drawing an animation's
+    /// frames on its canvas.
+    public func counting<R, E: Error>(_ body: () throws(E) -> R) throws(E) -> R {
+        let start = wi_thread_cpu_ns(), counted = wi_budget_used_ns(pointer)
+        defer {
+            let outside = (wi_thread_cpu_ns() - start) - (wi_budget_used_ns(pointer) - counted)
+            wi_budget_add(pointer, max(0, outside))
+        }
+        return try body()
+    }
+
+    /// The CPU time the calling thread has used so far.
+    public static var threadCPUTime: Duration { .nanoseconds(wi_thread_cpu_ns()) }
+
     /// Throws the error a spent budget stops a pipeline with, once it is spent: for work
     /// between pipelines (an animation's next frame).
     public func check() throws(VipsError) {

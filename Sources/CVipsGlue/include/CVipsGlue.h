@@ -141,6 +141,10 @@ void wi_budget_unref(wi_budget *budget);
 int wi_budget_spent(wi_budget *budget);
 /// The CPU time counted so far, in nanoseconds.
 int64_t wi_budget_used_ns(wi_budget *budget);
+/// Counts `ns` nanoseconds of CPU time spent outside the budget's images (work between them).
+void wi_budget_add(wi_budget *budget, int64_t ns);
+/// The CPU time the calling thread has used, in nanoseconds.
+int64_t wi_thread_cpu_ns(void);
 
 /// `in` as it is (fields, metadata, pixels), its regions computed under `budget` (which the
 /// image holds a reference to): each counts the CPU time its input took, and once the budget

@@ -161,29 +161,32 @@ final class APNGAnimation: Sendable {
                 let budget = current?.budget ?? WorkBudget(limit: budgetLimit)
                 while next <= index {
                     try budget.check()
-                    // Opened first: a first frame whose header does not load throws before the
-                    // canvas (which APNGStructure kept within the pixel limit) is allocated.
-                    let frame = structure.frames[next]
-                    let image = try frameImage(frame, budget: budget)
-                    var working: CanvasState
-                    if let current {
-                        working = current
-                    } else {
-                        working = CanvasState(index: -1, pixels: try RGBACanvas(width: structure.width, height: structure.height), budget: budget)
+                    // Its work in this thread counts too: drawing, copies, what libpng decodes.
+                    try budget.counting { () throws(VipsError) in
+                        // Opened first: a first frame whose header does not load throws before the
+                        // canvas (which APNGStructure kept within the pixel limit) is allocated.
+                        let frame = structure.frames[next]
+                        let image = try frameImage(frame, budget: budget)
+                        var working: CanvasState
+                        if let current {
+                            working = current
+                        } else {
+                            working = CanvasState(index: -1, pixels: try RGBACanvas(width: structure.width, height: structure.height), budget: budget)
+                        }
+                        if next > 0 { Self.dispose(structure.frames[next - 1], on: &working, isFirst: next == 1) }
+                        if frame.dispose == .previous && next > 0 {
+                            working.covered = try working.pixels.copy(x: frame.x, y: frame.y, width: frame.width, height: frame.height)
+                        }
+                        try working.pixels.draw(image, x: frame.x, y: frame.y, blendingOver: frame.blendsOver)
+                        working.index = next
+                        current = working
                     }
-                    if next > 0 { Self.dispose(structure.frames[next - 1], on: &working, isFirst: next == 1) }
-                    if frame.dispose == .previous && next > 0 {
-                        working.covered = try working.pixels.copy(x: frame.x, y: frame.y, width: frame.width, height: frame.height)
-                    }
-                    try working.pixels.draw(image, x: frame.x, y: frame.y, blendingOver: frame.blendsOver)
-                    working.index = next
-                    current = working
                     next += 1
                 }
                 guard let current else { throw VipsError("no frame \(index)") }
                 // The last frame at full size takes the canvas itself: no copy beside it.
                 if index == structure.frames.count - 1 && thumbnailBox == nil { return current.pixels.takePixels() }
-                let pixels = try output(of: current.pixels, budget: budget)
+                let pixels = try budget.counting { () throws(VipsError) in try output(of: current.pixels, budget: budget) }
                 state = current
                 return pixels
             }

@@ -33,6 +33,7 @@ public final class VipsImageCoder: ThrowingImageCoder {
     }
 
     public func decode(_ data: Data, options: ImageCoderOptions) throws(ImageCodingError) -> Image {
+        let started = WorkBudget.threadCPUTime
         guard !data.isEmpty else { throw .emptyData }
         let format = ImageFormat(sniffing: data)
         guard let loader = VipsLoader(format: format) else {
@@ -49,7 +50,12 @@ public final class VipsImageCoder: ThrowingImageCoder {
             isolated = !work.rendersWithinBudget(outputPixels: plan.maxPixelCount(header: header))
         }
         if isolated, let renderer = IsolatedRenderer.standard {
-            return try Self.isolatedImage(data, format: format, call: loader.loadCall(plan: plan, frames: .still), renderer: renderer, plan: plan, options: options)
+            // The child has what is left of the budget once the header and the checks are read.
+            let left = options.decodeTimeBudget.limit(for: plan) - (WorkBudget.threadCPUTime - started)
+            return try Self.isolatedImage(
+                data, format: format, call: loader.loadCall(plan: plan, frames: .still), renderer: renderer,
+                budget: max(.milliseconds(1), left), options: options
+            )
         }
         let animated = header.pageCount > 1 && loader.isAnimatable && !options.decodeFirstFrameOnly
         let provider = animated
@@ -82,21 +88,18 @@ public final class VipsImageCoder: ThrowingImageCoder {
         }
     }
 
-    /// `data` loaded by `call` and rendered in a child process (`IsolatedRenderer`) that its
-    /// time budget ends: at once, lazy decoding or not.
+    /// `data` loaded by `call` and rendered in a child process (`IsolatedRenderer`) that
+    /// `budget` of CPU time ends: at once, lazy decoding or not.
     static func isolatedImage(
-        _ data: Data, format: ImageFormat, call: LoadCall, renderer: IsolatedRenderer, plan: DecodePlan, options: ImageCoderOptions
+        _ data: Data, format: ImageFormat, call: LoadCall, renderer: IsolatedRenderer, budget: Duration, options: ImageCoderOptions
     ) throws(ImageCodingError) -> Image {
         let pixels: PixelBuffer
         do {
-            pixels = try renderer.render(
-                call.operation, options: call.options, loaderOptions: call.loaderOptions, data: data,
-                budget: options.decodeTimeBudget.limit(for: plan)
-            )
+            pixels = try renderer.render(call.operation, options: call.options, loaderOptions: call.loaderOptions, data: data, budget: budget)
         } catch {
             switch error {
-            case .overBudget(let budget):
-                throw .overLimit(format: format, reason: "stopped, its CPU time past its budget of \(budget) (decodeTimeBudget), in a child process")
+            case .overBudget:
+                throw .overLimit(format: format, reason: "stopped, its CPU time past its budget (decodeTimeBudget), in a child process")
             case .failed(let message):
                 throw .corruptData(format: format, reason: message)
             }
