@@ -58,7 +58,7 @@ public struct IsolatedRenderer: Sendable {
         let capacity = 2048
         var message = [CChar](repeating: 0, count: capacity)
         // A child kept from the processor by a busy machine is given ten times its budget.
-        let timeout = Int32(clamping: milliseconds.multipliedReportingOverflow(by: 10).partialValue + 10_000)
+        let timeout = Int32(clamping: milliseconds * 10 + 10_000)
         let result = Self.withCStrings(arguments) { argv in
             wi_run_child(executable, argv, input, output, timeout, &status, &message, capacity)
         }

@@ -19,9 +19,6 @@ public struct DecodeTimeBudget: Sendable, Equatable {
         self.animation = animation
     }
 
-    /// No budget: every decode runs to its end.
-    public static let unlimited = DecodeTimeBudget(thumbnail: .seconds(Int64.max), fullSize: .seconds(Int64.max), animation: .seconds(Int64.max))
-
     /// The budget of a decode by `plan` (a still image or an animation's first frame).
     func limit(for plan: DecodePlan) -> Duration {
         switch plan.mode {
