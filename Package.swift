@@ -125,6 +125,8 @@ let package = Package(
             dependencies: [
                 // WebImageSupport for `Locked` (the lock ThreadSanitizer sees), as the test server.
                 "WebImage", "WebImageServer", "WebImageSupport",
+                // Built beside it: the child process PDFs and costly SVGs render in.
+                "webimage-render",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -155,6 +157,12 @@ let package = Package(
             path: "Tests/OrcRaceProbe",
             linkerSettings: [.linkedLibrary("orc-0.4")]
         ),
+        // The child process that renders PDF pages and costly SVGs within a CPU time budget
+        // (IsolatedRenderer): the library looks for it beside the running executable.
+        .executableTarget(
+            name: "webimage-render",
+            dependencies: ["LibVips"]
+        ),
         // Decodes one file in a process of its own and prints its peak memory, for the bomb tests.
         .executableTarget(
             name: "decode-probe",
@@ -164,7 +172,8 @@ let package = Package(
             name: "WebImageTests",
             dependencies: [
                 // WebImageTestServer: a real HTTP server on 127.0.0.1 for the tests.
-                "WebImage", "LibVips", "cache-stress-writer", "decode-probe", "orc-race-probe", "webimage", "WebImageTestServer",
+                "WebImage", "LibVips", "cache-stress-writer", "decode-probe", "orc-race-probe", "webimage", "webimage-render",
+                "WebImageTestServer",
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
             ],
             // Read by path (TestImages.fixture), not bundled.
@@ -174,7 +183,7 @@ let package = Package(
             name: "WebImageServerTests",
             dependencies: [
                 // LibVips: results compared with libvips' own operations.
-                "WebImageServer", "WebImage", "LibVips", "WebImageSupport", "WebImageTestServer", "webimage",
+                "WebImageServer", "WebImage", "LibVips", "WebImageSupport", "WebImageTestServer", "webimage", "webimage-render",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

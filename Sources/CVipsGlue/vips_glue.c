@@ -44,6 +44,10 @@ void wi_warnings_clear(void) {
     wi_thread_warnings[0] = '\0';
 }
 
+void wi_error_push(const char *domain, const char *message) {
+    vips_error(domain, "%s", message);
+}
+
 char *wi_error_copy(void) {
     char *errors = vips_error_buffer_copy();
     if (wi_thread_warnings[0] == '\0') {

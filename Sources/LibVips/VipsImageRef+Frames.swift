@@ -8,7 +8,7 @@ extension VipsImageRef {
     /// A lazy 8-bit sRGB RGBA image of `count` frames of `width` x `frameHeight`, top to bottom,
     /// each made by `fill` when its rows are first read, one frame held at a time: a saver that
     /// writes the strip top to bottom encodes an animation holding one frame, not all of them.
-    /// A frame `fill` throws for fails the read.
+    /// A frame `fill` throws for fails the read, the error's description in libvips' message.
     public static func lazyFrames(width: Int, frameHeight: Int, count: Int, fill: @escaping FrameFill) throws(VipsError) -> VipsImageRef {
         try Vips.start()
         let box = Unmanaged.passRetained(FrameFillBox(fill: fill, frameBytes: width * frameHeight * 4)).toOpaque()
@@ -21,6 +21,7 @@ extension VipsImageRef {
                     try box.fill(Int(index), UnsafeMutableRawBufferPointer(start: pixels, count: box.frameBytes))
                     return 0
                 } catch {
+                    wi_error_push("wi_frames", "\(error)")
                     return -1
                 }
             },

@@ -2,10 +2,11 @@ import Foundation
 import WebImage
 
 // Helper process for the decode-bomb tests:
-//   decode-probe <file> [--thumbnail N] [--encode FORMAT]
+//   decode-probe <file> [--thumbnail N] [--encode FORMAT] [--encode-limit PIXELS]
 // decodes the file with the library's default options, as `ImageCodersManager.shared` does for
 // any caller (with `--thumbnail`, to fit N x N pixels; with `--encode`, lazily, then encodes it
-// as FORMAT, every frame of an animation, as `webimage convert` does), and prints one line with
+// as FORMAT, every frame of an animation, as `webimage convert` does, within
+// `encodeMaxTotalPixelCount` PIXELS when given), and prints one line with
 // the outcome ("decoded WxH, N frames", "encoded N bytes" or "refused: <reason>"), then one
 // with this process's peak resident memory ("peak <bytes>"), read from /proc/self/status. The
 // parent cannot learn it from wait4: a child spawned with posix_spawn shares the parent's
@@ -23,12 +24,15 @@ while let argument = arguments.popFirst() {
     case "--encode":
         target = arguments.popFirst().map { ImageFormat(fileExtension: $0) }
         options.decodeUseLazyDecoding = true
+    case "--encode-limit":
+        guard let pixels = arguments.popFirst().flatMap(Int.init) else { break }
+        options.encodeMaxTotalPixelCount = pixels
     default:
         path = argument
     }
 }
 guard let path, target != .undefined, let data = FileManager.default.contents(atPath: path) else {
-    FileHandle.standardError.write(Data("usage: decode-probe <readable file> [--thumbnail N] [--encode FORMAT]\n".utf8))
+    FileHandle.standardError.write(Data("usage: decode-probe <readable file> [--thumbnail N] [--encode FORMAT] [--encode-limit PIXELS]\n".utf8))
     exit(2)
 }
 do throws(ImageCodingError) {

@@ -17,6 +17,8 @@ int wi_init(const char *argv0, int concurrency);
 /// The text of libvips' error buffer, cleared, then the warnings libvips logged on this thread
 /// since the failing call began (libpng's reasons arrive as warnings); free with g_free.
 char *wi_error_copy(void);
+/// Adds `message` to libvips' error buffer under `domain` (vips_error, which is variadic).
+void wi_error_push(const char *domain, const char *message);
 /// Forgets the warnings libvips logged on this thread, so that the next failure's message
 /// carries only its own (every function here that can fail calls it first).
 void wi_warnings_clear(void);
@@ -134,6 +136,47 @@ VipsImage *wi_alpha_weight_lazy(VipsImage *in, int premultiply);
 /// computed region by region when read; NULL with libvips' error. With `premultiplied`, `in`
 /// is 8-bit premultiplied and every band is scaled, not only the alpha.
 VipsImage *wi_round_corners_lazy(VipsImage *in, double radius, unsigned corners, int premultiplied);
+
+/// A time budget shared by the pipelines of one decode (budget.c): CPU time counted as their
+/// pixels are computed. Reference counted: `wi_budget_new` returns one reference.
+typedef struct wi_budget wi_budget;
+
+/// The domain of the error a spent budget stops a pipeline with.
+#define WI_BUDGET_DOMAIN "wi_budget"
+
+/// A budget of `limit_ns` nanoseconds of CPU time.
+wi_budget *wi_budget_new(int64_t limit_ns);
+void wi_budget_unref(wi_budget *budget);
+/// 1 once the work counted passed the limit, else 0.
+int wi_budget_spent(wi_budget *budget);
+/// The CPU time counted so far, in nanoseconds.
+int64_t wi_budget_used_ns(wi_budget *budget);
+/// Counts `ns` nanoseconds of CPU time spent outside the budget's images (work between them).
+void wi_budget_add(wi_budget *budget, int64_t ns);
+/// The CPU time the calling thread has used, in nanoseconds.
+int64_t wi_thread_cpu_ns(void);
+
+/// `in` as it is (fields, metadata, pixels), its regions computed under `budget` (which the
+/// image holds a reference to): each counts the CPU time its input took, and once the budget
+/// is spent every region asked for fails with a WI_BUDGET_DOMAIN error. NULL with libvips'
+/// error.
+VipsImage *wi_budget_lazy(VipsImage *in, wi_budget *budget);
+
+/// A new anonymous file in memory (memfd_create, closed on exec), or -1 with errno.
+int wi_memory_file(const char *name);
+
+/// Runs the program at `path` with `argv` (NULL-terminated) in a child process, its standard
+/// input `input_fd` (read from the file's current offset) and its standard output `output_fd`;
+/// what it writes to standard error is kept in `message` (at most `capacity` - 1 bytes, then a
+/// NUL). Waits for it to end, killing it (SIGKILL) once `timeout_ms` of wall time have passed;
+/// `*status` is then waitpid's status. Returns 0 when it ended by itself, 1 when it was killed,
+/// -1 with errno when it could not be started.
+int wi_run_child(const char *path, char *const argv[], int input_fd, int output_fd, int timeout_ms, int *status,
+                 char *message, size_t capacity);
+
+/// Ends this process with SIGPROF once it has used `milliseconds` of CPU time, all its threads
+/// counted (setitimer's ITIMER_PROF; SIGPROF's default action ends the process). 0 on success.
+int wi_limit_cpu_time(int64_t milliseconds);
 
 /// How liborc's code memory is kept consistent in this process (orc_lock.c).
 typedef enum {

@@ -5,8 +5,9 @@ import LibVips
 /// with the APNG dispose and blend rules; frames are rendered on demand, in order, from a
 /// remembered canvas. Encodes animated images written as PNG as APNG (frames, durations and
 /// loop count kept, as SDWebImage writes them); still PNG goes to `VipsImageCoder`.
-public final class APNGCoder: AnimatedImageCoder, ThrowingImageCoder {
+public final class APNGCoder: AnimatedImageCoder, ThrowingImageCoder, FrameFailureRecording {
     private let animation: APNGAnimation?
+    private let failure = Locked<ImageCodingError?>(nil)
 
     /// The stateless coder registered in `ImageCodersManager`.
     public init() {
@@ -65,7 +66,7 @@ public final class APNGCoder: AnimatedImageCoder, ThrowingImageCoder {
         } catch let error as ImageCodingError {
             throw error
         } catch let error as VipsError {
-            throw .encodingFailed(format: .png, reason: error.message)
+            throw ImageCodingError(encoding: .png, from: image.format, error)
         } catch {
             throw .encodingFailed(format: .png, reason: "\(error)")
         }
@@ -91,9 +92,16 @@ public final class APNGCoder: AnimatedImageCoder, ThrowingImageCoder {
     public var animatedImageLoopCount: Int { animation?.structure.loopCount ?? 0 }
 
     public func animatedImageFrame(at index: Int) -> Image? {
-        guard let animation, let pixels = try? animation.frame(at: index) else { return nil }
-        return Image(bitmap: pixels, scale: animation.scale, format: .png)
+        guard let animation else { return nil }
+        do {
+            return Image(bitmap: try animation.frame(at: index), scale: animation.scale, format: .png)
+        } catch {
+            failure.withLock { $0 = error }
+            return nil
+        }
     }
+
+    var lastFrameFailure: ImageCodingError? { failure.withLock { $0 } }
 
     public func animatedImageDuration(at index: Int) -> TimeInterval {
         guard let frames = animation?.structure.frames, frames.indices.contains(index) else { return 0 }
@@ -119,12 +127,17 @@ final class APNGAnimation: Sendable {
         var index: Int
         var pixels: RGBACanvas
         var covered: PixelBuffer?
+        /// The time budget of this pass over the frames (from the first).
+        var budget: WorkBudget
     }
+    /// The CPU time a pass over the frames may take in libvips (their decodes, the thumbnails).
+    private let budgetLimit: Duration
 
     init(data: Data, structure: APNGStructure, options: ImageCoderOptions) {
         self.data = data
         self.structure = structure
         self.scale = options.decodeScaleFactor
+        self.budgetLimit = options.decodeTimeBudget.animation
         let header = VipsHeader(
             storedWidth: structure.width, storedHeight: structure.height, orientation: 1, pageCount: 1,
             hasAlpha: true, loop: 0, delays: []
@@ -148,43 +161,55 @@ final class APNGAnimation: Sendable {
                 // Dropped first: a failure below leaves a canvas between frames.
                 state = nil
                 var next = (current?.index ?? -1) + 1
+                // A pass from the first frame has a time budget of its own.
+                let budget = current?.budget ?? WorkBudget(limit: budgetLimit)
                 while next <= index {
-                    // Opened first: a first frame whose header does not load throws before the
-                    // canvas (which APNGStructure kept within the pixel limit) is allocated.
-                    let frame = structure.frames[next]
-                    let image = try frameImage(frame)
-                    var working: CanvasState
-                    if let current {
-                        working = current
-                    } else {
-                        working = CanvasState(index: -1, pixels: try RGBACanvas(width: structure.width, height: structure.height))
+                    try budget.check()
+                    // Its work in this thread counts too: drawing, copies, what libpng decodes.
+                    try budget.counting { () throws(VipsError) in
+                        // Opened first: a first frame whose header does not load throws before the
+                        // canvas (which APNGStructure kept within the pixel limit) is allocated.
+                        let frame = structure.frames[next]
+                        let image = try frameImage(frame, budget: budget)
+                        var working: CanvasState
+                        if let current {
+                            working = current
+                        } else {
+                            working = CanvasState(index: -1, pixels: try RGBACanvas(width: structure.width, height: structure.height), budget: budget)
+                        }
+                        if next > 0 { Self.dispose(structure.frames[next - 1], on: &working, isFirst: next == 1) }
+                        if frame.dispose == .previous && next > 0 {
+                            working.covered = try working.pixels.copy(x: frame.x, y: frame.y, width: frame.width, height: frame.height)
+                        }
+                        try working.pixels.draw(image, x: frame.x, y: frame.y, blendingOver: frame.blendsOver)
+                        working.index = next
+                        current = working
                     }
-                    if next > 0 { Self.dispose(structure.frames[next - 1], on: &working, isFirst: next == 1) }
-                    if frame.dispose == .previous && next > 0 {
-                        working.covered = try working.pixels.copy(x: frame.x, y: frame.y, width: frame.width, height: frame.height)
-                    }
-                    try working.pixels.draw(image, x: frame.x, y: frame.y, blendingOver: frame.blendsOver)
-                    working.index = next
-                    current = working
                     next += 1
                 }
                 guard let current else { throw VipsError("no frame \(index)") }
                 // The last frame at full size takes the canvas itself: no copy beside it.
                 if index == structure.frames.count - 1 && thumbnailBox == nil { return current.pixels.takePixels() }
-                let pixels = try output(of: current.pixels)
+                let pixels = try budget.counting { () throws(VipsError) in try output(of: current.pixels, budget: budget) }
                 state = current
                 return pixels
             }
         } catch {
-            throw .corruptData(format: .png, reason: error.message)
+            throw ImageCodingError(decoding: .png, error)
         }
     }
 
-    /// What the caller gets of the canvas: a copy, or the thumbnail made from it.
-    private func output(of canvas: RGBACanvas) throws(VipsError) -> PixelBuffer {
+    /// What the caller gets of the canvas: a copy, or the thumbnail made from it (within
+    /// `budget`) by our resampler, at the size libvips' thumbnail gives: libvips' own goes
+    /// through floating point to weigh the colours by alpha (4 s of CPU for a 100 MP canvas).
+    private func output(of canvas: RGBACanvas, budget: WorkBudget) throws(VipsError) -> PixelBuffer {
         guard let box = thumbnailBox else { return try canvas.copy(x: 0, y: 0, width: canvas.width, height: canvas.height) }
+        let header = VipsHeader(
+            storedWidth: canvas.width, storedHeight: canvas.height, orientation: 1, pageCount: 1, hasAlpha: true, loop: 0, delays: []
+        )
+        let size = try BitmapThumbnail.libvipsSize(header: header, shrink: 1, width: box.width, height: box.height, stretch: box.stretch)
         return try canvas.withImage { image throws(VipsError) in
-            try image.call("thumbnail_image", "width=\(box.width),height=\(box.height),size=\(box.stretch ? "force" : "down")").renderRGBA()
+            try image.resampled(width: size.width, height: size.height, premultiply: true).budgeted(by: budget).renderRGBA()
         }
     }
 
@@ -204,8 +229,8 @@ final class APNGAnimation: Sendable {
 
     /// The frame's own pixels (its region only), 8-bit sRGB RGBA: small 8-bit frames without a
     /// colour profile decoded whole by libpng (libvips' fixed cost per load is most of a small
-    /// frame's), others computed tile by tile as they are drawn.
-    private func frameImage(_ frame: APNGStructure.Frame) throws(VipsError) -> VipsImageRef {
+    /// frame's), others computed tile by tile as they are drawn, within `budget`.
+    private func frameImage(_ frame: APNGStructure.Frame, budget: WorkBudget) throws(VipsError) -> VipsImageRef {
         let header = frame.png.dropFirst(16).prefix(9)
         if frame.width * frame.height <= BitmapThumbnail.maxPixelCount, header.count == 9, header[header.startIndex + 8] == 8,
            frame.png.range(of: Data("iCCP".utf8)) == nil,
@@ -219,6 +244,6 @@ final class APNGAnimation: Sendable {
         guard image.width == frame.width, image.height == frame.height else {
             throw VipsError("frame size does not match its fcTL")
         }
-        return try image.normalizedToSRGB().withAlpha()
+        return try image.normalizedToSRGB().withAlpha().budgeted(by: budget)
     }
 }

@@ -32,6 +32,10 @@ enum DecodeLimits {
                 )
             }
         }
+        if format == .heic || format == .heif || format == .avif,
+           let problem = HEIFWork.excess(in: data, maxPixelCount: options.decodeMaxPixelCount) {
+            throw .overLimit(format: format, reason: problem)
+        }
         if format == .tiff, let problem = TIFFDirectories.excess(in: data) {
             throw .overLimit(format: .tiff, reason: problem)
         }

@@ -30,6 +30,9 @@ public struct ImageCoderOptions: Sendable, Equatable {
     /// Refuse PNGs whose compressed metadata (iCCP profile, zTXt and iTXt text) inflates to more
     /// bytes than this in all, before decoding (libpng inflates each such chunk up to 8 MB).
     public var decodeMaxMetadataBytes = ImageCoderOptions.defaultMaxMetadataBytes
+    /// The CPU time a decode may take to compute its pixels (a thumbnail, a full-size image, an
+    /// animation's frames) before it is stopped, for the work no other limit counts.
+    public var decodeTimeBudget = DecodeTimeBudget()
 
     /// Encode only the first frame of an animated image.
     public var encodeFirstFrameOnly = false
@@ -42,6 +45,12 @@ public struct ImageCoderOptions: Sendable, Equatable {
     /// Lower the quality of lossy formats until the output fits in this many bytes (the smallest
     /// achievable output if none fits); 0 = no limit.
     public var encodeMaxFileSize = 0
+    /// Refuse to encode animations whose frames together hold more pixels than this (frames x
+    /// frame size as encoded, each frame counted as at least `encodeFramePixelFloor`), before
+    /// encoding any. It bounds the encoders' time (GIF's quantiser takes about 11 megapixels a
+    /// second here) and, as an animation has at least two frames, their memory: libwebp's
+    /// animation encoder and libvips' GIF saver hold about 40 bytes per pixel of the frame.
+    public var encodeMaxTotalPixelCount = ImageCoderOptions.defaultEncodeMaxTotalPixelCount
     /// Embed an EXIF thumbnail. Not supported by the libvips coder: ignored.
     public var encodeEmbedThumbnail = false
     /// Write the metadata of the file the image was decoded from (EXIF, XMP, IPTC, ICC profile)
@@ -59,6 +68,12 @@ public struct ImageCoderOptions: Sendable, Equatable {
     public static let defaultMaxFrameCount = 10_000
     /// 1 gigapixel, ten full-size frames.
     public static let defaultMaxTotalPixelCount = 1_000_000_000
+    /// 40 megapixels: about 3.6 s of GIF encoding here (the slowest), and frames of at most 20
+    /// megapixels, 800 MB of encoder memory.
+    public static let defaultEncodeMaxTotalPixelCount = 40_000_000
+    /// What the smallest frame counts against `encodeMaxTotalPixelCount`: a frame costs an
+    /// encoder a fixed amount of work however small (a libvips PNG encode per APNG frame).
+    public static let encodeFramePixelFloor = 65_536
     /// 16 MiB: the largest ICC profiles in use are a few megabytes.
     public static let defaultMaxMetadataBytes = 16 << 20
     /// 60 MiB, SDWebImage's default for `scaleDownLargeImages`.

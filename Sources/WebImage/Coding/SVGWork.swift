@@ -21,6 +21,18 @@ struct SVGWork {
     /// Filter primitives times output pixels: a blur of 4 megapixels took 0.7 s and 166 MB.
     static let maxFilterPixels = 16_000_000
 
+    /// Draws of the whole document times output pixels that render within any time budget in
+    /// the calling process (each draw at most the whole output: about a second here); past
+    /// it the render may run longer, and goes to a child process a budget can end.
+    static let maxInProcessDrawPixels = 2_000_000_000
+
+    /// True when every draw covering all `outputPixels` pixels would still render within
+    /// about a second (`maxInProcessDrawPixels`).
+    func rendersWithinBudget(outputPixels: Int) -> Bool {
+        let work = drawCount.multipliedReportingOverflow(by: max(1, outputPixels))
+        return !work.overflow && work.partialValue <= Self.maxInProcessDrawPixels
+    }
+
     /// Why rendering `outputPixels` pixels would cost too much, or nil.
     func excess(outputPixels: Int) -> String? {
         let referenced = max(0, drawCount - elementCount)

@@ -166,7 +166,7 @@ public final class TurboJPEGCoder: ThrowingImageCoder {
             let pixels = try image.makeVipsImage().render()
             return try TurboJPEG.encode(pixels, quality: VipsSaver.qualityValue(options.encodeCompressionQuality))
         } catch {
-            throw .encodingFailed(format: .jpeg, reason: error.message)
+            throw ImageCodingError(encoding: .jpeg, from: image.format, error)
         }
     }
 }

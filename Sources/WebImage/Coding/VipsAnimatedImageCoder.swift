@@ -3,19 +3,20 @@ import LibVips
 
 /// The frames of one animated GIF or WebP, each decoded by libvips when asked for, in one
 /// forward pass over the file when asked for in order (`VipsFrameCursor`).
-public final class VipsAnimatedImageCoder: AnimatedImageCoder {
+public final class VipsAnimatedImageCoder: AnimatedImageCoder, FrameFailureRecording {
     private let data: Data
     private let loader: VipsLoader
     private let header: VipsHeader
     private let options: ImageCoderOptions
     private let cursor: VipsFrameCursor
+    private let failure = Locked<ImageCodingError?>(nil)
 
     init(data: Data, loader: VipsLoader, header: VipsHeader, plan: DecodePlan, options: ImageCoderOptions) {
         self.data = data
         self.loader = loader
         self.header = header
         self.options = options
-        self.cursor = VipsFrameCursor(data: data, loader: loader, header: header, plan: plan)
+        self.cursor = VipsFrameCursor(data: data, loader: loader, header: header, plan: plan, budget: options.decodeTimeBudget.animation)
     }
 
     public convenience init?(animatedImageData data: Data, options: ImageCoderOptions) {
@@ -30,12 +31,21 @@ public final class VipsAnimatedImageCoder: AnimatedImageCoder {
     public var animatedImageLoopCount: Int { header.loop }
 
     public func animatedImageFrame(at index: Int) -> Image? {
-        guard index >= 0, index < header.pageCount, let pixels = try? cursor.frame(at: index) else { return nil }
+        guard index >= 0, index < header.pageCount else { return nil }
+        let pixels: PixelBuffer
+        do {
+            pixels = try cursor.frame(at: index)
+        } catch {
+            failure.withLock { $0 = ImageCodingError(decoding: loader.format, error) }
+            return nil
+        }
         return Image(
             pipeline: .bitmap(pixels), pixels: pixels, pixelWidth: pixels.width, pixelHeight: pixels.height,
             scale: options.decodeScaleFactor, format: loader.format, hasAlpha: header.hasAlpha
         )
     }
+
+    var lastFrameFailure: ImageCodingError? { failure.withLock { $0 } }
 
     public func animatedImageDuration(at index: Int) -> TimeInterval {
         guard index >= 0, index < header.pageCount else { return 0 }

@@ -15,14 +15,17 @@ final class VipsFrameCursor: Sendable {
     private let loader: VipsLoader
     private let header: VipsHeader
     private let plan: DecodePlan
+    /// The CPU time one pass over the frames may take.
+    private let budget: Duration
     /// The load of every frame, and the index of the next frame it can give without starting over.
     private let state = Locked<(strip: VipsImageRef, next: Int)?>(nil)
 
-    init(data: Data, loader: VipsLoader, header: VipsHeader, plan: DecodePlan) {
+    init(data: Data, loader: VipsLoader, header: VipsHeader, plan: DecodePlan, budget: Duration) {
         self.data = data
         self.loader = loader
         self.header = header
         self.plan = plan
+        self.budget = budget
     }
 
     /// Frame `index` as RGBA8 sRGB, upright, at the plan's size.
@@ -32,7 +35,8 @@ final class VipsFrameCursor: Sendable {
             if let state, state.next <= index {
                 current = state
             } else {
-                current = (try loader.allFrames(of: data), 0)
+                // A pass over the frames from the first has a budget of its own.
+                current = (try loader.allFrames(of: data, budget: WorkBudget(limit: budget)), 0)
             }
             // The frame is read now: the load moves past it whether or not the read succeeds.
             state = nil

@@ -33,6 +33,7 @@ public final class VipsImageCoder: ThrowingImageCoder {
     }
 
     public func decode(_ data: Data, options: ImageCoderOptions) throws(ImageCodingError) -> Image {
+        let started = WorkBudget.threadCPUTime
         guard !data.isEmpty else { throw .emptyData }
         let format = ImageFormat(sniffing: data)
         guard let loader = VipsLoader(format: format) else {
@@ -40,16 +41,29 @@ public final class VipsImageCoder: ThrowingImageCoder {
         }
         let header = try loader.header(of: data, options: options)
         let plan = DecodePlan(header: header, options: options)
-        if format == .svg, let problem = SVGWork(data).excess(outputPixels: plan.maxPixelCount(header: header)) {
-            throw .overLimit(format: .svg, reason: problem)
+        var isolated = format == .pdf
+        if format == .svg {
+            let work = SVGWork(data)
+            if let problem = work.excess(outputPixels: plan.maxPixelCount(header: header)) {
+                throw .overLimit(format: .svg, reason: problem)
+            }
+            isolated = !work.rendersWithinBudget(outputPixels: plan.maxPixelCount(header: header))
+        }
+        if isolated, let renderer = IsolatedRenderer.standard {
+            // The child has what is left of the budget once the header and the checks are read.
+            let left = options.decodeTimeBudget.limit(for: plan) - (WorkBudget.threadCPUTime - started)
+            return try Self.isolatedImage(
+                data, format: format, call: loader.loadCall(plan: plan, frames: .still), renderer: renderer,
+                budget: max(.milliseconds(1), left), options: options
+            )
         }
         let animated = header.pageCount > 1 && loader.isAnimatable && !options.decodeFirstFrameOnly
         let provider = animated
             ? VipsAnimatedImageCoder(data: data, loader: loader, header: header, plan: plan, options: options)
             : nil
         return try Self.image(
-            from: loader.pipeline(for: data, plan: plan, frames: animated ? .first : .still), format: format,
-            options: options, provider: provider, sourceByteCount: data.count, metadata: header.metadata
+            from: loader.pipeline(for: data, plan: plan, frames: animated ? .first : .still, budget: options.decodeTimeBudget.limit(for: plan)),
+            format: format, options: options, provider: provider, sourceByteCount: data.count, metadata: header.metadata
         )
     }
 
@@ -69,8 +83,30 @@ public final class VipsImageCoder: ThrowingImageCoder {
                 animatedImageProvider: provider, sourceByteCount: sourceByteCount, metadata: metadata
             )
         } catch {
-            throw .corruptData(format: format, reason: error.message)
+            throw ImageCodingError(decoding: format, error)
         }
+    }
+
+    /// `data` loaded by `call` and rendered in a child process (`IsolatedRenderer`) that
+    /// `budget` of CPU time ends: at once, lazy decoding or not.
+    static func isolatedImage(
+        _ data: Data, format: ImageFormat, call: LoadCall, renderer: IsolatedRenderer, budget: Duration, options: ImageCoderOptions
+    ) throws(ImageCodingError) -> Image {
+        let pixels: PixelBuffer
+        do {
+            pixels = try renderer.render(call.operation, options: call.options, loaderOptions: call.loaderOptions, data: data, budget: budget)
+        } catch {
+            switch error {
+            case .overBudget:
+                throw .overLimit(format: format, reason: "stopped, its CPU time past its budget (decodeTimeBudget), in a child process")
+            case .failed(let message):
+                throw .corruptData(format: format, reason: message)
+            }
+        }
+        return Image(
+            pipeline: .bitmap(pixels), pixels: pixels, pixelWidth: pixels.width, pixelHeight: pixels.height,
+            scale: options.decodeScaleFactor, format: format, hasAlpha: true, isVector: true, sourceByteCount: data.count
+        )
     }
 
     public func encode(_ image: Image, format: ImageFormat, options: ImageCoderOptions) throws(ImageCodingError) -> Data {
@@ -87,7 +123,8 @@ public final class VipsImageCoder: ThrowingImageCoder {
         } catch let error as ImageCodingError {
             throw error
         } catch let error as VipsError {
-            throw .encodingFailed(format: format, reason: error.message)
+            // A lazy image's pixels are decoded as the saver reads them.
+            throw ImageCodingError(encoding: format, from: image.format, error)
         } catch {
             throw .encodingFailed(format: format, reason: "\(error)")
         }

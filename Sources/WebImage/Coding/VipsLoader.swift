@@ -116,9 +116,23 @@ struct VipsLoader: Sendable {
         case first
     }
 
-    /// The pipeline that decodes `data` (a still image, or `frames` of an animation) by `plan`.
-    func pipeline(for data: Data, plan: DecodePlan, frames: Frames) -> ImagePipeline {
-        let operation = operation
+    /// The pipeline that decodes `data` (a still image, or `frames` of an animation) by `plan`,
+    /// its pixels computed under a new `WorkBudget` of `budget` for each build.
+    func pipeline(for data: Data, plan: DecodePlan, frames: Frames, budget: Duration) -> ImagePipeline {
+        let call = loadCall(plan: plan, frames: frames)
+        let source = ImagePipeline { () throws(VipsError) in
+            try VipsImageRef.load(call.operation, data: data, options: call.options, loaderOptions: call.loaderOptions)
+                .budgeted(by: WorkBudget(limit: budget))
+        }
+        if case .full(let orientation) = plan.mode, orientation > 1 {
+            return source.appending { image throws(VipsError) in try image.call("autorot") }
+        }
+        return source
+    }
+
+    /// The libvips call that loads `data` by `plan`: the loader, or `thumbnail_buffer`
+    /// running it (shrink-on-load), with their options.
+    func loadCall(plan: DecodePlan, frames: Frames) -> LoadCall {
         var loaderOptions = ["fail_on=truncated"]
         switch frames {
         case .still: break
@@ -128,23 +142,29 @@ struct VipsLoader: Sendable {
         case .full(let orientation):
             // Sequential access streams the file once, top to bottom; rotation needs random access.
             if orientation <= 1 && frames == .still { loaderOptions.append("access=sequential") }
-            let options = loaderOptions.joined(separator: ",")
-            let source = ImagePipeline { () throws(VipsError) in try VipsImageRef.load(operation, data: data, options: options) }
-            return orientation > 1 ? source.appending { image throws(VipsError) in try image.call("autorot") } : source
+            return LoadCall(operation: operation, options: loaderOptions.joined(separator: ","), loaderOptions: nil)
         case let .thumbnail(width, height, stretch):
-            let options = "width=\(width),height=\(height),size=\(stretch ? "force" : "down")"
-            let passed = loaderOptions.joined(separator: ",")
-            return ImagePipeline { () throws(VipsError) in
-                try VipsImageRef.load("thumbnail_buffer", data: data, options: options, loaderOptions: passed)
-            }
+            return LoadCall(
+                operation: "thumbnail_buffer", options: "width=\(width),height=\(height),size=\(stretch ? "force" : "down")",
+                loaderOptions: loaderOptions.joined(separator: ",")
+            )
         }
     }
 
     /// Every frame of an animation, top to bottom, each `pageHeight` rows, at full size: one
-    /// load, in which the loader composes each frame on the canvas of the one before.
-    func allFrames(of data: Data) throws(VipsError) -> VipsImageRef {
-        try VipsImageRef.load(operation, data: data, options: "fail_on=truncated,n=-1")
+    /// load, in which the loader composes each frame on the canvas of the one before, its
+    /// pixels computed under `budget`.
+    func allFrames(of data: Data, budget: WorkBudget) throws(VipsError) -> VipsImageRef {
+        try VipsImageRef.load(operation, data: data, options: "fail_on=truncated,n=-1").budgeted(by: budget)
     }
+}
+
+/// A libvips load: the operation (a loader, or `thumbnail_buffer`) and its options in libvips'
+/// string form, and the options `thumbnail_buffer` passes on to the loader it runs.
+struct LoadCall: Sendable {
+    let operation: String
+    let options: String
+    let loaderOptions: String?
 }
 
 /// How big to decode: at full size, or shrunk on load to a thumbnail.

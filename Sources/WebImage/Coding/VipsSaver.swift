@@ -141,7 +141,8 @@ extension VipsImageRef {
 
 /// The frames of an animated image to encode, each decoded when asked for (a frame at a time,
 /// in order: an animation's frames together may not fit in memory), with their delays in
-/// milliseconds, scaled down to fit `encodeMaxPixelSize` when set (all frames alike).
+/// milliseconds, scaled down to fit `encodeMaxPixelSize` when set (all frames alike); refused
+/// before any is decoded when they pass `encodeMaxTotalPixelCount`.
 struct AnimationFrames: Sendable {
     let image: Image
     let format: ImageFormat
@@ -162,6 +163,14 @@ struct AnimationFrames: Sendable {
         let first = try Self.frame(of: image, at: 0, format: format, maxPixelSize: options.encodeMaxPixelSize)
         self.width = first.width
         self.height = first.height
+        let framePixels = max(width * height, ImageCoderOptions.encodeFramePixelFloor)
+        let total = framePixels.multipliedReportingOverflow(by: count)
+        if total.overflow || total.partialValue > options.encodeMaxTotalPixelCount {
+            throw ImageCodingError.overEncodeLimit(
+                format: format,
+                reason: "\(count) frames of \(width)x\(height) pixels, more than the limit of \(options.encodeMaxTotalPixelCount) pixels in all (encodeMaxTotalPixelCount)"
+            )
+        }
     }
 
     /// Frame `index`, 8-bit RGBA, scaled as the first (a new pipeline each call: a lazy frame's
@@ -172,6 +181,10 @@ struct AnimationFrames: Sendable {
 
     private static func frame(of image: Image, at index: Int, format: ImageFormat, maxPixelSize: CGSize) throws -> VipsImageRef {
         guard let frame = image.frame(at: index) else {
+            if let failure = (image.animatedImageProvider as? any FrameFailureRecording)?.lastFrameFailure,
+               case .overLimit = failure {
+                throw failure
+            }
             throw ImageCodingError.encodingFailed(format: format, reason: "frame \(index) cannot be decoded")
         }
         guard frame.pixelWidth == image.pixelWidth, frame.pixelHeight == image.pixelHeight else {

@@ -155,7 +155,7 @@ public final class Image: Sendable {
         do {
             rendered = try makeVipsImage().renderRGBA()
         } catch {
-            throw .corruptData(format: format, reason: error.message)
+            throw ImageCodingError(decoding: format, error)
         }
         return pixels.withLock { stored in
             if let stored { return stored }

@@ -121,9 +121,33 @@ import LibVips
     // MARK: Encoding an animation a frame at a time
 
     @Test func animationIsEncodedHoldingOneFrame() async throws {
-        // 249 frames of a megapixel: 1 GB as RGBA, every frame held before; now one at a time.
+        // 249 frames of a megapixel: 1 GB as RGBA, every frame held before; now one at a time
+        // (with the encode limit lifted: by default, it is refused before any is encoded).
         let data = Self.gifOfOnePixelFrames(side: 1000, frames: 249)
-        try await Self.expectInProcess(data, ["--encode", "webp"], outcome: "encoded", peakBound: 300 << 20)
+        try await Self.expectInProcess(data, ["--encode", "webp", "--encode-limit", "\(Int.max)"], outcome: "encoded", peakBound: 300 << 20)
+        try await Self.expectInProcess(data, ["--encode", "webp"], outcome: "refused: webp over an encode limit", peakBound: 300 << 20)
+    }
+
+    @Test func animationOverTheEncodeLimitIsRefusedBeforeEncoding() throws {
+        // 40 frames of 100x100, each counted as `encodeFramePixelFloor` pixels (what a frame
+        // costs an encoder however small): one pixel over the limit, then within it.
+        let image = try TestImages.decoded(Self.gifOfOnePixelFrames(side: 100, frames: 40))
+        var options = ImageCoderOptions()
+        options.encodeMaxTotalPixelCount = 40 * ImageCoderOptions.encodeFramePixelFloor - 1
+        for format in [ImageFormat.webP, .gif, .png] {
+            let error = #expect(throws: ImageCodingError.self) {
+                try ImageCodersManager.shared.encode(image, format: format, options: options)
+            }
+            guard case .overEncodeLimit(format, let reason)? = error else {
+                Issue.record("\(format): \(String(describing: error))")
+                continue
+            }
+            #expect(reason.contains("40 frames of 100x100"))
+        }
+        options.encodeMaxTotalPixelCount += 1
+        for format in [ImageFormat.webP, .gif, .png] {
+            #expect(try TestImages.decoded(ImageCodersManager.shared.encode(image, format: format, options: options)).frameCount == 40)
+        }
     }
 
     @Test func encodedAnimationKeepsItsFrames() throws {
@@ -199,7 +223,8 @@ import LibVips
 
     @Test func apngOfThousandsOfFramesComposesInPlace() async throws {
         // 9,999 frames on a 316x316 canvas: each frame copied the canvas twice before (50 s to
-        // thumbnail), and converting to WebP held every frame (an allocation failure, a signal).
+        // thumbnail), and converting to WebP held every frame (an allocation failure, a signal;
+        // converted here with the encode limit lifted).
         let data = try Self.apng(width: 316, height: 316, canvas: try Self.imageData(of: Self.blue(side: 316)), smallFrames: 9_998)
         var options = ImageCoderOptions()
         options.decodeThumbnailPixelSize = CGSize(width: 64, height: 64)
@@ -216,7 +241,7 @@ import LibVips
         let full = try TestImages.decoded(data)
         #expect(full.frame(at: 5)?.pixel(x: 28, y: 52) == RGBA8(red: 128, green: 0, blue: 127, alpha: 255))
         #expect(full.frame(at: 6)?.pixel(x: 28, y: 52) == RGBA8(red: 0, green: 0, blue: 255, alpha: 255))
-        try await Self.expectInProcess(data, ["--encode", "webp"], outcome: "encoded", peakBound: 300 << 20)
+        try await Self.expectInProcess(data, ["--encode", "webp", "--encode-limit", "\(Int.max)"], outcome: "encoded", peakBound: 300 << 20)
     }
 
     @Test func apngOnAHundredMegapixelCanvasFitsTheMemoryBound() async throws {

@@ -1,0 +1,105 @@
+// A decode's time budget: the CPU time spent computing a pipeline's pixels, counted in a
+// pass-through image set at the pipeline's end, and a stop once it is spent. Work that no
+// limit counts (a vector render of thousands of shapes, a loader's own loops) is stopped at the
+// next region asked for once the budget is spent, whoever reads the pipeline: our renders in
+// the calling thread or libvips' savers in their workers. A region already being computed runs
+// to its end: what a loader does within one call (poppler's page, librsvg's tile) is bounded by
+// a child process instead (child_process.c).
+//
+// CPU time rather than wall time: it counts the work the input asks for, so that a busy machine
+// (or a test run beside others) does not stop a decode that would fit.
+
+#include "CVipsGlue.h"
+#include "tsan_handoff.h"
+
+#include <stdatomic.h>
+#include <time.h>
+
+struct wi_budget {
+    atomic_int references;
+    int64_t limit_ns;
+    atomic_llong used_ns;
+    atomic_int spent;
+};
+
+wi_budget *wi_budget_new(int64_t limit_ns) {
+    wi_budget *budget = g_new0(wi_budget, 1);
+    atomic_init(&budget->references, 1);
+    budget->limit_ns = limit_ns;
+    return budget;
+}
+
+static wi_budget *wi_budget_ref(wi_budget *budget) {
+    atomic_fetch_add(&budget->references, 1);
+    return budget;
+}
+
+void wi_budget_unref(wi_budget *budget) {
+    if (atomic_fetch_sub(&budget->references, 1) == 1) {
+        g_free(budget);
+    }
+}
+
+int wi_budget_spent(wi_budget *budget) {
+    return atomic_load(&budget->spent);
+}
+
+int64_t wi_budget_used_ns(wi_budget *budget) {
+    return atomic_load(&budget->used_ns);
+}
+
+void wi_budget_add(wi_budget *budget, int64_t ns) {
+    if (atomic_fetch_add(&budget->used_ns, ns) + ns > budget->limit_ns) {
+        atomic_store(&budget->spent, 1);
+    }
+}
+
+int64_t wi_thread_cpu_ns(void) {
+    struct timespec now;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now);
+    return (int64_t)now.tv_sec * 1000000000 + now.tv_nsec;
+}
+
+static int wi_budget_generate(VipsRegion *out, void *sequence, void *a, void *b, gboolean *stop) {
+    (void)a;
+    (void)stop;
+    VipsRegion *in = sequence;
+    wi_budget *budget = b;
+    WI_TAKEN_BY_WORKER(out->im);
+    if (atomic_load(&budget->spent)) {
+        vips_error(WI_BUDGET_DOMAIN, "over the time budget of %lld ms of CPU time",
+                   (long long)(budget->limit_ns / 1000000));
+        return -1;
+    }
+    // The input's work is done in this thread, inside vips_region_prepare.
+    int64_t start = wi_thread_cpu_ns();
+    VipsRect *area = &out->valid;
+    int failed = vips_region_prepare(in, area) != 0 || vips_region_region(out, in, area, area->left, area->top) != 0;
+    int64_t spent_here = wi_thread_cpu_ns() - start;
+    if (atomic_fetch_add(&budget->used_ns, spent_here) + spent_here > budget->limit_ns) {
+        atomic_store(&budget->spent, 1);
+    }
+    return failed ? -1 : 0;
+}
+
+static void wi_budget_release(VipsImage *image, wi_budget *budget) {
+    (void)image;
+    wi_budget_unref(budget);
+}
+
+VipsImage *wi_budget_lazy(VipsImage *in, wi_budget *budget) {
+    wi_warnings_clear();
+    VipsImage *out = vips_image_new();
+    // The output holds the input, and the budget, until it closes.
+    g_object_ref(in);
+    vips_object_local(out, in);
+    g_signal_connect(out, "close", G_CALLBACK(wi_budget_release), wi_budget_ref(budget));
+    // Any demand style: the input's is kept, as are its fields and metadata.
+    if (vips_image_pipelinev(out, VIPS_DEMAND_STYLE_ANY, in, NULL) != 0 ||
+        vips_image_generate(out, vips_start_one, wi_budget_generate, vips_stop_one, in, budget) != 0) {
+        g_object_unref(out);
+        return NULL;
+    }
+    WI_HANDED_TO_WORKERS(out);
+    return out;
+}

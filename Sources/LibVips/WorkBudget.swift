@@ -1,0 +1,69 @@
+import CLibvips
+import CVipsGlue
+
+/// A decode's time budget: the CPU time the pipelines it is attached to (`budgeted(by:)`) take
+/// to compute their pixels, shared by all of them (an animation's frames), and a stop once it
+/// is spent: every region asked for afterwards fails (`VipsError.isOverTimeBudget`). A region
+/// already being computed runs to its end.
+///
+/// `@unchecked Sendable`: the C budget's fields are atomics, and its limit is set once.
+public final class WorkBudget: @unchecked Sendable {
+    let pointer: OpaquePointer
+    /// The CPU time allowed.
+    public let limit: Duration
+
+    public init(limit: Duration) {
+        self.limit = limit
+        let (seconds, attoseconds) = limit.components
+        let nanoseconds = Double(seconds) * 1e9 + Double(attoseconds) / 1e9
+        pointer = wi_budget_new(nanoseconds >= Double(Int64.max) ? .max : Int64(max(0, nanoseconds)))
+    }
+
+    deinit {
+        wi_budget_unref(pointer)
+    }
+
+    /// True once the work counted passed the limit.
+    public var isSpent: Bool { wi_budget_spent(pointer) != 0 }
+
+    /// The CPU time counted so far.
+    public var used: Duration { .nanoseconds(wi_budget_used_ns(pointer)) }
+
+    /// Runs `body`, counting the CPU time it takes in this thread outside the budget's images
+    /// (which count their own): for work between pipelines, such as drawing an animation's
+    /// frames on its canvas.
+    public func counting<R, E: Error>(_ body: () throws(E) -> R) throws(E) -> R {
+        let start = wi_thread_cpu_ns(), counted = wi_budget_used_ns(pointer)
+        defer {
+            let outside = (wi_thread_cpu_ns() - start) - (wi_budget_used_ns(pointer) - counted)
+            wi_budget_add(pointer, max(0, outside))
+        }
+        return try body()
+    }
+
+    /// The CPU time the calling thread has used so far.
+    public static var threadCPUTime: Duration { .nanoseconds(wi_thread_cpu_ns()) }
+
+    /// Throws the error a spent budget stops a pipeline with, once it is spent: for work
+    /// between pipelines (an animation's next frame).
+    public func check() throws(VipsError) {
+        if isSpent { throw VipsError("\(WI_BUDGET_DOMAIN): over the time budget of \(limit) of CPU time") }
+    }
+}
+
+extension VipsImageRef {
+    /// This image as it is, its pixels computed under `budget`.
+    public func budgeted(by budget: WorkBudget) throws(VipsError) -> VipsImageRef {
+        guard let result = wi_budget_lazy(pointer, budget.pointer) else {
+            throw Vips.lastError(or: "cannot set a time budget")
+        }
+        return VipsImageRef(result)
+    }
+}
+
+extension VipsError {
+    /// True when the work was stopped by a spent `WorkBudget` (its message names the budget;
+    /// libvips' error buffer is shared by the process, so under concurrency another thread's
+    /// stop could show in this message too).
+    public var isOverTimeBudget: Bool { message.contains(WI_BUDGET_DOMAIN + ": ") }
+}
