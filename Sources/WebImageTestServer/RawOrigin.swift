@@ -26,10 +26,10 @@ public final class RawOrigin: Sendable {
 
         /// The `index`-th piece; nil after the last.
         func piece(_ index: Int) -> [UInt8]? {
-            let pieces = (prefix.count + pieceSize - 1) / pieceSize
+            let pieces = prefix.isEmpty ? 0 : (prefix.count - 1) / pieceSize + 1
             guard index >= pieces else {
                 let start = index * pieceSize
-                return Array(prefix[start..<min(prefix.count, start + pieceSize)])
+                return Array(prefix[start..<(start + min(pieceSize, prefix.count - start))])
             }
             return repeating
         }
