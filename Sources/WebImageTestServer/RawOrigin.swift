@@ -5,7 +5,7 @@ import WebImageSupport
 /// A TCP server on 127.0.0.1 that answers each connection, once its first bytes arrive, with
 /// raw bytes on a schedule, whatever was asked: the origins no HTTP library sends (a head a byte
 /// a second, a `Content-Length` never honoured, 100,000 header fields, a body without end).
-/// It counts connections, and a test waits on them (`waitUntilNoConnectionIsOpen`) to see that
+/// A test waits for the replies it started to end (`waitUntilNoReplyIsInProgress`) to see that
 /// the client let go.
 public final class RawOrigin: Sendable {
     /// What one connection is sent: `prefix` in pieces of `pieceSize` bytes, then `repeating`
@@ -39,30 +39,30 @@ public final class RawOrigin: Sendable {
     public let port: Int
     private let channel: any Channel
     private let group: MultiThreadedEventLoopGroup
-    private let connections: RawConnections
+    private let replies: RawReplies
 
-    private init(port: Int, channel: any Channel, group: MultiThreadedEventLoopGroup, connections: RawConnections) {
+    private init(port: Int, channel: any Channel, group: MultiThreadedEventLoopGroup, replies: RawReplies) {
         self.port = port
         self.channel = channel
         self.group = group
-        self.connections = connections
+        self.replies = replies
     }
 
     /// Starts an origin that answers every connection with `reply`, on a thread of its own.
     public static func start(_ reply: Reply) async throws -> RawOrigin {
-        let connections = RawConnections()
+        let replies = RawReplies()
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         let bootstrap = ServerBootstrap(group: group)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.addHandler(RawReplyHandler(reply: reply, connections: connections))
+                    try channel.pipeline.syncOperations.addHandler(RawReplyHandler(reply: reply, replies: replies))
                 }
             }
         do {
             let channel = try await bootstrap.bind(host: "127.0.0.1", port: 0).get()
             guard let port = channel.localAddress?.port else { throw ChannelError.unknownLocalAddress }
-            return RawOrigin(port: port, channel: channel, group: group, connections: connections)
+            return RawOrigin(port: port, channel: channel, group: group, replies: replies)
         } catch {
             try? await group.shutdownGracefully()
             throw error
@@ -74,12 +74,11 @@ public final class RawOrigin: Sendable {
         "http://127.0.0.1:\(port)\(path.hasPrefix("/") ? "" : "/")\(path)"
     }
 
-    /// Connections accepted so far.
-    public var acceptedConnections: Int { connections.state.withLock { $0.accepted } }
-
-    /// Waits until no connection is open; false when `timeout` passes first.
-    public func waitUntilNoConnectionIsOpen(timeout: Duration = .seconds(30)) async -> Bool {
-        await connections.waitUntilNoneIsOpen(timeout: timeout)
+    /// Waits until every reply started has ended with its connection (a connection that never
+    /// sent a request, such as one a client pool opened and keeps idle, has no reply); false
+    /// when `timeout` passes first.
+    public func waitUntilNoReplyIsInProgress(timeout: Duration = .seconds(30)) async -> Bool {
+        await replies.waitUntilNoneIsInProgress(timeout: timeout)
     }
 
     /// Closes the listening socket and every connection (their event loop goes).
@@ -89,11 +88,11 @@ public final class RawOrigin: Sendable {
     }
 }
 
-/// A `RawOrigin`'s connections: accepted, open, and who waits for none to be open.
-private final class RawConnections: Sendable {
+/// A `RawOrigin`'s replies in progress (started, their connection still open), and who waits
+/// for none to be.
+private final class RawReplies: Sendable {
     struct State {
-        var accepted = 0
-        var open = 0
+        var inProgress = 0
         var waiters: [UInt64: CheckedContinuation<Bool, Never>] = [:]
         var nextWaiter: UInt64 = 0
         /// Waits whose time ran out before they were registered.
@@ -102,24 +101,21 @@ private final class RawConnections: Sendable {
 
     let state = Locked(State())
 
-    func opened() {
-        state.withLock { state in
-            state.accepted += 1
-            state.open += 1
-        }
+    func started() {
+        state.withLock { $0.inProgress += 1 }
     }
 
-    func closed() {
+    func ended() {
         let waiters = state.withLock { state -> [CheckedContinuation<Bool, Never>] in
-            state.open -= 1
-            guard state.open == 0 else { return [] }
+            state.inProgress -= 1
+            guard state.inProgress == 0 else { return [] }
             defer { state.waiters = [:] }
             return Array(state.waiters.values)
         }
         for waiter in waiters { waiter.resume(returning: true) }
     }
 
-    func waitUntilNoneIsOpen(timeout: Duration) async -> Bool {
+    func waitUntilNoneIsInProgress(timeout: Duration) async -> Bool {
         let id = state.withLock { state -> UInt64 in
             state.nextWaiter += 1
             return state.nextWaiter
@@ -138,7 +134,7 @@ private final class RawConnections: Sendable {
         defer { timer.cancel() }
         return await withCheckedContinuation { continuation in
             let answer = state.withLock { state -> Bool? in
-                if state.open == 0 { return true }
+                if state.inProgress == 0 { return true }
                 if state.expired.remove(id) != nil { return false }
                 state.waiters[id] = continuation
                 return nil
@@ -156,21 +152,16 @@ private final class RawReplyHandler: ChannelInboundHandler {
     typealias OutboundOut = ByteBuffer
 
     private let reply: RawOrigin.Reply
-    private let connections: RawConnections
+    private let replies: RawReplies
     private var started = false
 
-    init(reply: RawOrigin.Reply, connections: RawConnections) {
+    init(reply: RawOrigin.Reply, replies: RawReplies) {
         self.reply = reply
-        self.connections = connections
-    }
-
-    func channelActive(context: ChannelHandlerContext) {
-        connections.opened()
-        context.fireChannelActive()
+        self.replies = replies
     }
 
     func channelInactive(context: ChannelHandlerContext) {
-        connections.closed()
+        if started { replies.ended() }
         context.fireChannelInactive()
     }
 
@@ -178,6 +169,7 @@ private final class RawReplyHandler: ChannelInboundHandler {
         // The request is read and dropped; the reply starts with its first bytes.
         guard !started else { return }
         started = true
+        replies.started()
         send(0, context: context)
     }
 

@@ -13,7 +13,10 @@ import WebImageTestServer
 /// Serialized: the memory bound reads the whole process.
 @Suite(.serialized) struct HostileOriginTests {
     static let downloadTimeout: TimeInterval = 1
-    static let timeout: TimeInterval = 4
+    /// Far above the download's: the whole suite at once on two cores delays the steps before a
+    /// fetch by seconds (disk lookups queue behind other tests' decoding), and a 504 must say
+    /// that the download's limit ended the request, not the request's.
+    static let timeout: TimeInterval = 20
     static let maxSourceFileSize = 8 << 20
     /// The request timeout, and slack for a loaded machine.
     static let timeBound = Duration.seconds(timeout + 4)
@@ -97,7 +100,7 @@ import WebImageTestServer
             repeating: [UInt8(ascii: "a")], interval: .seconds(1)
         ))
         try await setup.expect(slowloris.url("/slow.jpg"), status: 504, body: "Source timeout")
-        #expect(await slowloris.waitUntilNoConnectionIsOpen())
+        #expect(await slowloris.waitUntilNoReplyIsInProgress())
         await slowloris.shutdown()
         await setup.stop()
     }
@@ -114,13 +117,13 @@ import WebImageTestServer
             interval: .milliseconds(100)
         ))
         try await setup.expect(trickle.url("/trickle.jpg"), status: 504, body: "Source timeout")
-        #expect(await trickle.waitUntilNoConnectionIsOpen())
+        #expect(await trickle.waitUntilNoReplyIsInProgress())
         // As fast as the client reads: the byte limit, long before the deadline.
         let flood = try await RawOrigin.start(RawOrigin.Reply(
             prefix: Self.head(["Content-Type: image/jpeg", "Transfer-Encoding: chunked"]), repeating: Self.chunk(size: 64 << 10)
         ))
         try await setup.expect(flood.url("/flood.jpg"), status: 422, body: "Source image is too large")
-        #expect(await flood.waitUntilNoConnectionIsOpen())
+        #expect(await flood.waitUntilNoReplyIsInProgress())
         await trickle.shutdown()
         await flood.shutdown()
         await setup.stop()
@@ -130,14 +133,13 @@ import WebImageTestServer
 
     @Test func aDeclaredTenGigabytesIsRefusedFromTheHead() async throws {
         let setup = try await Setup.start()
-        // The head and 1 KB of body, then nothing: only the head can end it before the timeout.
+        // The head and 1 KB of body, then nothing: a 422 can only come from the head (waiting for
+        // the rest would end in a 504).
         let origin = try await RawOrigin.start(RawOrigin.Reply(
             prefix: Self.head(["Content-Type: image/jpeg", "Content-Length: \(10 << 30)"]) + [UInt8](repeating: 0xFF, count: 1024)
         ))
-        let started = ContinuousClock.now
         try await setup.expect(origin.url("/ten-gigabytes.jpg"), status: 422, body: "Source image is too large")
-        #expect(ContinuousClock.now - started < .seconds(Self.downloadTimeout) + Self.timeBound)
-        #expect(await origin.waitUntilNoConnectionIsOpen())
+        #expect(await origin.waitUntilNoReplyIsInProgress())
         await origin.shutdown()
         await setup.stop()
     }
@@ -254,7 +256,7 @@ import WebImageTestServer
                 prefix: Self.head(fields + ["Content-Type: image/jpeg", "Content-Length: \(rocket.count)"]) + rocket, pieceSize: 64 << 10
             ))
             try await setup.expect(origin.url("/heavy-head.jpg"), status: 404, body: "Source is unreachable")
-            #expect(await origin.waitUntilNoConnectionIsOpen())
+            #expect(await origin.waitUntilNoReplyIsInProgress())
             await origin.shutdown()
         }
         await setup.stop()
