@@ -48,10 +48,22 @@ public final class DiskCache: DiskCacheProtocol {
         var knownSize: Int?
         /// Bytes this cache has written, ever: a count started at `n` adds what it reaches minus `n`.
         var bytesWritten = 0
+        /// `bytesWritten` at which the folder is counted again, whatever `knownSize` says.
+        var recountAt = 0
         var trimScheduled = false
         /// When `removeExpiredData()` last started.
         var lastExpiry: DispatchTime?
         var expiryScheduled = false
+
+        /// Records a count of the folder that found `total` bytes, begun when this cache had
+        /// written `writtenBefore`. Other processes sharing the folder write to it unseen, so it
+        /// is counted again once this cache has written a quarter of the room the count left (at
+        /// least 1/64 of `limit`): up to four processes writing as fast as this one keep the
+        /// folder within the limit, and one alone counts about a dozen times per half-limit written.
+        mutating func counted(_ total: Int, writtenBefore: Int, limit: Int) {
+            knownSize = total + bytesWritten - writtenBefore
+            recountAt = writtenBefore + max((limit - total) / 4, limit / 64)
+        }
     }
 
     /// A cache over `cachePath` (created if missing) with `config`'s disk settings.
@@ -138,7 +150,7 @@ public final class DiskCache: DiskCacheProtocol {
                 CacheFile.remove(cachePath + "/" + name)
             }
         }
-        maintenance.withLock { $0.knownSize = 0 }
+        maintenance.withLock { $0.counted(0, writtenBefore: $0.bytesWritten, limit: maxDiskSize) }
     }
 
     public func removeExpiredData() {
@@ -162,7 +174,7 @@ public final class DiskCache: DiskCacheProtocol {
         removeLeftovers()
         let total = trimToHalf(kept)
         // Writes during the count may be counted twice: an overestimate only trims sooner.
-        maintenance.withLock { $0.knownSize = total + $0.bytesWritten - writtenBefore }
+        maintenance.withLock { $0.counted(total, writtenBefore: writtenBefore, limit: maxDiskSize) }
     }
 
     public var totalCount: Int { entries().count }
@@ -252,7 +264,8 @@ public final class DiskCache: DiskCacheProtocol {
         let schedule = maintenance.withLock { state -> Bool in
             if let known = state.knownSize { state.knownSize = known + bytes }
             state.bytesWritten += bytes
-            guard !state.trimScheduled, state.knownSize.map({ $0 > maxDiskSize }) ?? true else { return false }
+            let overLimit = state.knownSize.map { $0 > maxDiskSize } ?? true
+            guard !state.trimScheduled, overLimit || state.bytesWritten >= state.recountAt else { return false }
             state.trimScheduled = true
             return true
         }
@@ -265,7 +278,7 @@ public final class DiskCache: DiskCacheProtocol {
                 }
                 let total = trimToHalf(entries())
                 // Writes during the count may be counted twice: an overestimate only trims sooner.
-                maintenance.withLock { $0.knownSize = total + $0.bytesWritten - writtenBefore }
+                maintenance.withLock { $0.counted(total, writtenBefore: writtenBefore, limit: maxDiskSize) }
             }
         }
     }

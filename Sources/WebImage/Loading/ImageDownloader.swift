@@ -54,6 +54,9 @@ public final class ImageDownloader: ImageLoader {
         var clientConfig = HTTPClient.Configuration()
         let timeout = TimeAmount.nanoseconds(Int64(config.effectiveTimeout * 1e9))
         clientConfig.timeout = HTTPClient.Configuration.Timeout(connect: timeout, read: timeout)
+        // Bodies are kept as sent: no Content-Encoding is asked for and none is decoded, so a
+        // compression bomb stays its compressed size, within `maximumResponseSize`.
+        clientConfig.decompression = .disabled
         // A refused connection fails at once instead of being retried until the deadline.
         clientConfig.connectionPool.retryConnectionEstablishment = false
         clientConfig.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = max(8, config.maxConcurrentDownloads)
