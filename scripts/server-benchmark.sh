@@ -1,0 +1,276 @@
+#!/usr/bin/env bash
+# `webimage serve` against thumbor 7.8 and nginx, all on loopback, in one run: requests/s,
+# p50/p99 latency and peak resident memory under wrk, and the ratios issue 21 sets as targets
+# (docs/server-performance.md has the method and the tables).
+#
+# Usage: scripts/server-benchmark.sh [--duration SECONDS] [--output FILE]
+#   (defaults: 10 s a cell; the tables go to stdout, and also to FILE when given)
+#
+# Work: a 300x200 fill thumbnail of photos/rocket.jpg, photos/astronaut.png and
+# sdwebimage/TestImageLarge.jpg (Tests/Images), in the source's format at quality 80, no Accept
+# header; concurrency 1, 4 and 16 (wrk, keep-alive, 1 thread at concurrency 1, else 2). One nginx
+# (2 workers) is the origin both servers fetch from and serves the static baseline.
+#   webimage uncached   each request a new result (cb:) of a new source URL (?r=): fetch, decode,
+#                       resize, encode, store the source and the result
+#   webimage src-cached each request a new result (cb:) of the same source: the source comes from
+#                       the server's source cache
+#   webimage cached     the same URL every time: a result from the memory cache
+#   thumbor uncached    thumbor 7.8, 2 processes, Pillow engine, no storage, no result storage,
+#                       each request a new source URL (?r=), so its per-source lock shares nothing
+#   nginx static        the webimage result's bytes as a static file
+# Peak resident memory: each process's VmHWM reset before a cell (/proc/PID/clear_refs) and
+# read after it, summed over the server's processes (thumbor: the parent and its 2 workers;
+# nginx: master and workers). The library's own rate: `webimage-benchmark repeat IMAGE COUNT 2`
+# (its thumbnail job, bytes in and JPEG/PNG bytes out: decode shrunk to fit 300x200, encode; no
+# HTTP, fetch or cache), on 2 threads while the servers are idle.
+#
+# Installs wrk and nginx (scripts/setup.sh) and thumbor 7.8 in /opt/thumbor-venv
+# ($THUMBOR_VENV) when they are missing; builds webimage and webimage-benchmark in release.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+repository=$PWD
+
+duration=10
+output=""
+while [ $# -gt 0 ]; do
+    case $1 in
+        --duration) duration=$2; shift 2 ;;
+        --output) output=$2; shift 2 ;;
+        *) echo "usage: $0 [--duration SECONDS] [--output FILE]" >&2; exit 2 ;;
+    esac
+done
+
+# --- What it needs ---------------------------------------------------------------------------
+bash scripts/setup.sh wrk nginx libvips-tools python3-venv >&2
+thumbor_venv=${THUMBOR_VENV:-/opt/thumbor-venv}
+if ! "$thumbor_venv/bin/thumbor" --version 2>/dev/null | grep -q '^7\.8'; then
+    python3 -m venv "$thumbor_venv"
+    "$thumbor_venv/bin/pip" install -q 'thumbor==7.8.*' >&2
+fi
+swift build -c release --product webimage >&2
+swift build -c release --product webimage-benchmark >&2
+webimage=$repository/.build/release/webimage
+benchmark=$repository/.build/release/webimage-benchmark
+
+images=(photos/rocket.jpg photos/astronaut.png sdwebimage/TestImageLarge.jpg)
+concurrencies=(1 4 16)
+modes=("webimage uncached" "webimage src-cached" "thumbor uncached" "webimage cached" "nginx static")
+
+work=$(mktemp -d /tmp/webimage-server-benchmark.XXXXXX)
+mkdir -p "$work/origin" "$work/static" "$work/logs" "$work/cache"
+for image in "${images[@]}"; do cp "Tests/Images/$image" "$work/origin/"; done
+
+started_pids=()
+cleanup() {
+    # The processes this script started, and thumbor's forked workers, by their PIDs.
+    local pid
+    for pid in "${started_pids[@]}"; do
+        kill $(pgrep -P "$pid" 2>/dev/null) "$pid" 2>/dev/null || true
+    done
+    wait 2>/dev/null || true
+    rm -rf "$work"
+}
+trap cleanup EXIT
+
+free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+origin_port=$(free_port); static_port=$(free_port); webimage_port=$(free_port); thumbor_port=$(free_port)
+
+# --- The servers -----------------------------------------------------------------------------
+cat >"$work/nginx.conf" <<EOF
+worker_processes 2;
+daemon off;
+pid $work/nginx.pid;
+error_log $work/logs/nginx-error.log warn;
+events { worker_connections 4096; }
+http {
+    types { image/jpeg jpg; image/png png; }
+    sendfile on;
+    tcp_nopush on;
+    keepalive_requests 1000000;
+    client_body_temp_path $work/logs/body;
+    proxy_temp_path $work/logs/proxy;
+    fastcgi_temp_path $work/logs/fastcgi;
+    uwsgi_temp_path $work/logs/uwsgi;
+    scgi_temp_path $work/logs/scgi;
+    # The origin logs each request, so that the script can check who fetched what.
+    server { listen 127.0.0.1:$origin_port; root $work/origin; access_log $work/logs/origin.log; }
+    server { listen 127.0.0.1:$static_port; root $work/static; access_log off; }
+}
+EOF
+nginx -c "$work/nginx.conf" -p "$work" >"$work/logs/nginx.out" 2>&1 &
+started_pids+=($!); nginx_pid=$!
+
+WEBIMAGE_BIND=127.0.0.1:$webimage_port WEBIMAGE_CACHE_DIR=$work/cache WEBIMAGE_ALLOW_LOOPBACK_SOURCE_ADDRESSES=true \
+    "$webimage" serve >"$work/logs/webimage.log" 2>&1 &
+started_pids+=($!); webimage_pid=$!
+
+cat >"$work/thumbor.conf" <<EOF
+ENGINE = 'thumbor.engines.pil'
+LOADER = 'thumbor.loaders.http_loader'
+STORAGE = 'thumbor.storages.no_storage'
+RESULT_STORAGE = None
+QUALITY = 80
+EOF
+"$thumbor_venv/bin/thumbor" -i 127.0.0.1 -p "$thumbor_port" -c "$work/thumbor.conf" --processes 2 \
+    >"$work/logs/thumbor.log" 2>&1 &
+started_pids+=($!); thumbor_pid=$!
+
+wait_for() {
+    local url=$1 tries=0
+    until curl -sf -o /dev/null "$url"; do
+        tries=$((tries + 1))
+        [ $tries -lt 300 ] || { echo "no answer from $url; logs in $work/logs" >&2; tail -5 "$work"/logs/*; exit 1; }
+        sleep 0.1
+    done
+}
+wait_for "http://127.0.0.1:$origin_port/rocket.jpg"
+wait_for "http://127.0.0.1:$webimage_port/health"
+wait_for "http://127.0.0.1:$thumbor_port/healthcheck"
+
+# The PIDs of a server's processes: the one started and its children.
+server_pids() {
+    local pid
+    case $1 in
+        webimage) pid=$webimage_pid ;;
+        thumbor) pid=$thumbor_pid ;;
+        nginx) pid=$nginx_pid ;;
+    esac
+    echo "$pid" $(pgrep -P "$pid" || true)
+}
+reset_peak() { local pid; for pid in $(server_pids "$1"); do echo 5 >"/proc/$pid/clear_refs"; done; }
+peak_mb() {
+    local pid
+    for pid in $(server_pids "$1"); do awk '/^VmHWM/ { print $2 }' "/proc/$pid/status"; done |
+        awk '{ kb += $1 } END { printf "%.0f", kb / 1024 }'
+}
+loadavg() { cut -d' ' -f1-3 /proc/loadavg; }
+origin_requests() { wc -l <"$work/logs/origin.log"; }
+
+# The request path (wrk's {n}: unique per request) of MODE for IMAGE (a file name).
+path_of() {
+    local mode=$1 file=$2 origin="http://127.0.0.1:$origin_port"
+    local escaped="http%3A%2F%2F127.0.0.1%3A$origin_port%2F$file"
+    case $mode in
+        "webimage uncached") echo "/insecure/rs:fill:300:200/cb:{n}/plain/$escaped%3Fr%3D{n}" ;;
+        "webimage src-cached") echo "/insecure/rs:fill:300:200/cb:{n}/plain/$escaped" ;;
+        "webimage cached") echo "/insecure/rs:fill:300:200/plain/$escaped" ;;
+        "thumbor uncached") echo "/unsafe/300x200/$escaped%3Fr%3D{n}" ;;
+        "nginx static") echo "/${file%.*}-300x200.${file##*.}" ;;
+    esac
+}
+port_of() {
+    case $1 in
+        webimage*) echo "$webimage_port" ;;
+        thumbor*) echo "$thumbor_port" ;;
+        nginx*) echo "$static_port" ;;
+    esac
+}
+
+# --- Measuring -------------------------------------------------------------------------------
+results=$work/results.tsv    # image mode concurrency rps p50 p99 peak_mb errors origin_per_request
+cell=0
+measure() {
+    local file=$1 mode=$2 concurrency=$3 server=${2%% *}
+    local threads=$((concurrency < 2 ? 1 : 2)) path out before
+    path=$(path_of "$mode" "$file")
+    cell=$((cell + 1))
+    reset_peak "$server"
+    before=$(origin_requests)
+    out=$(wrk -t"$threads" -c"$concurrency" -d"${duration}s" --timeout 60s -s scripts/server-benchmark.lua \
+        "http://127.0.0.1:$(port_of "$mode")" -- "$path" "c$cell")
+    local result
+    result=$(grep '^RESULT' <<<"$out") || { echo "wrk gave no result for $mode $file: $out" >&2; exit 1; }
+    local fetched=$(($(origin_requests) - before))
+    awk -v image="$file" -v mode="$mode" -v c="$concurrency" -v peak="$(peak_mb "$server")" -v fetched="$fetched" '
+        { for (i = 2; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] } }
+        END { printf "%s\t%s\t%d\t%.1f\t%.1f\t%.1f\t%s\t%d\t%.2f\n", image, mode, c, v["requests"] / v["seconds"],
+              v["p50_ms"], v["p99_ms"], peak, v["errors"], v["requests"] ? fetched / v["requests"] : 0 }' \
+        <<<"$result" >>"$results"
+}
+
+# The library's thumbnail jobs/s on 2 threads, for about half a cell's duration.
+library_rate() {
+    local image=$1 rate count
+    rate=$("$benchmark" repeat "$image" 5 2 | sed -n 's/.*threads: \([0-9.]*\) jobs\/s.*/\1/p')
+    count=$(awk -v r="$rate" -v d="$duration" 'BEGIN { c = int(r * d / 4); print (c < 5 ? 5 : c) }')
+    "$benchmark" repeat "$image" "$count" 2
+}
+
+{
+    echo "date: $(date -u '+%Y-%m-%d %H:%M UTC')"
+    echo "machine: $(nproc) cores ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'))," \
+        "$(awk '/MemTotal/ { printf "%.0f GB", $2 / 1048576 }' /proc/meminfo), $(uname -sr)"
+    echo "versions: webimage $(git -C "$repository" rev-parse --short HEAD), libvips $(vips --version | head -1 | cut -d- -f2)," \
+        "thumbor $("$thumbor_venv/bin/thumbor" --version | head -1), Pillow $("$thumbor_venv/bin/python" -c 'import PIL; print(PIL.__version__)')," \
+        "$(nginx -v 2>&1 | cut -d' ' -f3), $(wrk -v 2>&1 | head -1 | cut -d' ' -f1-2)"
+    echo "cells: ${duration} s each; load average at the start: $(loadavg)"
+} >"$work/header.txt"
+
+declare -A library
+for image in "${images[@]}"; do
+    echo "[$(date +%T)] library thumbnail job: $image (load $(loadavg))" >&2
+    line=$(library_rate "$image")
+    echo "  $line" >&2
+    echo "$line" >>"$work/library.txt"
+    library[${image##*/}]=$(sed -n 's/.*threads: \([0-9.]*\) jobs\/s.*/\1/p' <<<"$line")
+done
+
+declare -A load_during
+for image in "${images[@]}"; do
+    file=${image##*/}
+    # Warm: the cached result, and its bytes as nginx's static file.
+    curl -sf -o "$work/static/${file%.*}-300x200.${file##*.}" "http://127.0.0.1:$webimage_port$(path_of "webimage cached" "$file")"
+    size=$(vipsheader -f width "$work/static/${file%.*}-300x200.${file##*.}")x$(vipsheader -f height "$work/static/${file%.*}-300x200.${file##*.}")
+    [ "$size" = 300x200 ] || { echo "webimage made $size for $file" >&2; exit 1; }
+    curl -sf -o "$work/thumbor-$file" "http://127.0.0.1:$thumbor_port$(path_of "thumbor uncached" "$file" | sed 's/{n}/warm/')"
+    size=$(vipsheader -f width "$work/thumbor-$file")x$(vipsheader -f height "$work/thumbor-$file")
+    [ "$size" = 300x200 ] || { echo "thumbor made $size for $file" >&2; exit 1; }
+    load_during[$file]="$(loadavg)"
+    for concurrency in "${concurrencies[@]}"; do
+        for mode in "${modes[@]}"; do
+            echo "[$(date +%T)] $file, $mode, concurrency $concurrency (load $(loadavg))" >&2
+            measure "$file" "$mode" "$concurrency"
+        done
+    done
+done
+load_end=$(loadavg)
+
+# --- Tables ----------------------------------------------------------------------------------
+report() {
+    cat "$work/header.txt"
+    echo "load average at the end: $load_end"
+    echo
+    echo "The library's thumbnail job (webimage-benchmark repeat, 2 threads, no HTTP):"
+    sed 's/^/- /' "$work/library.txt"
+    for image in "${images[@]}"; do
+        file=${image##*/}
+        echo
+        echo "### $file ($(vipsheader -f width "Tests/Images/$image")x$(vipsheader -f height "Tests/Images/$image"), $(($(stat -c %s "Tests/Images/$image") / 1024)) KB; load average before: ${load_during[$file]})"
+        echo
+        echo "| server | concurrency | requests/s | p50 ms | p99 ms | peak RSS MB | errors | origin fetches/request |"
+        echo "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
+        awk -F'\t' -v f="$file" '$1 == f { printf "| %s | %d | %s | %s | %s | %s | %s | %s |\n", $2, $3, $4, $5, $6, $7, $8, $9 }' "$results"
+    done
+    echo
+    echo "### Targets (ratios in this run)"
+    echo
+    echo "| image | concurrency | uncached / thumbor | cached / nginx static | p99 webimage / thumbor | uncached / library jobs/s |"
+    echo "| --- | ---: | ---: | ---: | ---: | ---: |"
+    for image in "${images[@]}"; do
+        file=${image##*/}
+        awk -F'\t' -v f="$file" -v lib="${library[$file]}" '
+            $1 == f { rps[$2, $3] = $4; p99[$2, $3] = $6; cs[$3] = 1 }
+            END {
+                target = (f ~ /TestImageLarge/) ? 20 : 3
+                for (c = 1; c <= 16; c++) if (c in cs) {
+                    u = rps["webimage uncached", c]; t = rps["thumbor uncached", c]
+                    k = rps["webimage cached", c]; n = rps["nginx static", c]
+                    printf "| %s | %d | %.1fx (target %dx) | %.2fx (target 0.5x) | %s | %.2fx (target 0.7x) |\n", f, c,
+                        t > 0 ? u / t : 0, target, n > 0 ? k / n : 0,
+                        c == 16 ? sprintf("%.2fx (target at most 1x)", p99["webimage uncached", c] / p99["thumbor uncached", c]) : "",
+                        lib > 0 ? u / lib : 0
+                }
+            }' "$results"
+    done
+}
+if [ -n "$output" ]; then report | tee "$output"; else report; fi
