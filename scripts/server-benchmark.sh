@@ -18,11 +18,15 @@
 #   thumbor uncached    thumbor 7.8, 2 processes, Pillow engine, no storage, no result storage,
 #                       each request a new source URL (?r=), so its per-source lock shares nothing
 #   nginx static        the webimage result's bytes as a static file
-# Peak resident memory: each process's VmHWM reset before a cell (/proc/PID/clear_refs) and
-# read after it, summed over the server's processes (thumbor: the parent and its 2 workers;
-# nginx: master and workers). The library's own rate: `webimage-benchmark repeat IMAGE COUNT 2`
-# (its thumbnail job, bytes in and JPEG/PNG bytes out: decode shrunk to fit 300x200, encode; no
-# HTTP, fetch or cache), on 2 threads while the servers are idle.
+# Each cell also reads the server's CPU time (/proc/PID/stat, all its processes): "server CPU
+# cores" is CPU seconds over wall seconds, "requests/CPU-second" the requests over CPU seconds,
+# a figure that other work on a shared machine disturbs less than requests/s. Peak resident
+# memory: each process's VmHWM reset before a cell (/proc/PID/clear_refs) and read after it,
+# summed over the server's processes (thumbor: the parent and its 2 workers; nginx: master and
+# workers). The library's own rate, measured before each image's cells: `webimage-benchmark
+# repeat IMAGE COUNT 2` (its thumbnail job, bytes in and JPEG q80 bytes out: decode shrunk to fit
+# 300x200, encode; no HTTP, fetch or cache) on 2 threads while the servers are idle, with the CPU
+# it got. thumbor takes seconds a request on TestImageLarge.jpg: those cells run 3x as long.
 #
 # Installs wrk and nginx (scripts/setup.sh) and thumbor 7.8 in /opt/thumbor-venv
 # ($THUMBOR_VENV) when they are missing; builds webimage and webimage-benchmark in release.
@@ -47,8 +51,16 @@ if ! "$thumbor_venv/bin/thumbor" --version 2>/dev/null | grep -q '^7\.8'; then
     python3 -m venv "$thumbor_venv"
     "$thumbor_venv/bin/pip" install -q 'thumbor==7.8.*' >&2
 fi
-swift build -c release --product webimage >&2
-swift build -c release --product webimage-benchmark >&2
+# Builds a release product when its binary is missing or older than a source (building one product
+# rebuilds some modules the other built with other settings: skip what is up to date).
+build() {
+    local binary=$repository/.build/release/$1
+    if [ ! -x "$binary" ] || [ -n "$(find Sources Package.swift -newer "$binary" -print -quit)" ]; then
+        swift build -c release --product "$1" >&2
+    fi
+}
+build webimage
+build webimage-benchmark
 webimage=$repository/.build/release/webimage
 benchmark=$repository/.build/release/webimage-benchmark
 
@@ -57,6 +69,7 @@ concurrencies=(1 4 16)
 modes=("webimage uncached" "webimage src-cached" "thumbor uncached" "webimage cached" "nginx static")
 
 work=$(mktemp -d /tmp/webimage-server-benchmark.XXXXXX)
+chmod 755 "$work"    # nginx's workers run as nobody
 mkdir -p "$work/origin" "$work/static" "$work/logs" "$work/cache"
 for image in "${images[@]}"; do cp "Tests/Images/$image" "$work/origin/"; done
 
@@ -119,7 +132,7 @@ wait_for() {
     local url=$1 tries=0
     until curl -sf -o /dev/null "$url"; do
         tries=$((tries + 1))
-        [ $tries -lt 300 ] || { echo "no answer from $url; logs in $work/logs" >&2; tail -5 "$work"/logs/*; exit 1; }
+        [ $tries -lt 300 ] || { echo "no answer from $url; logs in $work/logs" >&2; tail -n 5 "$work"/logs/*; exit 1; }
         sleep 0.1
     done
 }
@@ -148,7 +161,7 @@ origin_requests() { wc -l <"$work/logs/origin.log"; }
 
 # The request path (wrk's {n}: unique per request) of MODE for IMAGE (a file name).
 path_of() {
-    local mode=$1 file=$2 origin="http://127.0.0.1:$origin_port"
+    local mode=$1 file=$2
     local escaped="http%3A%2F%2F127.0.0.1%3A$origin_port%2F$file"
     case $mode in
         "webimage uncached") echo "/insecure/rs:fill:300:200/cb:{n}/plain/$escaped%3Fr%3D{n}" ;;
@@ -167,65 +180,82 @@ port_of() {
 }
 
 # --- Measuring -------------------------------------------------------------------------------
-results=$work/results.tsv    # image mode concurrency rps p50 p99 peak_mb errors origin_per_request
+# CPU seconds the server's processes have used (user + system).
+cpu_seconds() {
+    local pid ticks
+    ticks=$(getconf CLK_TCK)
+    for pid in $(server_pids "$1"); do awk '{ print $14 + $15 }' "/proc/$pid/stat"; done |
+        awk -v t="$ticks" '{ s += $1 } END { printf "%.2f", s / t }'
+}
+
+# thumbor's cells on TestImageLarge.jpg run 3 times as long, to finish a few dozen requests.
+cell_duration() {
+    if [ "$1" = "thumbor uncached" ] && [ "$2" = TestImageLarge.jpg ]; then echo $((duration * 3)); else echo "$duration"; fi
+}
+
+# One wrk cell; appends to results.tsv: image, mode, concurrency, requests/s, p50 ms, p99 ms,
+# peak RSS MB, errors, origin fetches a request, server CPU cores used, requests a CPU second.
+results=$work/results.tsv
 cell=0
 measure() {
     local file=$1 mode=$2 concurrency=$3 server=${2%% *}
-    local threads=$((concurrency < 2 ? 1 : 2)) path out before
+    local threads=$((concurrency < 2 ? 1 : 2)) path out result fetched cpu_before cpu_after origin_before
     path=$(path_of "$mode" "$file")
     cell=$((cell + 1))
     reset_peak "$server"
-    before=$(origin_requests)
-    out=$(wrk -t"$threads" -c"$concurrency" -d"${duration}s" --timeout 60s -s scripts/server-benchmark.lua \
-        "http://127.0.0.1:$(port_of "$mode")" -- "$path" "c$cell")
-    local result
+    origin_before=$(origin_requests)
+    cpu_before=$(cpu_seconds "$server")
+    out=$(wrk -t"$threads" -c"$concurrency" -d"$(cell_duration "$mode" "$file")s" --timeout 120s \
+        -s scripts/server-benchmark.lua "http://127.0.0.1:$(port_of "$mode")" -- "$path" "c$cell")
+    cpu_after=$(cpu_seconds "$server")
     result=$(grep '^RESULT' <<<"$out") || { echo "wrk gave no result for $mode $file: $out" >&2; exit 1; }
-    local fetched=$(($(origin_requests) - before))
-    awk -v image="$file" -v mode="$mode" -v c="$concurrency" -v peak="$(peak_mb "$server")" -v fetched="$fetched" '
+    fetched=$(($(origin_requests) - origin_before))
+    awk -v image="$file" -v mode="$mode" -v c="$concurrency" -v peak="$(peak_mb "$server")" -v fetched="$fetched" \
+        -v cpu="$(awk -v a="$cpu_before" -v b="$cpu_after" 'BEGIN { print b - a }')" '
         { for (i = 2; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] } }
-        END { printf "%s\t%s\t%d\t%.1f\t%.1f\t%.1f\t%s\t%d\t%.2f\n", image, mode, c, v["requests"] / v["seconds"],
-              v["p50_ms"], v["p99_ms"], peak, v["errors"], v["requests"] ? fetched / v["requests"] : 0 }' \
-        <<<"$result" >>"$results"
+        END {
+            n = v["requests"]; s = v["seconds"]
+            printf "%s\t%s\t%d\t%.1f\t%.1f\t%.1f\t%s\t%d\t%.2f\t%.2f\t%.0f\n", image, mode, c, n / s, v["p50_ms"], v["p99_ms"],
+                peak, v["errors"], n ? fetched / n : 0, cpu / s, (cpu > 0 ? n / cpu : 0)
+        }' <<<"$result" >>"$results"
 }
 
-# The library's thumbnail jobs/s on 2 threads, for about half a cell's duration.
+# The library's thumbnail job on IMAGE, 2 threads, for about half a cell: appends to library.tsv
+# the image, jobs/s, the CPU cores it got, and jobs a CPU second.
 library_rate() {
-    local image=$1 rate count
+    local image=$1 rate count line
     rate=$("$benchmark" repeat "$image" 5 2 | sed -n 's/.*threads: \([0-9.]*\) jobs\/s.*/\1/p')
     count=$(awk -v r="$rate" -v d="$duration" 'BEGIN { c = int(r * d / 4); print (c < 5 ? 5 : c) }')
-    "$benchmark" repeat "$image" "$count" 2
+    line=$("$benchmark" repeat "$image" "$count" 2)
+    echo "  $line" >&2
+    sed -n 's/.*threads: \([0-9.]*\) jobs\/s (CPU busy \([0-9.]*\) cores.*/\1 \2/p' <<<"$line" |
+        awk -v f="${image##*/}" '{ printf "%s\t%.1f\t%.2f\t%.0f\n", f, $1, $2, ($2 > 0 ? $1 / $2 : 0) }' >>"$work/library.tsv"
 }
 
 {
     echo "date: $(date -u '+%Y-%m-%d %H:%M UTC')"
-    echo "machine: $(nproc) cores ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'))," \
-        "$(awk '/MemTotal/ { printf "%.0f GB", $2 / 1048576 }' /proc/meminfo), $(uname -sr)"
-    echo "versions: webimage $(git -C "$repository" rev-parse --short HEAD), libvips $(vips --version | head -1 | cut -d- -f2)," \
-        "thumbor $("$thumbor_venv/bin/thumbor" --version | head -1), Pillow $("$thumbor_venv/bin/python" -c 'import PIL; print(PIL.__version__)')," \
-        "$(nginx -v 2>&1 | cut -d' ' -f3), $(wrk -v 2>&1 | head -1 | cut -d' ' -f1-2)"
-    echo "cells: ${duration} s each; load average at the start: $(loadavg)"
+    echo "machine: $(nproc) cores ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')," \
+        "$(awk '/MemTotal/ { printf "%.0f GB", $2 / 1048576 }' /proc/meminfo)), $(uname -sr)"
+    echo "versions: webimage $(git rev-parse --short HEAD), libvips $(vips --version | head -1 | cut -d- -f2)," \
+        "thumbor $("$thumbor_venv/bin/thumbor" --version | head -1 | cut -d' ' -f2), Pillow $("$thumbor_venv/bin/python" -c 'import PIL; print(PIL.__version__)')," \
+        "$(nginx -v 2>&1 | cut -d' ' -f3), wrk $(wrk -v 2>&1 | head -1 | cut -d' ' -f2)"
+    echo "cells: ${duration} s each (thumbor on TestImageLarge.jpg: $((duration * 3)) s); load average at the start: $(loadavg)"
 } >"$work/header.txt"
-
-declare -A library
-for image in "${images[@]}"; do
-    echo "[$(date +%T)] library thumbnail job: $image (load $(loadavg))" >&2
-    line=$(library_rate "$image")
-    echo "  $line" >&2
-    echo "$line" >>"$work/library.txt"
-    library[${image##*/}]=$(sed -n 's/.*threads: \([0-9.]*\) jobs\/s.*/\1/p' <<<"$line")
-done
 
 declare -A load_during
 for image in "${images[@]}"; do
     file=${image##*/}
-    # Warm: the cached result, and its bytes as nginx's static file.
-    curl -sf -o "$work/static/${file%.*}-300x200.${file##*.}" "http://127.0.0.1:$webimage_port$(path_of "webimage cached" "$file")"
-    size=$(vipsheader -f width "$work/static/${file%.*}-300x200.${file##*.}")x$(vipsheader -f height "$work/static/${file%.*}-300x200.${file##*.}")
-    [ "$size" = 300x200 ] || { echo "webimage made $size for $file" >&2; exit 1; }
-    curl -sf -o "$work/thumbor-$file" "http://127.0.0.1:$thumbor_port$(path_of "thumbor uncached" "$file" | sed 's/{n}/warm/')"
-    size=$(vipsheader -f width "$work/thumbor-$file")x$(vipsheader -f height "$work/thumbor-$file")
-    [ "$size" = 300x200 ] || { echo "thumbor made $size for $file" >&2; exit 1; }
     load_during[$file]="$(loadavg)"
+    echo "[$(date +%T)] $file: the library's thumbnail job (load ${load_during[$file]})" >&2
+    library_rate "$image"
+    # Warm: the cached result, and its bytes as nginx's static file; both servers make 300x200.
+    static=$work/static/${file%.*}-300x200.${file##*.}
+    curl -sf -o "$static" "http://127.0.0.1:$webimage_port$(path_of "webimage cached" "$file")"
+    curl -sf -o "$work/thumbor-$file" "http://127.0.0.1:$thumbor_port$(path_of "thumbor uncached" "$file" | sed 's/{n}/warm/')"
+    for made in "$static" "$work/thumbor-$file"; do
+        size=$(vipsheader -f width "$made")x$(vipsheader -f height "$made")
+        [ "$size" = 300x200 ] || { echo "$made is $size, not 300x200" >&2; exit 1; }
+    done
     for concurrency in "${concurrencies[@]}"; do
         for mode in "${modes[@]}"; do
             echo "[$(date +%T)] $file, $mode, concurrency $concurrency (load $(loadavg))" >&2
@@ -239,38 +269,40 @@ load_end=$(loadavg)
 report() {
     cat "$work/header.txt"
     echo "load average at the end: $load_end"
-    echo
-    echo "The library's thumbnail job (webimage-benchmark repeat, 2 threads, no HTTP):"
-    sed 's/^/- /' "$work/library.txt"
     for image in "${images[@]}"; do
         file=${image##*/}
         echo
-        echo "### $file ($(vipsheader -f width "Tests/Images/$image")x$(vipsheader -f height "Tests/Images/$image"), $(($(stat -c %s "Tests/Images/$image") / 1024)) KB; load average before: ${load_during[$file]})"
+        echo "### $file ($(vipsheader -f width "Tests/Images/$image")x$(vipsheader -f height "Tests/Images/$image")," \
+            "$(($(stat -c %s "Tests/Images/$image") / 1024)) KB; load average before: ${load_during[$file]})"
         echo
-        echo "| server | concurrency | requests/s | p50 ms | p99 ms | peak RSS MB | errors | origin fetches/request |"
-        echo "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
-        awk -F'\t' -v f="$file" '$1 == f { printf "| %s | %d | %s | %s | %s | %s | %s | %s |\n", $2, $3, $4, $5, $6, $7, $8, $9 }' "$results"
+        echo "| server | concurrency | requests/s | p50 ms | p99 ms | peak RSS MB | errors | origin fetches/request | server CPU cores | requests/CPU-second |"
+        echo "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
+        awk -F'\t' -v f="$file" '$1 == f { printf "| %s | %d | %s | %s | %s | %s | %s | %s | %s | %s |\n", $2, $3, $4, $5, $6, $7, $8, $9, $10, $11 }' "$results"
+        awk -F'\t' -v f="$file" '$1 == f { printf "| library thumbnail job | 2 threads | %s | | | | | | %s | %s |\n", $2, $3, $4 }' "$work/library.tsv"
     done
     echo
     echo "### Targets (ratios in this run)"
     echo
-    echo "| image | concurrency | uncached / thumbor | cached / nginx static | p99 webimage / thumbor | uncached / library jobs/s |"
-    echo "| --- | ---: | ---: | ---: | ---: | ---: |"
-    for image in "${images[@]}"; do
-        file=${image##*/}
-        awk -F'\t' -v f="$file" -v lib="${library[$file]}" '
-            $1 == f { rps[$2, $3] = $4; p99[$2, $3] = $6; cs[$3] = 1 }
-            END {
-                target = (f ~ /TestImageLarge/) ? 20 : 3
-                for (c = 1; c <= 16; c++) if (c in cs) {
-                    u = rps["webimage uncached", c]; t = rps["thumbor uncached", c]
-                    k = rps["webimage cached", c]; n = rps["nginx static", c]
-                    printf "| %s | %d | %.1fx (target %dx) | %.2fx (target 0.5x) | %s | %.2fx (target 0.7x) |\n", f, c,
-                        t > 0 ? u / t : 0, target, n > 0 ? k / n : 0,
-                        c == 16 ? sprintf("%.2fx (target at most 1x)", p99["webimage uncached", c] / p99["thumbor uncached", c]) : "",
-                        lib > 0 ? u / lib : 0
-                }
-            }' "$results"
-    done
+    echo "Uncached is \"webimage uncached\" (fetch included); the library figure is its thumbnail job on 2 threads."
+    echo "Per CPU-second ratios divide each side's requests by the CPU its processes used."
+    echo
+    echo "| image | concurrency | uncached / thumbor (target) | per CPU-second | cached / nginx static (target 0.5x) | p99 / thumbor's (target at most 1x) | uncached / library (target 0.7x) | per CPU-second |"
+    echo "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
+    awk -F'\t' '
+        FILENAME ~ /library/ { lib[$1] = $2; libcpu[$1] = $4; next }
+        { rps[$1, $2, $3] = $4; p99[$1, $2, $3] = $6; eff[$1, $2, $3] = $11; if (!(($1, $3) in seen)) { seen[$1, $3] = 1; order[++rows] = $1 SUBSEP $3 } }
+        function ratio(a, b) { return b > 0 ? sprintf("%.2fx", a / b) : "n/a" }
+        END {
+            for (r = 1; r <= rows; r++) {
+                split(order[r], key, SUBSEP); f = key[1]; c = key[2]
+                target = (f ~ /TestImageLarge/) ? "20x" : "3x"
+                p = (c == 16) ? ratio(p99[f, "webimage uncached", c], p99[f, "thumbor uncached", c]) : ""
+                printf "| %s | %d | %s (%s) | %s | %s | %s | %s | %s |\n", f, c,
+                    ratio(rps[f, "webimage uncached", c], rps[f, "thumbor uncached", c]), target,
+                    ratio(eff[f, "webimage uncached", c], eff[f, "thumbor uncached", c]),
+                    ratio(rps[f, "webimage cached", c], rps[f, "nginx static", c]), p,
+                    ratio(rps[f, "webimage uncached", c], lib[f]), ratio(eff[f, "webimage uncached", c], libcpu[f])
+            }
+        }' "$work/library.tsv" "$results"
 }
 if [ -n "$output" ]; then report | tee "$output"; else report; fi
