@@ -22,9 +22,14 @@ final class ResultStore: Sendable {
         self.disk = disk
     }
 
+    /// The result under `key` when memory holds it.
+    func memoryResult(forKey key: String) -> ServedResult? {
+        memory.object(forKey: key)
+    }
+
     /// The result under `key`, from memory, else from disk (then kept in memory too).
     func result(forKey key: String) async -> (ServedResult, Tier)? {
-        if let result = memory.object(forKey: key) { return (result, .memory) }
+        if let result = memoryResult(forKey: key) { return (result, .memory) }
         let disk = self.disk
         let found = try? await BlockingPool.run { () -> ServedResult? in
             guard let data = disk.diskCache.data(forKey: key), let extended = disk.diskCache.extendedData(forKey: key),

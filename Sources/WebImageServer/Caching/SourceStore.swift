@@ -44,23 +44,23 @@ final class SourceStore: Sendable {
     }
 
     /// The bytes of `source`: from the store, else fetched (remote) or read (local). At most
-    /// `maximumBytes` (or the request's own lower limit).
-    func source(_ source: ImageSource, maximumBytes requestLimit: Int?) async throws -> SourceImage {
+    /// `maximumBytes` (or the request's own lower limit). Fetched bytes are stored by `storing`,
+    /// which runs beside the caller's work (a store waits on the disk's flush).
+    func source(_ source: ImageSource, maximumBytes requestLimit: Int?) async throws -> (image: SourceImage, storing: Task<Void, Never>?) {
         let limit = min(maximumBytes, requestLimit ?? .max)
         switch source {
         case .local(let path):
             guard let localRoot else { throw ImageServerError.unsupportedSourceScheme("local (no WEBIMAGE_LOCAL_FILESYSTEM_ROOT)") }
             let data = try await localRoot.read(path, maximumBytes: limit)
-            return SourceImage(data: data)
+            return (SourceImage(data: data), nil)
         case .remote(let url):
             guard allowedSources.allows(url) else { throw ImageServerError.sourceRefused("\(url.absoluteString) is not in WEBIMAGE_ALLOWED_SOURCES") }
             if let stored = await stored(source) {
                 guard stored.data.count <= limit else { throw ImageServerError.sourceTooLarge("\(stored.data.count) bytes, limit \(limit)") }
-                return stored
+                return (stored, nil)
             }
             let fetched = try await fetch(url, maximumBytes: limit)
-            await keep(fetched, for: source)
-            return fetched
+            return (fetched, Task { await self.keep(fetched, for: source) })
         }
     }
 
