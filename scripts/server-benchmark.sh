@@ -3,8 +3,10 @@
 # p50/p99 latency and peak resident memory under wrk, and the ratios issue 21 sets as targets
 # (docs/server-performance.md has the method and the tables).
 #
-# Usage: scripts/server-benchmark.sh [--duration SECONDS] [--output FILE]
-#   (defaults: 10 s a cell; the tables go to stdout, and also to FILE when given)
+# Usage: scripts/server-benchmark.sh [--duration SECONDS] [--output FILE] [--profile]
+#   (defaults: 10 s a cell; the tables go to stdout, and also to FILE when given). --profile adds
+#   where webimage's CPU goes: `perf record -g` of the server during two more cells on
+#   rocket.jpg at concurrency 4 (uncached, cached), read by scripts/server-profile.py.
 #
 # Work: a 300x200 fill thumbnail of photos/rocket.jpg, photos/astronaut.png and
 # sdwebimage/TestImageLarge.jpg (Tests/Images), in the source's format at quality 80, no Accept
@@ -36,16 +38,18 @@ repository=$PWD
 
 duration=10
 output=""
+profile=""
 while [ $# -gt 0 ]; do
     case $1 in
         --duration) duration=$2; shift 2 ;;
         --output) output=$2; shift 2 ;;
-        *) echo "usage: $0 [--duration SECONDS] [--output FILE]" >&2; exit 2 ;;
+        --profile) profile=linux-perf; shift ;;
+        *) echo "usage: $0 [--duration SECONDS] [--output FILE] [--profile]" >&2; exit 2 ;;
     esac
 done
 
 # --- What it needs ---------------------------------------------------------------------------
-bash scripts/setup.sh wrk nginx libvips-tools python3-venv >&2
+bash scripts/setup.sh wrk nginx libvips-tools python3-venv $profile >&2
 thumbor_venv=${THUMBOR_VENV:-/opt/thumbor-venv}
 if ! "$thumbor_venv/bin/thumbor" --version 2>/dev/null | grep -q '^7\.8'; then
     python3 -m venv "$thumbor_venv"
@@ -212,11 +216,13 @@ measure() {
     fetched=$(($(origin_requests) - origin_before))
     awk -v image="$file" -v mode="$mode" -v c="$concurrency" -v peak="$(peak_mb "$server")" -v fetched="$fetched" \
         -v cpu="$(awk -v a="$cpu_before" -v b="$cpu_after" 'BEGIN { print b - a }')" '
+        # Three significant digits, whole numbers from 100 on.
+        function figure(x) { return sprintf(x >= 100 ? "%.0f" : x >= 10 ? "%.1f" : "%.2f", x) }
         { for (i = 2; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] } }
         END {
             n = v["requests"]; s = v["seconds"]
-            printf "%s\t%s\t%d\t%.1f\t%.1f\t%.1f\t%s\t%d\t%.2f\t%.2f\t%.0f\n", image, mode, c, n / s, v["p50_ms"], v["p99_ms"],
-                peak, v["errors"], n ? fetched / n : 0, cpu / s, (cpu > 0 ? n / cpu : 0)
+            printf "%s\t%s\t%d\t%s\t%.1f\t%.1f\t%s\t%d\t%.2f\t%.2f\t%s\n", image, mode, c, figure(n / s), v["p50_ms"], v["p99_ms"],
+                peak, v["errors"], n ? fetched / n : 0, cpu / s, figure(cpu > 0 ? n / cpu : 0)
         }' <<<"$result" >>"$results"
 }
 
@@ -229,7 +235,7 @@ library_rate() {
     line=$("$benchmark" repeat "$image" "$count" 2)
     echo "  $line" >&2
     sed -n 's/.*threads: \([0-9.]*\) jobs\/s (CPU busy \([0-9.]*\) cores.*/\1 \2/p' <<<"$line" |
-        awk -v f="${image##*/}" '{ printf "%s\t%.1f\t%.2f\t%.0f\n", f, $1, $2, ($2 > 0 ? $1 / $2 : 0) }' >>"$work/library.tsv"
+        awk -v f="${image##*/}" '{ printf "%s\t%.1f\t%.2f\t%.1f\n", f, $1, $2, ($2 > 0 ? $1 / $2 : 0) }' >>"$work/library.tsv"
 }
 
 {
@@ -264,6 +270,25 @@ for image in "${images[@]}"; do
     done
 done
 load_end=$(loadavg)
+
+# webimage under perf for one cell (MODE on rocket.jpg at concurrency 4): the parts of a request.
+profile_cell() {
+    local mode=$1 out requests
+    perf record -F 999 -g -p "$webimage_pid" -o "$work/perf.data" -- sleep "$duration" 2>/dev/null &
+    local perf_pid=$!
+    out=$(wrk -t2 -c4 -d"${duration}s" --timeout 120s -s scripts/server-benchmark.lua \
+        "http://127.0.0.1:$webimage_port" -- "$(path_of "$mode" rocket.jpg)" "profile")
+    wait "$perf_pid"
+    requests=$(sed -n 's/^RESULT requests=\([0-9]*\).*/\1/p' <<<"$out")
+    echo "$mode, rocket.jpg, concurrency 4 (load $(loadavg)):"
+    perf script -i "$work/perf.data" 2>/dev/null | python3 scripts/server-profile.py "$requests" 999
+}
+if [ -n "$profile" ]; then
+    for mode in "webimage uncached" "webimage cached"; do
+        echo "[$(date +%T)] profile: $mode" >&2
+        profile_cell "$mode" >>"$work/profile.txt"
+    done
+fi
 
 # --- Tables ----------------------------------------------------------------------------------
 report() {
@@ -304,5 +329,13 @@ report() {
                     ratio(rps[f, "webimage uncached", c], lib[f]), ratio(eff[f, "webimage uncached", c], libcpu[f])
             }
         }' "$work/library.tsv" "$results"
+    if [ -n "$profile" ]; then
+        echo
+        echo "### Where webimage's CPU goes (perf record -g, 999 Hz)"
+        echo
+        echo '```'
+        cat "$work/profile.txt"
+        echo '```'
+    fi
 }
 if [ -n "$output" ]; then report | tee "$output"; else report; fi
