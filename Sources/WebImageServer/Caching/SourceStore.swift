@@ -33,7 +33,7 @@ final class SourceStore: Sendable {
         guard case .remote = source else { return nil }
         let disk = self.disk
         let key = source.description
-        return try? await BlockingPool.run { () -> String? in
+        return try? await CacheIO.run { () -> String? in
             guard let extended = disk.diskCache.extendedData(forKey: key),
                   let metadata = try? JSONDecoder().decode(Metadata.self, from: extended),
                   let validators = metadata.validators
@@ -67,7 +67,7 @@ final class SourceStore: Sendable {
     private func stored(_ source: ImageSource) async -> SourceImage? {
         let disk = self.disk
         let key = source.description
-        return try? await BlockingPool.run { () -> SourceImage? in
+        return try? await CacheIO.run { () -> SourceImage? in
             guard let data = disk.diskCache.data(forKey: key) else { return nil }
             let metadata = disk.diskCache.extendedData(forKey: key).flatMap { try? JSONDecoder().decode(Metadata.self, from: $0) }
             return SourceImage(data: data, validators: metadata?.validators, cacheControl: metadata?.cacheControl, expires: metadata?.expires)
@@ -80,7 +80,7 @@ final class SourceStore: Sendable {
         let metadata = Metadata(validators: source.validators, cacheControl: source.cacheControl, expires: source.expires)
         do {
             let extended = try JSONEncoder().encode(metadata)
-            try await BlockingPool.run {
+            try await CacheIO.run {
                 try disk.diskCache.setData(source.data, forKey: name)
                 try disk.diskCache.setExtendedData(extended, forKey: name)
             }
