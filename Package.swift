@@ -96,6 +96,8 @@ let package = Package(
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "NIOCore", package: "swift-nio"),
+                // NIOThreadPool: the caches' disk threads.
+                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Configuration", package: "swift-configuration"),
                 // FilePath, which swift-configuration's file provider takes.
                 .product(name: "SystemPackage", package: "swift-system"),

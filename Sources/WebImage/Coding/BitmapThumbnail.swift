@@ -10,16 +10,38 @@ enum BitmapThumbnail {
     static let maxPixelCount = VipsImageRef.cachedTransformMaxPixels
 
     /// The size libvips' thumbnail gives for an image loaded at 1/`shrink` of its stored size:
-    /// by `fitSize` when it can tell, else asked of libvips on an image that is never computed.
+    /// by `fitSize` when it can tell, else asked of libvips on an image that is never computed
+    /// (once per question: see `asked`).
     static func libvipsSize(
         header: VipsHeader, shrink: Int, width: Int, height: Int, stretch: Bool
     ) throws(VipsError) -> (width: Int, height: Int) {
         if let size = fitSize(header: header, shrink: shrink, width: width, height: height, stretch: stretch) { return size }
+        let question = SizeQuestion(
+            loadedWidth: header.storedWidth / shrink, loadedHeight: header.storedHeight / shrink,
+            orientation: header.orientation, width: width, height: height, stretch: stretch
+        )
+        if let size = asked.withLock({ $0[question] }) { return size }
         let probe = try VipsImageRef.placeholder(
-            width: header.storedWidth / shrink, height: header.storedHeight / shrink, bands: 3, orientation: header.orientation
+            width: question.loadedWidth, height: question.loadedHeight, bands: 3, orientation: header.orientation
         ).call("thumbnail_image", "width=\(width),height=\(height),size=\(stretch ? "force" : "down")")
-        return (probe.width, probe.height)
+        let size = (width: probe.width, height: probe.height)
+        asked.withLock { asked in
+            if asked.count >= askedLimit { asked.removeAll() }
+            asked[question] = size
+        }
+        return size
     }
+
+    /// What decides the size libvips' thumbnail gives.
+    private struct SizeQuestion: Hashable {
+        let loadedWidth: Int, loadedHeight: Int, orientation: Int, width: Int, height: Int, stretch: Bool
+    }
+
+    /// Sizes asked of libvips, by question. Asking builds a resize, and libvips compiles its
+    /// liborc programs on every build: over a third of an image server's CPU on a small JPEG
+    /// (docs/server-performance.md), which asks the same few questions again and again.
+    private static let asked = Locked([SizeQuestion: (width: Int, height: Int)]())
+    private static let askedLimit = 4096
 
     /// The size libvips' thumbnail gives when fitting the image, loaded at 1/`shrink`, in the
     /// box: the image's sides over the larger of the two side ratios (never below 1), rounded.

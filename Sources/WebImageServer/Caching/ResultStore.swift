@@ -22,11 +22,16 @@ final class ResultStore: Sendable {
         self.disk = disk
     }
 
+    /// The result under `key` when memory holds it.
+    func memoryResult(forKey key: String) -> ServedResult? {
+        memory.object(forKey: key)
+    }
+
     /// The result under `key`, from memory, else from disk (then kept in memory too).
     func result(forKey key: String) async -> (ServedResult, Tier)? {
-        if let result = memory.object(forKey: key) { return (result, .memory) }
+        if let result = memoryResult(forKey: key) { return (result, .memory) }
         let disk = self.disk
-        let found = try? await BlockingPool.run { () -> ServedResult? in
+        let found = try? await CacheIO.run { () -> ServedResult? in
             guard let data = disk.diskCache.data(forKey: key), let extended = disk.diskCache.extendedData(forKey: key),
                   let metadata = try? JSONDecoder().decode(ResultMetadata.self, from: extended)
             else { return nil }
@@ -45,7 +50,7 @@ final class ResultStore: Sendable {
         guard let extended = try? encoder.encode(result.metadata) else { return }
         let bytes = Data(result.body.readableBytesView)
         do {
-            try await BlockingPool.run {
+            try await CacheIO.run {
                 try disk.diskCache.setData(bytes, forKey: key)
                 try disk.diskCache.setExtendedData(extended, forKey: key)
             }

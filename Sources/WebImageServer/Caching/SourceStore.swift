@@ -33,7 +33,7 @@ final class SourceStore: Sendable {
         guard case .remote = source else { return nil }
         let disk = self.disk
         let key = source.description
-        return try? await BlockingPool.run { () -> String? in
+        return try? await CacheIO.run { () -> String? in
             guard let extended = disk.diskCache.extendedData(forKey: key),
                   let metadata = try? JSONDecoder().decode(Metadata.self, from: extended),
                   let validators = metadata.validators
@@ -44,30 +44,30 @@ final class SourceStore: Sendable {
     }
 
     /// The bytes of `source`: from the store, else fetched (remote) or read (local). At most
-    /// `maximumBytes` (or the request's own lower limit).
-    func source(_ source: ImageSource, maximumBytes requestLimit: Int?) async throws -> SourceImage {
+    /// `maximumBytes` (or the request's own lower limit). Fetched bytes are stored by `storing`,
+    /// which runs beside the caller's work (a store waits on the disk's flush).
+    func source(_ source: ImageSource, maximumBytes requestLimit: Int?) async throws -> (image: SourceImage, storing: Task<Void, Never>?) {
         let limit = min(maximumBytes, requestLimit ?? .max)
         switch source {
         case .local(let path):
             guard let localRoot else { throw ImageServerError.unsupportedSourceScheme("local (no WEBIMAGE_LOCAL_FILESYSTEM_ROOT)") }
             let data = try await localRoot.read(path, maximumBytes: limit)
-            return SourceImage(data: data)
+            return (SourceImage(data: data), nil)
         case .remote(let url):
             guard allowedSources.allows(url) else { throw ImageServerError.sourceRefused("\(url.absoluteString) is not in WEBIMAGE_ALLOWED_SOURCES") }
             if let stored = await stored(source) {
                 guard stored.data.count <= limit else { throw ImageServerError.sourceTooLarge("\(stored.data.count) bytes, limit \(limit)") }
-                return stored
+                return (stored, nil)
             }
             let fetched = try await fetch(url, maximumBytes: limit)
-            await keep(fetched, for: source)
-            return fetched
+            return (fetched, Task { await self.keep(fetched, for: source) })
         }
     }
 
     private func stored(_ source: ImageSource) async -> SourceImage? {
         let disk = self.disk
         let key = source.description
-        return try? await BlockingPool.run { () -> SourceImage? in
+        return try? await CacheIO.run { () -> SourceImage? in
             guard let data = disk.diskCache.data(forKey: key) else { return nil }
             let metadata = disk.diskCache.extendedData(forKey: key).flatMap { try? JSONDecoder().decode(Metadata.self, from: $0) }
             return SourceImage(data: data, validators: metadata?.validators, cacheControl: metadata?.cacheControl, expires: metadata?.expires)
@@ -80,7 +80,7 @@ final class SourceStore: Sendable {
         let metadata = Metadata(validators: source.validators, cacheControl: source.cacheControl, expires: source.expires)
         do {
             let extended = try JSONEncoder().encode(metadata)
-            try await BlockingPool.run {
+            try await CacheIO.run {
                 try disk.diskCache.setData(source.data, forKey: name)
                 try disk.diskCache.setExtendedData(extended, forKey: name)
             }

@@ -29,6 +29,7 @@ public final class ImageServer: Sendable {
     let sources: SourceStore
     let slots: WorkerSlots
     let inFlight = SharedWork<ServedResult>()
+    let clientGone = ClientGoneWaiters()
     let metrics: ServerMetrics
     /// Requests being answered (for the in-flight gauge).
     private let answering = Locked(0)
@@ -122,10 +123,16 @@ public final class ImageServer: Sendable {
                 throw ImageServerError.expired
             }
             let ifNoneMatch = configuration.usesETag ? request.headers[.ifNoneMatch] : nil
-            let closed = (context as? any ClientConnectionContext)?.connectionClosed
-            answer = try await withTimeout(seconds: configuration.timeout) {
-                try await self.untilClientCloses(closed) {
-                    try await self.answer(imageRequest, ifNoneMatch: ifNoneMatch)
+            if let result = results.memoryResult(forKey: imageRequest.resultKey) {
+                // Answered at once: no timeout or client watch to set up.
+                metrics.cacheLookup(tier: ResultStore.Tier.memory.rawValue)
+                answer = .result(result, request: imageRequest, cache: ResultStore.Tier.memory.rawValue, ifNoneMatch: ifNoneMatch)
+            } else {
+                let closed = (context as? any ClientConnectionContext)?.connectionClosed
+                answer = try await withTimeout(seconds: configuration.timeout) {
+                    try await self.untilClientCloses(closed) {
+                        try await self.answer(imageRequest, ifNoneMatch: ifNoneMatch)
+                    }
                 }
             }
         } catch let error as ImageServerError {
@@ -146,9 +153,7 @@ public final class ImageServer: Sendable {
     /// Runs `work`, cancelling it when `closed` completes first (the client went away).
     private func untilClientCloses<T: Sendable>(_ closed: EventLoopFuture<Void>?, _ work: @escaping @Sendable () async throws -> T) async throws -> T {
         guard let closed else { return try await work() }
-        let task = Task { try await work() }
-        closed.whenComplete { _ in task.cancel() }
-        return try await withTaskCancellationHandler { try await task.value } onCancel: { task.cancel() }
+        return try await clientGone.run(until: closed, work)
     }
 
     private func answer(_ request: ImageRequest, ifNoneMatch: String?) async throws -> Answer {
@@ -165,12 +170,15 @@ public final class ImageServer: Sendable {
         return .result(result, request: request, cache: "miss", ifNoneMatch: ifNoneMatch)
     }
 
-    /// Fetches and processes in a worker slot, then stores the result.
+    /// Fetches and processes in a worker slot, then stores the result. The slot is held from
+    /// the fetch to the encode: a fetched source is stored beside the processing, and the
+    /// result after the slot is free (storing waits on the disk, not the CPU).
     private func make(_ request: ImageRequest) async throws -> ServedResult {
-        try await slots.withSlot {
+        let (result, sourceKept) = try await slots.withSlot {
             let source: SourceImage
+            let sourceKept: Task<Void, Never>?
             do {
-                source = try await sources.source(request.source, maximumBytes: request.maximumSourceBytes)
+                (source, sourceKept) = try await sources.source(request.source, maximumBytes: request.maximumSourceBytes)
             } catch ImageServerError.sourceRefused(let reason) {
                 metrics.sourcesRefused.increment()
                 throw ImageServerError.sourceRefused(reason)
@@ -187,10 +195,11 @@ public final class ImageServer: Sendable {
                 lastModified: source.validators?.lastModified,
                 sourceCacheControl: source.cacheControl, sourceExpires: source.expires
             )
-            let result = ServedResult(body: ByteBuffer(bytes: processed.data), metadata: metadata)
-            await results.store(result, forKey: request.resultKey)
-            return result
+            return (ServedResult(body: ByteBuffer(bytes: processed.data), metadata: metadata), sourceKept)
         }
+        await results.store(result, forKey: request.resultKey)
+        await sourceKept?.value
+        return result
     }
 
     /// `GET /health`: a tiny image encoded through libvips, within 5 s: 200, else 503.
@@ -218,11 +227,20 @@ public final class ImageServer: Sendable {
         metrics.responseBytes.increment(by: bytes)
         var metadata: Logger.Metadata = [
             "request_id": "\(requestID)", "status": "\(response.status.code)", "path": "\(path)",
-            "bytes": "\(bytes)", "duration_ms": "\(String(format: "%.1f", Double(duration.nanoseconds) / 1e6))",
+            "bytes": "\(bytes)", "duration_ms": "\(Self.milliseconds(duration))",
             "cache": "\(answer.cache)",
         ]
         if case .failure(let error) = answer { metadata["reason"] = "\(error.description)" }
         ImageServerLog.access.info("GET \(path) \(response.status.code)", metadata: metadata)
+    }
+}
+
+extension ImageServer {
+    /// `duration` in milliseconds with one decimal, for the access log (without
+    /// `String(format:)`, which formats through CoreFoundation on Linux).
+    static func milliseconds(_ duration: Duration) -> String {
+        let tenths = (duration.nanoseconds + 50_000) / 100_000
+        return "\(tenths / 10).\(tenths % 10)"
     }
 }
 

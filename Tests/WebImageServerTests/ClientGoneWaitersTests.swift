@@ -1,0 +1,51 @@
+import NIOCore
+import Testing
+@testable import WebImageServer
+
+/// Requests waiting on their client's connection: cancelled when it goes, and nothing kept per
+/// request once answered, however many requests one keep-alive connection serves.
+@Suite struct ClientGoneWaitersTests {
+    /// A connection's "client gone" promise, on a real event loop (the test client's).
+    static func connection() -> EventLoopPromise<Void> {
+        ServerUnderTest.client.eventLoopGroup.next().makePromise(of: Void.self)
+    }
+
+    @Test func requestsAnsweredOnOneConnectionLeaveNothingBehind() async throws {
+        let waiters = ClientGoneWaiters()
+        let connection = Self.connection()
+        for index in 0..<100 {
+            #expect(try await waiters.run(until: connection.futureResult) { index } == index)
+        }
+        #expect(waiters.counts == (requests: 0, connections: 1))
+        connection.succeed()
+        // Callbacks run in the order they were added: the waiters' first.
+        try await connection.futureResult.get()
+        #expect(waiters.counts == (requests: 0, connections: 0))
+    }
+
+    @Test func theClientGoingCancelsItsRequestsInFlight() async throws {
+        let waiters = ClientGoneWaiters()
+        let connection = Self.connection()
+        let started = AsyncStream.makeStream(of: Void.self)
+        let requests = (0..<2).map { _ in
+            Task {
+                try await waiters.run(until: connection.futureResult) {
+                    started.continuation.yield()
+                    try await Task.sleep(for: .seconds(600))
+                }
+            }
+        }
+        var iterator = started.stream.makeAsyncIterator()
+        _ = await iterator.next()
+        _ = await iterator.next()
+        connection.succeed()
+        for request in requests {
+            await #expect(throws: CancellationError.self) { try await request.value }
+        }
+        #expect(waiters.counts == (requests: 0, connections: 0))
+        // A request on a connection already gone is cancelled at once.
+        await #expect(throws: CancellationError.self) {
+            try await waiters.run(until: connection.futureResult) { try await Task.sleep(for: .seconds(600)) }
+        }
+    }
+}
