@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Installs what swift-webimage needs on Debian 12 (Swift itself must already be there):
 # libvips (the image engine), libjpeg-turbo (TurboJPEG and libjpeg, the engine for small and
-# progressive JPEGs), libpng and lcms2 (small PNGs, colour profiles), zlib (the PNG metadata limit),
-# and the Debian packages named as arguments (the benchmarks' tools). Idempotent.
+# progressive JPEGs), libpng, libdeflate and lcms2 (small PNGs, colour profiles), zlib (the PNG
+# metadata limit), and the Debian packages named as arguments (the benchmarks' tools). Idempotent.
 set -euo pipefail
-packages=(libvips-dev libturbojpeg0-dev libjpeg62-turbo-dev liblcms2-dev libpng-dev zlib1g-dev pkg-config "$@")
+packages=(libvips-dev libturbojpeg0-dev libjpeg62-turbo-dev liblcms2-dev libpng-dev libdeflate-dev zlib1g-dev pkg-config "$@")
 missing=()
 for package in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
