@@ -48,11 +48,12 @@ let package = Package(
             dependencies: ["CBitmapKernels"],
             linkerSettings: [.linkedLibrary("turbojpeg"), .linkedLibrary("jpeg")]
         ),
-        // libpng readers (libpng-dev): progressive, whole-file, and the metadata-bomb check (zlib).
+        // PNG readers: libpng's (libpng-dev), progressive and whole-file; ours for common whole
+        // files, on libdeflate (libdeflate-dev, which libvips-dev brings); the metadata-bomb check (zlib).
         .target(
             name: "CPNGReaders",
             dependencies: ["CLibvips"],
-            linkerSettings: [.linkedLibrary("png16"), .linkedLibrary("z")]
+            linkerSettings: [.linkedLibrary("png16"), .linkedLibrary("z"), .linkedLibrary("deflate")]
         ),
         // sys/xattr.h (extended attributes, which Glibc leaves out), for the disk cache's extended data.
         .systemLibrary(name: "CXattr"),

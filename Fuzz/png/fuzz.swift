@@ -1,5 +1,6 @@
-// Our PNG readers: the compressed-metadata walk (DecodeCost), libpng's pull reader for whole
-// 8-bit files (LibPNG), and its push reader (PNGStreamDecoder) fed in two pieces.
+// Our PNG readers: the compressed-metadata walk (DecodeCost), the readers for whole 8-bit files
+// (LibPNG: ours on libdeflate, checked against libpng's pull reader, which must give the same
+// samples for every file ours reads), and libpng's push reader (PNGStreamDecoder) fed in two pieces.
 import Foundation
 import LibVips
 
@@ -7,8 +8,14 @@ import LibVips
 public func fuzz(_ bytes: UnsafePointer<UInt8>, _ count: Int) -> CInt {
     let data = Data(bytes: bytes, count: count)
     precondition(DecodeCost.pngInflatedMetadataBytes(in: data, countingUpTo: 1 << 20) <= (1 << 20) + 16384)
-    if let pixels = try? LibPNG.decode(data, maxPixels: 1 << 20, allowsAlpha: true, colourProfile: nil) {
+    let libpng = try? LibPNG.decode(data, maxPixels: 1 << 20, allowsAlpha: true, colourProfile: nil, reader: .libpngOnly)
+    if let pixels = libpng {
         precondition(pixels.width * pixels.height <= 1 << 20)
+    }
+    if let ours = try? LibPNG.decode(data, maxPixels: 1 << 20, allowsAlpha: true, colourProfile: nil, reader: .oursOnly) {
+        guard let libpng else { preconditionFailure("ours reads a file libpng refuses") }
+        precondition(ours.width == libpng.width && ours.height == libpng.height)
+        precondition(ours.withUnsafeBytes { a in libpng.withUnsafeBytes { b in a.elementsEqual(b) } }, "ours and libpng differ")
     }
     if let stream = PNGStreamDecoder(maxPixels: 1 << 20) {
         let half = count / 2

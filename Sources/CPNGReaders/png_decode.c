@@ -8,7 +8,7 @@
 #include <string.h>
 
 // libpng's pull reader for a file held whole: about twice as fast as libvips' loader (libspng)
-// on opaque files here.
+// on opaque files here. Our reader (png_fast.c) takes the common files first.
 
 typedef struct {
     const uint8_t *bytes;
@@ -27,6 +27,12 @@ static void wi_png_read_memory(png_structp png, png_bytep out, size_t count) {
 
 int wi_png_decode_rgba8(const void *data, size_t length, uint64_t max_pixels, int allow_alpha, uint8_t **pixels,
                         uint32_t *width, uint32_t *height) {
+    int status = wi_png_fast_decode_rgba8(data, length, max_pixels, allow_alpha, pixels, width, height);
+    return status != 1 ? status : wi_png_libpng_decode_rgba8(data, length, max_pixels, allow_alpha, pixels, width, height);
+}
+
+int wi_png_libpng_decode_rgba8(const void *data, size_t length, uint64_t max_pixels, int allow_alpha, uint8_t **pixels,
+                               uint32_t *width, uint32_t *height) {
     *pixels = NULL;
     png_structp png = png_create_read_struct(PNG_LIBPNG_VER_STRING, NULL, wi_png_error, wi_png_warning);
     png_infop info = png == NULL ? NULL : png_create_info_struct(png);
@@ -47,6 +53,11 @@ int wi_png_decode_rgba8(const void *data, size_t length, uint64_t max_pixels, in
         // warns: wi_png_warning makes that an error.
         png_set_chunk_malloc_max(png, length > 0 ? length : 1);
         wi_png_skip_metadata(png);
+#ifdef PNG_MAXIMUM_INFLATE_WINDOW
+        // A zlib header may declare a smaller window than its stream uses: zlib reads with the
+        // largest, as libvips' loader and our reader (libdeflate) do.
+        png_set_option(png, PNG_MAXIMUM_INFLATE_WINDOW, PNG_OPTION_ON);
+#endif
 #ifdef PNG_IGNORE_ADLER32
         // Every chunk's CRC is still checked (a broken one fails the file); zlib's second
         // checksum over the same bytes costs 4% of the decode.

@@ -1,9 +1,19 @@
 import CPNGReaders
 import Foundation
 
-/// libpng's reader for whole 8-bit PNG files: about twice as fast as libvips' loader (libspng)
-/// on such files, which are most PNG photos, screenshots and icons.
+/// The reader for whole 8-bit PNG files: about twice as fast as libvips' loader (libspng) on
+/// such files, which are most PNG photos, screenshots and icons. Ours (libdeflate's inflate,
+/// SSE2 unfiltering) takes the files that are not interlaced, libpng's the others.
 public enum LibPNG {
+    /// Which reader decodes: both (the default), or one alone, for comparing them.
+    public enum Reader: Sendable {
+        /// Ours for the files it takes, libpng's for the rest.
+        case both
+        case libpngOnly
+        /// Ours alone: `Refusal.leftToLibpng` for the files it does not take.
+        case oursOnly
+    }
+
     /// Why a file was not decoded.
     public enum Refusal: Error {
         /// 16-bit samples, or alpha or transparency when not allowed: left to libvips.
@@ -12,6 +22,8 @@ public enum LibPNG {
         case tooManyPixels
         /// libpng stopped: corrupt or truncated data.
         case corrupt
+        /// Our reader leaves the file to libpng (`Reader.oursOnly`).
+        case leftToLibpng
     }
 
     /// The pixels as RGBA8 in stored orientation, as libvips reads them (transparency made
@@ -19,18 +31,22 @@ public enum LibPNG {
     /// (check it with `ColourConversion.supports`). Files with alpha or transparency are
     /// refused unless `allowsAlpha`.
     public static func decode(
-        _ data: Data, maxPixels: Int, allowsAlpha: Bool, colourProfile: Data?
+        _ data: Data, maxPixels: Int, allowsAlpha: Bool, colourProfile: Data?, reader: Reader = .both
     ) throws(Refusal) -> PixelBuffer {
         var memory: UnsafeMutablePointer<UInt8>?
         var width: UInt32 = 0
         var height: UInt32 = 0
+        let decode = switch reader {
+        case .both: wi_png_decode_rgba8
+        case .libpngOnly: wi_png_libpng_decode_rgba8
+        case .oursOnly: wi_png_fast_decode_rgba8
+        }
         let status = data.withUnsafeBytes { bytes in
-            wi_png_decode_rgba8(
-                bytes.baseAddress, bytes.count, UInt64(max(0, maxPixels)), allowsAlpha ? 1 : 0, &memory, &width, &height
-            )
+            decode(bytes.baseAddress, bytes.count, UInt64(max(0, maxPixels)), allowsAlpha ? 1 : 0, &memory, &width, &height)
         }
         switch status {
         case 0: break
+        case 1: throw .leftToLibpng
         case -2: throw .sixteenBitOrAlpha
         case -3: throw .tooManyPixels
         default: throw .corrupt

@@ -1,6 +1,6 @@
-// PNG readers on libpng, for untrusted bytes: a progressive (push) decoder, a whole-file
-// decoder faster than libvips' loader on opaque files, and a count of what a PNG's compressed
-// metadata inflates to (a decode-time bomb check).
+// PNG readers for untrusted bytes: a progressive (push) decoder on libpng, a whole-file decoder
+// faster than libvips' loader (ours on libdeflate for the common files, libpng's for the rest),
+// and a count of what a PNG's compressed metadata inflates to (a decode-time bomb check).
 #ifndef CPNGREADERS_H
 #define CPNGREADERS_H
 
@@ -29,8 +29,17 @@ void wi_png_stream_free(wi_png_stream *stream);
 /// (tRNS) made alpha, alpha 255 when the file has none, gamma left alone. Returns 0; -2 for
 /// 16-bit samples, or alpha or transparency unless `allow_alpha`; -3 over `max_pixels`; -1 on
 /// corrupt or truncated data.
+/// Our reader takes non-interlaced files of 8-bit samples (png_fast.c), libpng the rest.
 int wi_png_decode_rgba8(const void *data, size_t length, uint64_t max_pixels, int allow_alpha, uint8_t **pixels,
                         uint32_t *width, uint32_t *height);
+/// wi_png_decode_rgba8 by libpng alone.
+int wi_png_libpng_decode_rgba8(const void *data, size_t length, uint64_t max_pixels, int allow_alpha, uint8_t **pixels,
+                               uint32_t *width, uint32_t *height);
+/// wi_png_decode_rgba8 by our reader alone, with libdeflate's inflate and SSE2 unfiltering:
+/// the same samples as libpng's, or 1 for a file it leaves to libpng (interlaced, 16-bit or
+/// 1 to 4-bit samples, an animation, a checksum that does not match, chunks out of order...).
+int wi_png_fast_decode_rgba8(const void *data, size_t length, uint64_t max_pixels, int allow_alpha, uint8_t **pixels,
+                             uint32_t *width, uint32_t *height);
 
 /// The bytes a PNG's compressed metadata (iCCP, zTXt, compressed iTXt chunks) inflates to, in
 /// all, counted up to `limit + 1`; 0 for data that is not a PNG. Nothing is kept.

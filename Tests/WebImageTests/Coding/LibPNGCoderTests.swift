@@ -40,6 +40,66 @@ import WebImage
         #expect(readByLibpng > 40 && withAlpha > 5, "\(readByLibpng) read, \(withAlpha) with alpha")
     }
 
+    /// Our reader (libdeflate, SSE2 unfiltering) gives libpng's samples byte for byte on every
+    /// file it takes, refuses what libpng refuses, and takes the common files: 8-bit samples of
+    /// every colour type (transparency too), not interlaced, among them the benchmark's photos.
+    @Test func ourReaderGivesLibpngsSamples() throws {
+        var files = try TestImages.files(in: "pngsuite").map { ($0, try TestImages.data($0)) }
+        files += try TestImages.files(in: "fuzz-regressions").filter { $0.hasSuffix(".png") }.map { ($0, try TestImages.data($0)) }
+        files += try ["photos/astronaut.png", "photos/camera.png", "photos/motorcycle_left.png", "libjpeg-turbo/vgl_5674_0098.png"]
+            .map { ($0, try TestImages.data($0)) }
+        files += try ["IndexedPNG.png", "RGBA16PNG.png", "TestEXIF.png", "TestImage.png", "TestImageAnimated.apng", "TestImageLarge.png"]
+            .map { ("sdwebimage/" + $0, try TestImages.data("sdwebimage/" + $0)) }
+        files += try Self.alphaPNGs()
+        var taken: [String] = []
+        for (name, data) in files {
+            for allowsAlpha in [true, false] {
+                let libpng = Result { () throws(LibPNG.Refusal) in
+                    try LibPNG.decode(data, maxPixels: 1 << 24, allowsAlpha: allowsAlpha, colourProfile: nil, reader: .libpngOnly)
+                }
+                let ours = Result { () throws(LibPNG.Refusal) in
+                    try LibPNG.decode(data, maxPixels: 1 << 24, allowsAlpha: allowsAlpha, colourProfile: nil, reader: .oursOnly)
+                }
+                switch ours {
+                case .success(let pixels):
+                    let theirs = try #require(try? libpng.get(), "\(name): libpng refuses what ours reads")
+                    #expect(pixels.width == theirs.width && pixels.height == theirs.height, "\(name)")
+                    #expect(pixels.withUnsafeBytes { a in theirs.withUnsafeBytes { b in a.elementsEqual(b) } }, "\(name)")
+                    if allowsAlpha { taken.append(name) }
+                case .failure(.leftToLibpng):
+                    continue
+                case .failure(let refusal):
+                    #expect(throws: refusal) { try libpng.get() }
+                }
+            }
+        }
+        for common in ["photos/astronaut.png", "photos/camera.png", "photos/motorcycle_left.png", "pngsuite/basn0g08.png",
+                       "pngsuite/basn2c08.png", "pngsuite/basn3p08.png", "pngsuite/basn4a08.png", "pngsuite/basn6a08.png",
+                       "pngsuite/ftbrn2c08.png", "pngsuite/ftbbn3p08.png", "TestImage.png as a palette with tRNS"] {
+            #expect(taken.contains(common), "\(common) left to libpng")
+        }
+        // Interlaced and 16-bit files, and animations, are libpng's.
+        #expect(!taken.contains { $0.contains("/ibasn") || $0.hasSuffix("16.png") || $0.hasSuffix(".apng") }, "\(taken)")
+    }
+
+    /// A file our reader takes, broken in a way only libpng can judge, is libpng's answer.
+    @Test func ourReaderLeavesDamageToLibpng() throws {
+        let intact = [UInt8](try TestImages.data("photos/camera.png"))
+        let idat = try #require(intact.indices.dropLast(4).first { Array(intact[$0..<($0 + 4)]) == Array("IDAT".utf8) })
+        var flipped = intact
+        flipped[idat + 100] ^= 0x55
+        // Cut in the middle of the image data, and after the last IDAT (no IEND).
+        let iend = try #require(intact.indices.dropLast(4).last { Array(intact[$0..<($0 + 4)]) == Array("IEND".utf8) })
+        for broken in [flipped, Array(intact.prefix(intact.count / 2)), Array(intact.prefix(iend - 4))] {
+            #expect(throws: LibPNG.Refusal.leftToLibpng) {
+                try LibPNG.decode(Data(broken), maxPixels: 1 << 20, allowsAlpha: true, colourProfile: nil, reader: .oursOnly)
+            }
+            #expect(throws: LibPNG.Refusal.corrupt) {
+                try LibPNG.decode(Data(broken), maxPixels: 1 << 20, allowsAlpha: true, colourProfile: nil)
+            }
+        }
+    }
+
     @Test func aBrokenChecksumOrTooManyPixelsIsRefused() throws {
         var bytes = [UInt8](try TestImages.data("photos/astronaut.png"))
         // A byte inside the first IDAT chunk's data: its CRC no longer matches.
