@@ -13,7 +13,8 @@ final class ServeProcess: Sendable {
     /// the command must exit 0. Its standard error is dropped.
     static func output(of arguments: [String], executable: URL? = nil) async throws -> String {
         let process = Process()
-        process.executableURL = try executable ?? #require(TestExecutable.url("webimage"))
+        let program: URL = try executable ?? #require(TestExecutable.url("webimage"))
+        process.executableURL = program
         process.arguments = arguments
         let output = Pipe()
         process.standardOutput = output
@@ -32,7 +33,8 @@ final class ServeProcess: Sendable {
     /// once it listens (the port read from its log line).
     static func serve(_ settings: [String]) async throws -> ServeProcess {
         let process = Process()
-        process.executableURL = try #require(TestExecutable.url("webimage"))
+        let program: URL = try #require(TestExecutable.url("webimage"))
+        process.executableURL = program
         process.arguments = ["serve", "--bind", "127.0.0.1:0"] + settings
         let log = Pipe()
         process.standardError = log
