@@ -5,8 +5,8 @@
 #
 # Usage: scripts/server-benchmark.sh [--duration SECONDS] [--output FILE] [--profile]
 #   (defaults: 10 s a cell; the tables go to stdout, and also to FILE when given). --profile adds
-#   where webimage's CPU goes: `perf record -g` of the server during two more cells on
-#   rocket.jpg at concurrency 4 (uncached, cached), read by scripts/server-profile.py.
+#   where webimage's CPU goes: `perf record -g` of the server during four more cells at
+#   concurrency 4 (uncached on each image, cached on rocket.jpg), read by scripts/server-profile.py.
 #
 # Work: a 300x200 fill thumbnail of photos/rocket.jpg, photos/astronaut.png and
 # sdwebimage/TestImageLarge.jpg (Tests/Images), in the source's format at quality 80, no Accept
@@ -271,22 +271,23 @@ for image in "${images[@]}"; do
 done
 load_end=$(loadavg)
 
-# webimage under perf for one cell (MODE on rocket.jpg at concurrency 4): the parts of a request.
+# webimage under perf for one cell (MODE on FILE at concurrency 4): the parts of a request.
 profile_cell() {
-    local mode=$1 out requests
+    local mode=$1 file=$2 out requests
     perf record -F 999 -g -p "$webimage_pid" -o "$work/perf.data" -- sleep "$duration" 2>/dev/null &
     local perf_pid=$!
     out=$(wrk -t2 -c4 -d"${duration}s" --timeout 120s -s scripts/server-benchmark.lua \
-        "http://127.0.0.1:$webimage_port" -- "$(path_of "$mode" rocket.jpg)" "profile")
+        "http://127.0.0.1:$webimage_port" -- "$(path_of "$mode" "$file")" "profile")
     wait "$perf_pid"
     requests=$(sed -n 's/^RESULT requests=\([0-9]*\).*/\1/p' <<<"$out")
-    echo "$mode, rocket.jpg, concurrency 4 (load $(loadavg)):"
+    echo "$mode, $file, concurrency 4 (load $(loadavg)):"
     perf script -i "$work/perf.data" 2>/dev/null | python3 scripts/server-profile.py "$requests" 999
 }
 if [ -n "$profile" ]; then
-    for mode in "webimage uncached" "webimage cached"; do
-        echo "[$(date +%T)] profile: $mode" >&2
-        profile_cell "$mode" >>"$work/profile.txt"
+    for cell in "webimage uncached:rocket.jpg" "webimage uncached:astronaut.png" \
+        "webimage uncached:TestImageLarge.jpg" "webimage cached:rocket.jpg"; do
+        echo "[$(date +%T)] profile: ${cell/:/ on }" >&2
+        profile_cell "${cell%%:*}" "${cell#*:}" >>"$work/profile.txt"
     done
 fi
 

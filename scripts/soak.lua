@@ -1,6 +1,7 @@
 -- wrk script of scripts/soak.sh: a mix of requests, and their statuses counted by kind.
---   wrk -tN -cN ... -s soak.lua URL -- ORIGIN
--- ORIGIN is the loopback nginx origin, percent-escaped (http%3A%2F%2F127.0.0.1%3APORT). Each
+--   wrk -tN -cN ... -s soak.lua URL -- ORIGIN [SKIP]
+-- ORIGIN is the loopback nginx origin, percent-escaped (http%3A%2F%2F127.0.0.1%3APORT); SKIP,
+-- kinds left out of the mix, comma-separated. Each
 -- request picks a kind by weight, then one of its paths; "{n}" in a path becomes a number unique
 -- to the request (a cache buster, or a new source URL). wrk must run one connection a thread
 -- (-t equal to -c): a thread then has one request in flight, so the response that follows is
@@ -53,15 +54,15 @@ local function mix(origin)
             for _, source in ipairs(both) do paths[#paths + 1] = "/insecure/cb:{n}/plain/" .. source end
             return paths
         end)() },
-        -- TestImageLarge.jpg (5250x3450): thumbnails, shrunk on load; 1 in 6 full size.
-        { "large", 200, 3, {
+        -- TestImageLarge.jpg (5250x3450): thumbnails, shrunk on load, and full size.
+        { "large", 200, 2.5, {
             "/insecure/rs:fill:300:200/cb:{n}/plain/" .. http("TestImageLarge.jpg"),
             "/insecure/rs:fit:800:800/cb:{n}/plain/" .. localFile("TestImageLarge.jpg"),
             "/insecure/rs:fill:100:100/cb:{n}/plain/" .. http("TestImageLarge.jpg") .. "%3Fr%3D{n}",
             "/insecure/rs:fit:1920:1080/cb:{n}/plain/" .. localFile("TestImageLarge.jpg"),
             "/insecure/rs:fill:300:200/cb:{n}/plain/" .. localFile("TestImageLarge.jpg"),
-            "/insecure/cb:{n}/plain/" .. localFile("TestImageLarge.jpg"),
         } },
+        { "large-full-size", 200, 0.5, { "/insecure/cb:{n}/plain/" .. localFile("TestImageLarge.jpg") } },
         -- Errors the mix asks for.
         { "missing-http", 404, 3, { "/insecure/rs:fill:300:200/plain/" .. http("missing-{n}.jpg") } },
         { "missing-local", 404, 2, { "/insecure/rs:fill:300:200/plain/" .. localFile("missing-{n}.jpg") } },
@@ -83,7 +84,11 @@ function setup(thread)
 end
 
 function init(args)
-    kinds = mix(args[1])
+    kinds = {}
+    local skipped = "," .. (args[2] or "") .. ","
+    for _, kind in ipairs(mix(args[1])) do
+        if not skipped:find("," .. kind[1] .. ",", 1, true) then kinds[#kinds + 1] = kind end
+    end
     total = 0
     for _, kind in ipairs(kinds) do total = total + kind[3] end
     math.randomseed(1000 + thread_id)

@@ -7,12 +7,14 @@
 # it writes the curve as CSV and a PNG plot (docs/server-performance.md has the method and the
 # figures).
 #
-# Usage: scripts/soak.sh [--duration SECONDS] [--connections N] [--output-dir DIR]
-#   (defaults: 600 s, 8 connections, docs: DIR/soak.csv and DIR/soak-rss.png)
+# Usage: scripts/soak.sh [--duration SECONDS] [--connections N] [--output-dir DIR] [--skip KINDS]
+#   (defaults: 600 s, 8 connections, docs: DIR/soak.csv and DIR/soak-rss.png; --skip leaves the
+#   named kinds of request out of the mix, comma-separated, e.g. large-full-size)
 #
 # The mix (scripts/soak.lua, weights out of 84): memory-cache hits (30), new results of cached
 # sources (20), new source URLs fetched from the origin (10), full-size re-encodes (5),
-# TestImageLarge.jpg (3), and errors: missing sources over http: and local: (404), a corrupt
+# TestImageLarge.jpg thumbnails (2.5) and full size (0.5: each holds about 100 MB while it runs),
+# and errors: missing sources over http: and local: (404), a corrupt
 # source over both (422), a link-local address the source guard refuses and a host not in
 # ALLOWED_SOURCES (404), a bad option (400). Sources: rocket.jpg, astronaut.png, TestImage.gif and
 # TestImageLarge.jpg, from a loopback nginx origin (http:) and the same folder (local:); sizes
@@ -29,12 +31,14 @@ repository=$PWD
 duration=600
 connections=8
 output_dir=docs
+skip=""
 while [ $# -gt 0 ]; do
     case $1 in
         --duration) duration=$2; shift 2 ;;
         --connections) connections=$2; shift 2 ;;
         --output-dir) output_dir=$2; shift 2 ;;
-        *) echo "usage: $0 [--duration SECONDS] [--connections N] [--output-dir DIR]" >&2; exit 2 ;;
+        --skip) skip=$2; shift 2 ;;
+        *) echo "usage: $0 [--duration SECONDS] [--connections N] [--output-dir DIR] [--skip KINDS]" >&2; exit 2 ;;
     esac
 done
 
@@ -138,14 +142,14 @@ sampler() {
 }
 
 load_start=$(cut -d' ' -f1-3 /proc/loadavg)
-echo "[$(date +%T)] soak: ${duration} s, $connections connections, load average $load_start" >&2
+echo "[$(date +%T)] soak: ${duration} s, $connections connections${skip:+, without $skip}, load average $load_start" >&2
 sampler &
 sampler_pid=$!
 started_pids+=($sampler_pid)
 cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$server_pid/stat"; }
 cpu_before=$(cpu_ticks)
 wrk -t"$connections" -c"$connections" -d"${duration}s" --timeout 30s -s scripts/soak.lua \
-    "http://127.0.0.1:$server_port" -- "http%3A%2F%2F127.0.0.1%3A$origin_port" >"$work/wrk.out"
+    "http://127.0.0.1:$server_port" -- "http%3A%2F%2F127.0.0.1%3A$origin_port" "$skip" >"$work/wrk.out"
 cpu_after=$(cpu_ticks)
 wait "$sampler_pid" || true
 sleep 2
@@ -176,7 +180,7 @@ EOF
 
 {
     echo "date: $(date -u '+%Y-%m-%d %H:%M UTC'); machine: $(nproc) cores ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')), $(uname -sr)"
-    echo "webimage $(git rev-parse --short HEAD), release; ${duration} s, wrk $connections connections; load average at the start $load_start, at the end $load_end"
+    echo "webimage $(git rev-parse --short HEAD), release; ${duration} s, wrk $connections connections${skip:+, mix without $skip}; load average at the start $load_start, at the end $load_end"
     awk -v ticks="$(getconf CLK_TCK)" -v a="$cpu_before" -v b="$cpu_after" '/^ERRORS/ {
             for (i = 2; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
             cpu = (b - a) / ticks
@@ -192,6 +196,12 @@ EOF
             printf "RSS after the first minute: min %.1f MB, max %.1f MB, at 60 s %.1f MB, at the end %.1f MB; max/min %.3f: %s\n",
                 min / 1024, max / 1024, first / 1024, last / 1024, max / min, (max <= 1.1 * min ? "within 10%" : "NOT within 10%")
         }' "$csv"
+    # A minute's lowest, median and highest RSS: growth shows as a rising floor or peak.
+    echo "RSS by minute (MB, min / median / max):"
+    tail -n +2 "$csv" | awk -F, '$1 > 0 { print int(($1 - 1) / 60) + 1, $2 }' | sort -k1,1n -k2,2n |
+        awk '{ v[$1, ++n[$1]] = $2; if (!($1 in seen)) { seen[$1] = 1; order[++m] = $1 } }
+            END { for (i = 1; i <= m; i++) { k = order[i]; c = n[k]
+                printf "  minute %d: %.0f / %.0f / %.0f\n", k, v[k, 1] / 1024, v[k, int((c + 1) / 2)] / 1024, v[k, c] / 1024 } }'
     awk -F, -v idle="$idle" 'NR > 1 { n++; if (n == 1) first = $3; last = $3; if ($3 > max) max = $3 }
         END {
             split(idle, p, ",")
