@@ -34,6 +34,7 @@
 # ($THUMBOR_VENV) when they are missing; builds webimage and webimage-benchmark in release.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source scripts/loopback.sh
 repository=$PWD
 
 duration=10
@@ -89,7 +90,6 @@ cleanup() {
 }
 trap cleanup EXIT
 
-free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 origin_port=$(free_port); static_port=$(free_port); webimage_port=$(free_port); thumbor_port=$(free_port)
 
 # --- The servers -----------------------------------------------------------------------------
@@ -104,11 +104,7 @@ http {
     sendfile on;
     tcp_nopush on;
     keepalive_requests 1000000;
-    client_body_temp_path $work/logs/body;
-    proxy_temp_path $work/logs/proxy;
-    fastcgi_temp_path $work/logs/fastcgi;
-    uwsgi_temp_path $work/logs/uwsgi;
-    scgi_temp_path $work/logs/scgi;
+$(nginx_temp_paths "$work/logs")
     # The origin logs each request, so that the script can check who fetched what.
     server { listen 127.0.0.1:$origin_port; root $work/origin; access_log $work/logs/origin.log; }
     server { listen 127.0.0.1:$static_port; root $work/static; access_log off; }
@@ -132,17 +128,9 @@ EOF
     >"$work/logs/thumbor.log" 2>&1 &
 started_pids+=($!); thumbor_pid=$!
 
-wait_for() {
-    local url=$1 tries=0
-    until curl -sf -o /dev/null "$url"; do
-        tries=$((tries + 1))
-        [ $tries -lt 300 ] || { echo "no answer from $url; logs in $work/logs" >&2; tail -n 5 "$work"/logs/*; exit 1; }
-        sleep 0.1
-    done
-}
-wait_for "http://127.0.0.1:$origin_port/rocket.jpg"
-wait_for "http://127.0.0.1:$webimage_port/health"
-wait_for "http://127.0.0.1:$thumbor_port/healthcheck"
+wait_for "http://127.0.0.1:$origin_port/rocket.jpg" "$work/logs"
+wait_for "http://127.0.0.1:$webimage_port/health" "$work/logs"
+wait_for "http://127.0.0.1:$thumbor_port/healthcheck" "$work/logs"
 
 # The PIDs of a server's processes: the one started and its children.
 server_pids() {

@@ -26,6 +26,7 @@
 # release when a source is newer than the binary.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source scripts/loopback.sh
 repository=$PWD
 
 duration=600
@@ -69,7 +70,6 @@ cleanup() {
 }
 trap cleanup EXIT
 
-free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 origin_port=$(free_port); server_port=$(free_port)
 
 cat >"$work/nginx.conf" <<EOF
@@ -83,11 +83,7 @@ http {
     sendfile on;
     keepalive_requests 1000000;
     access_log off;
-    client_body_temp_path $work/logs/body;
-    proxy_temp_path $work/logs/proxy;
-    fastcgi_temp_path $work/logs/fastcgi;
-    uwsgi_temp_path $work/logs/uwsgi;
-    scgi_temp_path $work/logs/scgi;
+$(nginx_temp_paths "$work/logs")
     server { listen 127.0.0.1:$origin_port; root $work/origin; }
 }
 EOF
@@ -105,16 +101,8 @@ WEBIMAGE_BIND=127.0.0.1:$server_port \
     "$binary" serve >"$work/logs/webimage.log" 2>&1 &
 started_pids+=($!); server_pid=$!
 
-wait_for() {
-    local url=$1 tries=0
-    until curl -sf -o /dev/null "$url"; do
-        tries=$((tries + 1))
-        [ $tries -lt 300 ] || { echo "no answer from $url" >&2; tail -n 5 "$work"/logs/*; exit 1; }
-        sleep 0.1
-    done
-}
-wait_for "http://127.0.0.1:$origin_port/rocket.jpg"
-wait_for "http://127.0.0.1:$server_port/health"
+wait_for "http://127.0.0.1:$origin_port/rocket.jpg" "$work/logs"
+wait_for "http://127.0.0.1:$server_port/health" "$work/logs"
 
 # --- The sampler -----------------------------------------------------------------------------
 # One line a second: seconds since the load started, VmRSS (KB), open fds, threads, the /health

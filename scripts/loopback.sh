@@ -1,0 +1,21 @@
+# Helpers that scripts/server-benchmark.sh and scripts/soak.sh source: loopback ports, waiting
+# for a server, nginx's temporary folders.
+
+# A TCP port on 127.0.0.1 that nothing listens on now.
+free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+
+# Waits up to 30 s for URL to answer 2xx; else prints the tails of the logs in LOG_DIR and exits.
+wait_for() {
+    local url=$1 logs=$2 tries=0
+    until curl -sf -o /dev/null "$url"; do
+        tries=$((tries + 1))
+        [ $tries -lt 300 ] || { echo "no answer from $url; logs in $logs" >&2; tail -n 5 "$logs"/* >&2; exit 1; }
+        sleep 0.1
+    done
+}
+
+# nginx.conf lines (inside http) that keep nginx's temporary folders under DIR.
+nginx_temp_paths() {
+    local name
+    for name in client_body proxy fastcgi uwsgi scgi; do echo "    ${name}_temp_path $1/$name;"; done
+}
