@@ -23,6 +23,7 @@ struct ServeCommand: AsyncParsableCommand {
     var settings: [String] = []
 
     func run() async throws {
+        MallocArenas.limit(to: 2)
         let configuration: ImageServerConfiguration
         do {
             configuration = try await ImageServerConfiguration.load(arguments: ["webimage"] + settings)
