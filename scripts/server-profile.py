@@ -40,6 +40,8 @@ KERNEL_PARTS = [
     ("kernel: files", ["openat", "rename", "unlink", "fsync", "setxattr", "getxattr", "ext4", "statx", "newfstatat",
                        "vfs_read", "vfs_write"]),
     ("kernel: scheduling, futex, epoll", ["futex", "schedule", "epoll", "finish_task_switch"]),
+    ("kernel: memory (page faults, unmapping)", ["page_fault", "clear_page", "do_anonymous_page", "get_page_from_freelist",
+                                                 "unmap_page_range", "zap_page_range", "madvise", "munmap", "folio"]),
 ]
 
 
