@@ -95,17 +95,12 @@ extension ImageCache {
             lookupCounters.countDiskLookup(hit: false)
             return nil
         }
-        var coderOptions = context?.decodeOptions ?? ImageCoderOptions()
-        if options.contains(.decodeFirstFrameOnly) { coderOptions.decodeFirstFrameOnly = true }
-        if options.contains(.avoidDecodeImage) { coderOptions.decodeUseLazyDecoding = true }
-        if options.contains(.scaleDownLargeImages) {
-            coderOptions.decodeScaleDownLimitBytes = ImageCoderOptions.defaultScaleDownLimitBytes
-        }
+        let coderOptions = ImageDecoding.coderOptions(forName: key, options: options, context: context)
         let image: Image
         do {
-            image = try ImageCodersManager.shared.decode(data, options: coderOptions)
+            image = try ImageDecoding.decode(data, name: key, options: coderOptions, context: context)
         } catch {
-            CacheObservability.logger.debug("removing undecodable cache entry \(key): \(error)")
+            CacheObservability.logger.debug("removing undecodable cache entry \(key)")
             lookupCounters.countDiskLookup(hit: false)
             onIOQueue {
                 if diskCache.data(forKey: key) == data { diskCache.removeData(forKey: key) }

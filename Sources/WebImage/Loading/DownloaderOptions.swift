@@ -48,6 +48,18 @@ public struct DownloaderOptions: OptionSet, Sendable, Hashable {
     }
 }
 
+extension WebImageOptions {
+    /// The decoding switches of downloader options, for `ImageDecoding.coderOptions`.
+    init(decodingSwitchesOf options: DownloaderOptions) {
+        self = []
+        let pairs: [(DownloaderOptions, WebImageOptions)] = [
+            (.decodeFirstFrameOnly, .decodeFirstFrameOnly), (.scaleDownLargeImages, .scaleDownLargeImages),
+            (.avoidDecodeImage, .avoidDecodeImage),
+        ]
+        for (downloaderOption, option) in pairs where options.contains(downloaderOption) { insert(option) }
+    }
+}
+
 /// Which waiting download starts next when a slot frees: SDWebImage's `SDWebImageDownloaderExecutionOrder`.
 public enum DownloadExecutionOrder: Sendable {
     /// First queued, first started.

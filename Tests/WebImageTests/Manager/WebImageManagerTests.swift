@@ -190,6 +190,24 @@ private final class LoadRecorder: Sendable {
         }
     }
 
+    @Test func anAt2xURLHasScale2DownloadedAndReadBackFromDisk() async throws {
+        let fixture = try ManagerFixture()
+        defer { fixture.remove() }
+        try await withTestServer { server in
+            let path = "/scaled/TestImage@2x.png"
+            let png = try TestImages.data("sdwebimage/TestImage.png")
+            server.route(path) { _ in .content(Array(png), type: "image/png") }
+            let url = server.url(path)
+            let downloaded = try await fixture.manager.loadImage(with: url, options: .waitStoreCache)
+            #expect(downloaded.cacheType == .none)
+            #expect(downloaded.image.scale == 2 && downloaded.image.size == CGSize(width: 150, height: 150))
+            fixture.cache.clearMemory()
+            let fromDisk = try await fixture.manager.loadImage(with: url)
+            #expect(fromDisk.cacheType == .disk && fromDisk.image.pixelWidth == 300)
+            #expect(fromDisk.image.scale == 2 && fromDisk.image.size == CGSize(width: 150, height: 150))
+        }
+    }
+
     @Test func refreshCachedCompletesOnceOn304AndTwiceWithANewImage() async throws {
         let fixture = try ManagerFixture()
         defer { fixture.remove() }
