@@ -16,7 +16,7 @@ extension ImageCache {
             done?(nil, nil, .none)
             return nil
         }
-        let memoryImage = cacheType.includesMemory ? usableMemoryImage(forKey: key, options: options, context: context) : nil
+        let memoryImage = cacheType.includesMemory ? memoryImage(forKey: key, options: options, context: context) : nil
         if cacheType == .memory || (memoryImage != nil && !options.contains(.queryMemoryData)) {
             done?(memoryImage, nil, memoryImage == nil ? .none : .memory)
             return nil
@@ -65,7 +65,7 @@ extension ImageCache {
 
     /// The memory image unless the options rule it out (an animation when only the first frame
     /// is wanted, or not of the context's `animatedImageClass`); one ruled out counts as a miss.
-    func usableMemoryImage(forKey key: String, options: WebImageOptions, context: WebImageContext?) -> Image? {
+    public func memoryImage(forKey key: String, options: WebImageOptions, context: WebImageContext?) -> Image? {
         let image = memoryCache.object(forKey: key).flatMap { image in
             Self.isUsable(image, options: options, context: context) ? image : nil
         }

@@ -276,6 +276,11 @@ public final class ImageDownloader: ImageLoader {
         downloadImage(with: url, options: DownloaderOptions(options), context: context, progress: progress, completed: completed)
     }
 
+    /// The validators of the response a `DownloadToken` of this downloader received.
+    public func responseValidators(of operation: any WebImageOperation) -> HTTPValidators? {
+        (operation as? DownloadToken)?.validators
+    }
+
     // MARK: Scheduling
 
     /// The operation for a new request, with the headers and modifiers in force now; nil when

@@ -67,4 +67,9 @@ public final class ImageLoadersManager: ImageLoader {
     public func shouldBlockFailedURL(_ url: URL, error: any Error) -> Bool {
         loader(for: url)?.shouldBlockFailedURL(url, error: error) ?? false
     }
+
+    /// The validators the loader that returned `operation` gives.
+    public func responseValidators(of operation: any WebImageOperation) -> HTTPValidators? {
+        loaders.reversed().lazy.compactMap { $0.responseValidators(of: operation) }.first
+    }
 }
