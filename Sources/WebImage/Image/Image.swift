@@ -86,14 +86,6 @@ public final class Image: Sendable {
         self.init(bitmap: buffer, scale: scale)
     }
 
-    /// Decodes `data` with the shared coders (`ImageCodersManager.shared`); nil if no coder can.
-    public convenience init?(data: Data, scale: Double = 1) {
-        var options = ImageCoderOptions()
-        options.decodeScaleFactor = scale
-        guard let image = ImageCodersManager.shared.decodedImage(with: data, options: options) else { return nil }
-        self.init(sharing: image, animatedImageProvider: image.animatedImageProvider)
-    }
-
     /// The same image under a new reference (pixels shared, not copied), with `provider` giving
     /// the frames after the first (nil: a still image).
     convenience init(sharing image: Image, animatedImageProvider provider: (any AnimatedImageProvider)?) {
@@ -197,13 +189,6 @@ public final class Image: Sendable {
     public func decoded() throws(ImageCodingError) -> Image {
         _ = try renderedPixels()
         return self
-    }
-
-    // MARK: Encoding
-
-    /// Encodes the image with the shared coders (`ImageCodersManager.shared`).
-    public func encodedData(format: ImageFormat, options: ImageCoderOptions = ImageCoderOptions()) -> Data? {
-        ImageCodersManager.shared.encodedData(with: self, format: format, options: options)
     }
 }
 
