@@ -1,6 +1,6 @@
 import Dispatch
 import Foundation
-import LibVips
+internal import LibVips
 import Synchronization
 
 /// An ordered list of caches that is itself a cache: SDWebImage's `SDImageCachesManager`.

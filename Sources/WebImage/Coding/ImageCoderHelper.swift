@@ -1,5 +1,5 @@
 import Foundation
-import LibVips
+internal import LibVips
 
 /// Helpers around decoding: SDWebImage's `SDImageCoderHelper`. The decoding ones block (libvips
 /// work): from `async` code, call them through `BlockingPool.run`.
@@ -25,7 +25,7 @@ public enum ImageCoderHelper {
         ) else { return decodedImage(with: image) }
         let scaled = Image(
             pipeline: image.pipeline.appending { image throws(VipsError) in
-                try image.call("thumbnail_image", "width=\(width),height=\(height),size=force")
+                try image.thumbnail(width: width, height: height, sizing: .force)
             },
             pixels: nil, pixelWidth: width, pixelHeight: height, scale: image.scale, format: image.format,
             hasAlpha: image.hasAlpha, isVector: image.isVector, metadata: image.metadata

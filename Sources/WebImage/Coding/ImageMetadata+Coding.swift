@@ -1,4 +1,4 @@
-import LibVips
+internal import LibVips
 
 extension VipsImageRef {
     /// A copy for a saver that keeps metadata: `metadata`'s, with the profile of the decoded

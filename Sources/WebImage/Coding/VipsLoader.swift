@@ -1,5 +1,5 @@
 import Foundation
-import LibVips
+internal import LibVips
 
 /// What a file's header says, read without decoding pixels.
 struct VipsHeader: Sendable {
@@ -125,7 +125,7 @@ struct VipsLoader: Sendable {
                 .budgeted(by: WorkBudget(limit: budget))
         }
         if case .full(let orientation) = plan.mode, orientation > 1 {
-            return source.appending { image throws(VipsError) in try image.call("autorot") }
+            return source.appending { image throws(VipsError) in try image.autorotated() }
         }
         return source
     }

@@ -1,5 +1,5 @@
 import Foundation
-import LibVips
+internal import LibVips
 
 /// A decoded image: SDWebImage's `UIImage`. Immutable and `Sendable`.
 ///

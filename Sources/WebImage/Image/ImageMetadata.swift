@@ -1,5 +1,5 @@
 import Foundation
-import LibVips
+internal import LibVips
 
 /// What a file carries beside its pixels, as libvips names it: EXIF, XMP, IPTC and the ICC
 /// profile, copied out at decode (a few kilobytes: an image does not keep its file alive for

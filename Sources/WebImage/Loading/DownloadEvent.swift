@@ -1,5 +1,5 @@
 import Foundation
-import LibVips
+internal import LibVips
 import Synchronization
 #if canImport(FoundationNetworking)
 import FoundationNetworking

@@ -1,6 +1,6 @@
 import AsyncHTTPClient
 import Foundation
-import LibVips
+internal import LibVips
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif

@@ -1,6 +1,6 @@
 import AsyncHTTPClient
 import Foundation
-import LibVips
+internal import LibVips
 import Metrics
 import NIOCore
 #if canImport(FoundationNetworking)

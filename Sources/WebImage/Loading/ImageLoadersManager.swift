@@ -1,5 +1,5 @@
 import Foundation
-import LibVips
+internal import LibVips
 
 /// An ordered set of loaders that is itself a loader: SDWebImage's `SDImageLoadersManager`.
 /// The loader added last is asked first.

@@ -1,5 +1,5 @@
 import Foundation
-import LibVips
+internal import LibVips
 import Synchronization
 
 /// One manager load: its cache query, then its loader request. SDWebImage's

@@ -1,5 +1,5 @@
 import Foundation
-import LibVips
+internal import LibVips
 
 extension Image {
     /// This image transformed by `transform`, every frame of an animation.
