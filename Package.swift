@@ -29,7 +29,7 @@ let package = Package(
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
     targets: [
-        // The C boundary, behind one Swift target (LibVips): libvips through pkg-config, and the C
+        // The C boundary, behind one Swift target (ImageEngine): libvips through pkg-config, and the C
         // that works beside it, a target per kind.
         .systemLibrary(
             name: "CLibvips",
@@ -59,8 +59,10 @@ let package = Package(
         .systemLibrary(name: "CXattr"),
         // The lock every target uses (`Locked`: ThreadSanitizer sees it), without libvips.
         .target(name: "WebImageSupport"),
+        // The engine: the only Swift target that imports C (libvips, TurboJPEG, libpng, lcms2,
+        // xattr), with typed operations over them.
         .target(
-            name: "LibVips",
+            name: "ImageEngine",
             dependencies: [
                 "WebImageSupport",
                 "CLibvips",
@@ -76,7 +78,7 @@ let package = Package(
         .target(
             name: "WebImage",
             dependencies: [
-                "LibVips",
+                "ImageEngine",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 // ImageDownloader's HTTP client (HTTP/1.1 and HTTP/2, TLS through swift-nio-ssl).
@@ -143,7 +145,7 @@ let package = Package(
         .executableTarget(
             name: "webimage-benchmark",
             dependencies: [
-                "WebImage", "LibVips", "CBenchmarkBaselines", "WebImageTestServer",
+                "WebImage", "ImageEngine", "CBenchmarkBaselines", "WebImageTestServer",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ]
         ),
@@ -164,7 +166,7 @@ let package = Package(
         // (IsolatedRenderer): the library looks for it beside the running executable.
         .executableTarget(
             name: "webimage-render",
-            dependencies: ["LibVips"]
+            dependencies: ["ImageEngine"]
         ),
         // Decodes one file in a process of its own and prints its peak memory, for the bomb tests.
         .executableTarget(
@@ -175,7 +177,7 @@ let package = Package(
             name: "WebImageTests",
             dependencies: [
                 // WebImageTestServer: a real HTTP server on 127.0.0.1 for the tests.
-                "WebImage", "LibVips", "cache-stress-writer", "decode-probe", "orc-race-probe", "webimage", "webimage-render",
+                "WebImage", "ImageEngine", "cache-stress-writer", "decode-probe", "orc-race-probe", "webimage", "webimage-render",
                 "WebImageTestServer",
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
             ],
@@ -185,8 +187,8 @@ let package = Package(
         .testTarget(
             name: "WebImageServerTests",
             dependencies: [
-                // LibVips: results compared with libvips' own operations.
-                "WebImageServer", "WebImage", "LibVips", "WebImageSupport", "WebImageTestServer", "webimage", "webimage-render",
+                // ImageEngine: results compared with libvips' own operations.
+                "WebImageServer", "WebImage", "ImageEngine", "WebImageSupport", "WebImageTestServer", "webimage", "webimage-render",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

@@ -1,5 +1,5 @@
 import Foundation
-internal import LibVips
+internal import ImageEngine
 
 /// An animated GIF, WebP or APNG whose frames are decoded when asked for: SDWebImage's
 /// `SDAnimatedImage`. It keeps the original bytes (`animatedImageData`), so an `image` made

@@ -1,5 +1,5 @@
 import Foundation
-internal import LibVips
+internal import ImageEngine
 
 extension ImageCache {
     /// Looks `key` up: memory first (answered at once), then disk. A disk hit is decoded on

@@ -1,6 +1,6 @@
 import Dispatch
 import Foundation
-internal import LibVips
+internal import ImageEngine
 import Synchronization
 
 /// An ordered list of caches that is itself a cache: SDWebImage's `SDImageCachesManager`.

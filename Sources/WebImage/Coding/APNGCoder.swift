@@ -1,5 +1,5 @@
 import Foundation
-internal import LibVips
+internal import ImageEngine
 
 /// Animated PNG: decodes every frame (libvips 8.14 reads only the default image), composited
 /// with the APNG dispose and blend rules; frames are rendered on demand, in order, from a

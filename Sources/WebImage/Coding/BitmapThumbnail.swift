@@ -1,5 +1,5 @@
 import Foundation
-internal import LibVips
+internal import ImageEngine
 
 /// Thumbnails of images small enough to decode whole (at most `maxPixelCount`), made without
 /// libvips (`PixelBuffer.resampled`, `TurboJPEG.thumbnail`): the size libvips' thumbnail

@@ -1,5 +1,5 @@
 import Foundation
-internal import LibVips
+internal import ImageEngine
 
 /// Helpers around decoding: SDWebImage's `SDImageCoderHelper`. The decoding ones block (libvips
 /// work): from `async` code, call them through `BlockingPool.run`.

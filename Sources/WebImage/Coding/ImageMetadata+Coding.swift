@@ -1,4 +1,4 @@
-internal import LibVips
+internal import ImageEngine
 
 extension VipsImageRef {
     /// A copy for a saver that keeps metadata: `metadata`'s, with the profile of the decoded

@@ -1,5 +1,5 @@
 import Foundation
-internal import LibVips
+internal import ImageEngine
 
 /// 8-bit PNG up to 4 megapixels, through libpng: decoded whole (about twice as fast as libvips'
 /// loader on such files), thumbnails resized by `PixelBuffer.resampled` to the size libvips'

@@ -1,5 +1,5 @@
 import Foundation
-internal import LibVips
+internal import ImageEngine
 
 /// Progressive decoding of JPEG (baseline and progressive), PNG (interlaced or not) and GIF:
 /// each `incrementalDecodedImage` gives the image as far as the bytes received so far allow

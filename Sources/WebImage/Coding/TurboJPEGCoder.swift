@@ -1,5 +1,5 @@
 import Foundation
-internal import LibVips
+internal import ImageEngine
 
 /// JPEG through libjpeg-turbo's TurboJPEG API: decode at the smallest DCT scale that covers
 /// the asked size, resize, colour-convert and turn the bitmap upright without libvips (whose

@@ -1,5 +1,5 @@
 import Foundation
-internal import LibVips
+internal import ImageEngine
 
 /// The frames of one animated GIF or WebP, each decoded by libvips when asked for, in one
 /// forward pass over the file when asked for in order (`VipsFrameCursor`).

@@ -1,5 +1,5 @@
 import Foundation
-internal import LibVips
+internal import ImageEngine
 
 /// The frames of a GIF or WebP read in one forward pass. libvips' GIF and WebP loaders compose
 /// each frame on the canvas of the one before, so a fresh load of frame `n` (`page=n`) replays

@@ -1,5 +1,5 @@
 import Foundation
-internal import LibVips
+internal import ImageEngine
 
 /// The libvips coder: decodes JPEG, PNG, GIF, WebP, HEIC/HEIF, AVIF, TIFF, BMP, SVG, PDF and
 /// JPEG XL; encodes JPEG, PNG, GIF, WebP, AVIF, HEIC/HEIF, TIFF and JPEG XL. Animated GIF and

@@ -1,5 +1,5 @@
 import Foundation
-internal import LibVips
+internal import ImageEngine
 
 /// What a file's header says, read without decoding pixels.
 struct VipsHeader: Sendable {

@@ -1,5 +1,5 @@
 import Foundation
-internal import LibVips
+internal import ImageEngine
 
 /// The libvips saver for one format and the preparation an image needs before it.
 struct VipsSaver: Sendable {

@@ -1,5 +1,5 @@
 import Foundation
-internal import LibVips
+internal import ImageEngine
 
 /// A decoded image: SDWebImage's `UIImage`. Immutable and `Sendable`.
 ///

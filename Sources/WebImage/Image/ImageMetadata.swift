@@ -1,5 +1,5 @@
 import Foundation
-internal import LibVips
+internal import ImageEngine
 
 /// What a file carries beside its pixels, as libvips names it: EXIF, XMP, IPTC and the ICC
 /// profile, copied out at decode (a few kilobytes: an image does not keep its file alive for

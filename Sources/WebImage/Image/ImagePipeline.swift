@@ -1,4 +1,4 @@
-internal import LibVips
+internal import ImageEngine
 
 /// How to produce an image's pixels with libvips, without producing them: a source (a loader
 /// on the encoded bytes, or a bitmap) followed by steps. Each `build()` makes a fresh libvips

@@ -1,6 +1,6 @@
 import AsyncHTTPClient
 import Foundation
-internal import LibVips
+internal import ImageEngine
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif

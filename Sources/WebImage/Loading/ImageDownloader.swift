@@ -1,6 +1,6 @@
 import AsyncHTTPClient
 import Foundation
-internal import LibVips
+internal import ImageEngine
 import Metrics
 import NIOCore
 #if canImport(FoundationNetworking)

@@ -1,5 +1,5 @@
 import Foundation
-internal import LibVips
+internal import ImageEngine
 
 /// An ordered set of loaders that is itself a loader: SDWebImage's `SDImageLoadersManager`.
 /// The loader added last is asked first.

@@ -1,4 +1,4 @@
-internal import LibVips
+internal import ImageEngine
 
 /// Blurs an image with a Gaussian: SDWebImage's `SDImageBlurTransformer`. An image with alpha is
 /// blurred with its colours premultiplied in 8 bits, as SDWebImage's does.

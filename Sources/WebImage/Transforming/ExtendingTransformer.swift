@@ -1,5 +1,5 @@
 import Foundation
-internal import LibVips
+internal import ImageEngine
 
 /// Places an image on a larger canvas, where a gravity says: imgproxy's `extend`. The canvas
 /// is transparent unless a background is given.

@@ -1,4 +1,4 @@
-internal import LibVips
+internal import ImageEngine
 
 /// Mirrors an image: SDWebImage's `SDImageFlippingTransformer`.
 public struct FlippingTransformer: ImageTransformer {

@@ -1,5 +1,5 @@
 import Foundation
-internal import LibVips
+internal import ImageEngine
 
 extension Image {
     /// This image transformed by `transform`, every frame of an animation.

@@ -1,4 +1,4 @@
-internal import LibVips
+internal import ImageEngine
 
 /// Adds margins around an image: imgproxy's `padding`, CSS's order. The margins are
 /// transparent unless a background is given.

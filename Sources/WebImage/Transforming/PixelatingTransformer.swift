@@ -1,4 +1,4 @@
-internal import LibVips
+internal import ImageEngine
 
 /// Turns an image into blocks of one colour each (the block's mean): imgproxy's `pixelate`.
 /// Blocks start at the top-left corner; edge blocks are averaged as if the image were

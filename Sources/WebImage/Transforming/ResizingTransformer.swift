@@ -1,5 +1,5 @@
 import Foundation
-internal import LibVips
+internal import ImageEngine
 
 /// Resizes an image (Lanczos-3): SDWebImage's `SDImageResizingTransformer`.
 public struct ResizingTransformer: ImageTransformer {

@@ -1,4 +1,4 @@
-internal import LibVips
+internal import ImageEngine
 
 /// Rotates an image: SDWebImage's `SDImageRotationTransformer`.
 public struct RotationTransformer: ImageTransformer {

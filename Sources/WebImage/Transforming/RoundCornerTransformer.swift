@@ -1,4 +1,4 @@
-internal import LibVips
+internal import ImageEngine
 
 /// Rounds an image's corners, optionally with a border: SDWebImage's `SDImageRoundCornerTransformer`.
 /// Outside the rounded shape the image is transparent; the border covers the shape's edge,

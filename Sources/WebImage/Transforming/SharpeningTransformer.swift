@@ -1,4 +1,4 @@
-internal import LibVips
+internal import ImageEngine
 
 /// Sharpens an image by libvips' unsharp mask (`sharpen`, on the lightness): imgproxy's
 /// `sharpen`. An image with alpha is sharpened with its colours premultiplied, as imgproxy does.

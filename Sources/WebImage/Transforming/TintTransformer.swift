@@ -1,4 +1,4 @@
-internal import LibVips
+internal import ImageEngine
 
 /// Blends a colour over an image: SDWebImage's `SDImageTintTransformer`.
 public struct TintTransformer: ImageTransformer {
