@@ -79,7 +79,7 @@ public final class APNGCoder: AnimatedImageCoder, ThrowingImageCoder, FrameFailu
         let coder = APNGCoder(animation: animation)
         let poster = try animation.frame(at: 0)
         return Image(
-            pipeline: .bitmap(poster), pixels: poster, pixelWidth: poster.width, pixelHeight: poster.height,
+            recipe: .bitmap(poster), pixels: poster, pixelWidth: poster.width, pixelHeight: poster.height,
             scale: options.decodeScaleFactor, format: .png, hasAlpha: true,
             animatedImageProvider: coder, sourceByteCount: data.count
         )

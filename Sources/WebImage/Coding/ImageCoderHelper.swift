@@ -24,7 +24,7 @@ public enum ImageCoderHelper {
             limitBytes: limitBytes > 0 ? limitBytes : defaultScaleDownLimitBytes
         ) else { return decodedImage(with: image) }
         let scaled = Image(
-            pipeline: image.pipeline.appending { image throws(VipsError) in
+            recipe: image.recipe.appending { image throws(VipsError) in
                 try image.thumbnail(width: width, height: height, sizing: .force)
             },
             pixels: nil, pixelWidth: width, pixelHeight: height, scale: image.scale, format: image.format,

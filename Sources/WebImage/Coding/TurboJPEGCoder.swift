@@ -57,7 +57,7 @@ public final class TurboJPEGCoder: ThrowingImageCoder {
         // A file TurboJPEG stops at (any libjpeg warning) is read by libvips' jpegload, which
         // fails on truncation and tolerates stray bytes: the same size either way. Both decodes
         // count against the scan limit.
-        let pipeline = ImagePipeline { () throws(VipsError) in
+        let recipe = ImageRecipe { () throws(VipsError) in
             do { return try VipsImageRef.wrapping(work.bitmap()) } catch {
                 do throws(ImageCodingError) {
                     try DecodeLimits.checkSecondJPEGDecode(data, options: options)
@@ -77,7 +77,7 @@ public final class TurboJPEGCoder: ThrowingImageCoder {
             }
         }
         return Image(
-            pipeline: pixels.map(ImagePipeline.bitmap) ?? pipeline, pixels: pixels,
+            recipe: pixels.map(ImageRecipe.bitmap) ?? recipe, pixels: pixels,
             pixelWidth: work.size.width, pixelHeight: work.size.height, scale: options.decodeScaleFactor,
             format: .jpeg, hasAlpha: false, sourceByteCount: data.count, metadata: header.metadata
         )

@@ -40,7 +40,7 @@ public final class VipsAnimatedImageCoder: AnimatedImageCoder, FrameFailureRecor
             return nil
         }
         return Image(
-            pipeline: .bitmap(pixels), pixels: pixels, pixelWidth: pixels.width, pixelHeight: pixels.height,
+            recipe: .bitmap(pixels), pixels: pixels, pixelWidth: pixels.width, pixelHeight: pixels.height,
             scale: options.decodeScaleFactor, format: loader.format, hasAlpha: header.hasAlpha
         )
     }
