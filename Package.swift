@@ -123,7 +123,8 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "NIOHTTP2", package: "swift-nio-http2"),
-            ]
+            ],
+            path: "Tests/WebImageTestServer"
         ),
         .executableTarget(
             name: "webimage",
@@ -140,6 +141,7 @@ let package = Package(
         .target(
             name: "CBenchmarkBaselines",
             dependencies: ["CLibvips", "CBitmapKernels"],
+            path: "Benchmarks/CBenchmarkBaselines",
             linkerSettings: [.linkedLibrary("turbojpeg")]
         ),
         .executableTarget(
@@ -147,12 +149,14 @@ let package = Package(
             dependencies: [
                 "WebImage", "ImageEngine", "CBenchmarkBaselines", "WebImageTestServer",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
-            ]
+            ],
+            path: "Benchmarks/webimage-benchmark"
         ),
         // Writes cache entries from a second process for the cache's multi-process test.
         .executableTarget(
             name: "cache-stress-writer",
-            dependencies: ["WebImage"]
+            dependencies: ["WebImage"],
+            path: "Tests/CacheStressWriter"
         ),
         // The liborc race reproducer (scripts/orc-race.sh; a short run in LiborcLockTests), with
         // CVipsGlue's lock linked in.
@@ -171,7 +175,8 @@ let package = Package(
         // Decodes one file in a process of its own and prints its peak memory, for the bomb tests.
         .executableTarget(
             name: "decode-probe",
-            dependencies: ["WebImage"]
+            dependencies: ["WebImage"],
+            path: "Tests/DecodeProbe"
         ),
         .testTarget(
             name: "WebImageTests",

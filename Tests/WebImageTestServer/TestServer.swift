@@ -63,7 +63,7 @@ public final class TestServer: Sendable {
         if let path = ProcessInfo.processInfo.environment["WEBIMAGE_TESTDATA"], !path.isEmpty {
             return URL(fileURLWithPath: path)
         }
-        // Sources/WebImageTestServer/TestServer.swift -> repository root -> Tests/Images
+        // Tests/WebImageTestServer/TestServer.swift -> repository root -> Tests/Images
         return URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().appendingPathComponent("Tests/Images")
     }()
