@@ -25,6 +25,7 @@ enum ImageDecoding {
             coderOptions.decodeScaleDownLimitBytes = ImageCoderOptions.defaultScaleDownLimitBytes
         }
         if options.contains(.avoidDecodeImage) { coderOptions.decodeUseLazyDecoding = true }
+        if options.contains(.preloadAllFrames) { coderOptions.decodePreloadsAllFrames = true }
         return coderOptions
     }
 
@@ -37,7 +38,8 @@ enum ImageDecoding {
         do {
             let image = try coder.decode(data, options: coderOptions)
             guard image.pixelWidth > 0, image.pixelHeight > 0 else { throw ImageCodingError.emptyData }
-            return image
+            guard coderOptions.decodePreloadsAllFrames, image.isAnimated, let provider = image.animatedImageProvider else { return image }
+            return Image(sharing: image, animatedImageProvider: PreloadedFramesProvider(provider))
         } catch {
             logger.debug("image data does not decode", metadata: ["name": "\(name ?? "-")", "reason": "\(error)"])
             throw .badImageData

@@ -28,7 +28,8 @@ public struct DownloaderOptions: OptionSet, Sendable, Hashable {
     public static let avoidDecodeImage = DownloaderOptions(rawValue: 1 << 9)
     /// Decode only the first frame of animated images.
     public static let decodeFirstFrameOnly = DownloaderOptions(rawValue: 1 << 10)
-    /// Accepted for SDWebImage compatibility; does nothing yet (frames are decoded when asked for).
+    /// Decode every frame of an animation before completing, and keep them (otherwise frames
+    /// are decoded when asked for).
     public static let preloadAllFrames = DownloaderOptions(rawValue: 1 << 11)
     /// With the context's `animatedImageClass`: decode into that class.
     public static let matchAnimatedImageClass = DownloaderOptions(rawValue: 1 << 12)
@@ -54,7 +55,7 @@ extension WebImageOptions {
         self = []
         let pairs: [(DownloaderOptions, WebImageOptions)] = [
             (.decodeFirstFrameOnly, .decodeFirstFrameOnly), (.scaleDownLargeImages, .scaleDownLargeImages),
-            (.avoidDecodeImage, .avoidDecodeImage),
+            (.avoidDecodeImage, .avoidDecodeImage), (.preloadAllFrames, .preloadAllFrames),
         ]
         for (downloaderOption, option) in pairs where options.contains(downloaderOption) { insert(option) }
     }

@@ -239,6 +239,25 @@ private final class LoadRecorder: Sendable {
         }
     }
 
+    @Test func preloadAllFramesDecodesEveryFrameBeforeCompleting() async throws {
+        let fixture = try ManagerFixture()
+        defer { fixture.remove() }
+        try await withTestServer { server in
+            let url = server.url("/images/sdwebimage/TestImage.gif")
+            let preloaded = try await fixture.manager.loadImage(with: url, options: [.preloadAllFrames, .waitStoreCache])
+            let onDemand = try await fixture.manager.loadImage(with: url, options: .fromLoaderOnly)
+            #expect(preloaded.image.frameCount > 2 && preloaded.image.frameCount == onDemand.image.frameCount)
+            // Preloaded frames are kept: the same decoded image each time; on demand, a new decode.
+            let frame = try #require(preloaded.image.frame(at: 2))
+            #expect(frame.isDecoded && preloaded.image.frame(at: 2) === frame)
+            #expect(onDemand.image.frame(at: 2) !== onDemand.image.frame(at: 2))
+            // A disk hit preloads too.
+            fixture.cache.clearMemory()
+            let fromDisk = try await fixture.manager.loadImage(with: url, options: .preloadAllFrames)
+            #expect(fromDisk.cacheType == .disk && fromDisk.image.frame(at: 2) === fromDisk.image.frame(at: 2))
+        }
+    }
+
     @Test func refreshCachedRevalidatesThroughACachesManager() async throws {
         let scratch = try ScratchFolder()
         defer { scratch.remove() }
