@@ -204,6 +204,18 @@ import WebImageServer
         #expect(try await Self.process(SourceImages.animatedWebP, "rs:fit:50:50", configuration: configuration).frameCount == 8)
     }
 
+    @Test func anAnimationTooLargeToEncodeIs422() async throws {
+        // 8 frames enlarged to 3000x2000 are 48 megapixels to encode: over the encoders' 40 MP
+        // (`encodeMaxTotalPixelCount`), though the source (8.3 MP) is within every source limit.
+        let data = try SourceImages.data(SourceImages.animatedWebP)
+        let error = try await Self.refusal(data, "rs:fill:3000:2000/el:1")
+        guard case .sourceTooLarge(let reason) = error else {
+            Issue.record("\(String(describing: error))")
+            return
+        }
+        #expect(error?.status == 422 && reason.contains("encode limit"), "\(reason)")
+    }
+
     @Test func resultLimitAndSecurityOptions() async throws {
         var configuration = ProcessingConfiguration()
         configuration.maxResultDimension = 500

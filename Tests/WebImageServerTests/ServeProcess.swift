@@ -67,6 +67,9 @@ final class ServeProcess: Sendable {
         self.exited = exited
     }
 
+    /// The server's process ID (for its /proc entries).
+    var processIdentifier: Int32 { process.processIdentifier }
+
     /// Sends `signal` to the server.
     func signal(_ signal: Int32) {
         kill(process.processIdentifier, signal)

@@ -70,9 +70,10 @@ public struct ImageProcessor: Sendable {
         do {
             data = try coders.encode(image, format: format, options: encoding)
         } catch {
-            // The source is decoded while encoding: a corrupt one fails here.
+            // The source is decoded while encoding: a corrupt one fails here, and so does one
+            // over a limit (its decode's time budget, the encoders' limit on an animation's pixels).
             if case .unsupportedFormat = error { throw .unsupportedOutputFormat("\(format) cannot be written") }
-            throw .unreadableSource(error.description)
+            throw SourceInspection.mapped(error)
         }
         if options.maxBytes > 0, data.count > options.maxBytes {
             throw .maxBytesNotMet(smallest: data.count, limit: options.maxBytes)

@@ -40,11 +40,11 @@ enum SourceInspection {
         header.format == .svg || header.format == .pdf
     }
 
-    /// A coding failure as the status it answers: a limit 422 "too large", anything else 422
-    /// "broken or unsupported".
+    /// A coding failure as the status it answers: a limit 422 "too large" (pixels, work, time,
+    /// an animation too large to encode), anything else 422 "broken or unsupported".
     static func mapped(_ error: ImageCodingError) -> ImageServerError {
         switch error {
-        case .tooManyPixels, .overLimit: .sourceTooLarge(error.description)
+        case .tooManyPixels, .overLimit, .overEncodeLimit: .sourceTooLarge(error.description)
         default: .unreadableSource(error.description)
         }
     }

@@ -38,10 +38,12 @@ import FoundationNetworking
 
     @Test func aTrickleThatKeepsDeliveringIsNeverCut() async throws {
         try await withTestServer { server in
-            let downloader = makeDownloader { $0.downloadTimeout = 1 }
+            // A 4 s stall bound: pieces 0.5 s apart leave room for a starved test server (with
+            // 2 s, the whole suite's first minutes on 2 cores cut it).
+            let downloader = makeDownloader { $0.downloadTimeout = 2 }
             let result = try await downloader.downloadData(with: server.url(Self.trickle))
             #expect(result.data == (try TestImages.data("sdwebimage/TestImage.png")))
-            // Longer than the 2 s stall bound, and never retried.
+            // Longer than the 4 s stall bound, and never retried.
             #expect(result.metrics.totalTime >= 5 && result.metrics.retryCount == 0, "\(result.metrics)")
         }
     }
@@ -62,7 +64,7 @@ import FoundationNetworking
     /// the whole body.
     @Test func aContextDeadlineFailsItsCallerAloneOnASharedDownload() async throws {
         try await withTestServer { server async throws in
-            let downloader = makeDownloader { $0.downloadTimeout = 1 }
+            let downloader = makeDownloader { $0.downloadTimeout = 2 }  // the patient's stall bound: 4 s
             var hurried = WebImageContext()
             hurried.downloadDeadline = 1
             let url = server.url(Self.trickle)
