@@ -29,7 +29,7 @@ let package = Package(
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
     targets: [
-        // The C boundary, behind one Swift target (LibVips): libvips through pkg-config, and the C
+        // The C boundary, behind one Swift target (ImageEngine): libvips through pkg-config, and the C
         // that works beside it, a target per kind.
         .systemLibrary(
             name: "CLibvips",
@@ -59,8 +59,10 @@ let package = Package(
         .systemLibrary(name: "CXattr"),
         // The lock every target uses (`Locked`: ThreadSanitizer sees it), without libvips.
         .target(name: "WebImageSupport"),
+        // The engine: the only Swift target that imports C (libvips, TurboJPEG, libpng, lcms2,
+        // xattr), with typed operations over them.
         .target(
-            name: "LibVips",
+            name: "ImageEngine",
             dependencies: [
                 "WebImageSupport",
                 "CLibvips",
@@ -76,7 +78,7 @@ let package = Package(
         .target(
             name: "WebImage",
             dependencies: [
-                "LibVips",
+                "ImageEngine",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 // ImageDownloader's HTTP client (HTTP/1.1 and HTTP/2, TLS through swift-nio-ssl).
@@ -121,7 +123,8 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "NIOHTTP2", package: "swift-nio-http2"),
-            ]
+            ],
+            path: "Tests/WebImageTestServer"
         ),
         .executableTarget(
             name: "webimage",
@@ -138,19 +141,22 @@ let package = Package(
         .target(
             name: "CBenchmarkBaselines",
             dependencies: ["CLibvips", "CBitmapKernels"],
+            path: "Benchmarks/CBenchmarkBaselines",
             linkerSettings: [.linkedLibrary("turbojpeg")]
         ),
         .executableTarget(
             name: "webimage-benchmark",
             dependencies: [
-                "WebImage", "LibVips", "CBenchmarkBaselines", "WebImageTestServer",
+                "WebImage", "ImageEngine", "CBenchmarkBaselines", "WebImageTestServer",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
-            ]
+            ],
+            path: "Benchmarks/webimage-benchmark"
         ),
         // Writes cache entries from a second process for the cache's multi-process test.
         .executableTarget(
             name: "cache-stress-writer",
-            dependencies: ["WebImage"]
+            dependencies: ["WebImage"],
+            path: "Tests/CacheStressWriter"
         ),
         // The liborc race reproducer (scripts/orc-race.sh; a short run in LiborcLockTests), with
         // CVipsGlue's lock linked in.
@@ -164,18 +170,19 @@ let package = Package(
         // (IsolatedRenderer): the library looks for it beside the running executable.
         .executableTarget(
             name: "webimage-render",
-            dependencies: ["LibVips"]
+            dependencies: ["ImageEngine"]
         ),
         // Decodes one file in a process of its own and prints its peak memory, for the bomb tests.
         .executableTarget(
             name: "decode-probe",
-            dependencies: ["WebImage"]
+            dependencies: ["WebImage"],
+            path: "Tests/DecodeProbe"
         ),
         .testTarget(
             name: "WebImageTests",
             dependencies: [
                 // WebImageTestServer: a real HTTP server on 127.0.0.1 for the tests.
-                "WebImage", "LibVips", "cache-stress-writer", "decode-probe", "orc-race-probe", "webimage", "webimage-render",
+                "WebImage", "ImageEngine", "cache-stress-writer", "decode-probe", "orc-race-probe", "webimage", "webimage-render",
                 "WebImageTestServer",
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
             ],
@@ -185,8 +192,8 @@ let package = Package(
         .testTarget(
             name: "WebImageServerTests",
             dependencies: [
-                // LibVips: results compared with libvips' own operations.
-                "WebImageServer", "WebImage", "LibVips", "WebImageSupport", "WebImageTestServer", "webimage", "webimage-render",
+                // ImageEngine: results compared with libvips' own operations.
+                "WebImageServer", "WebImage", "ImageEngine", "WebImageSupport", "WebImageTestServer", "webimage", "webimage-render",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

@@ -1,7 +1,7 @@
 // The JPEG marker walkers of our own: the header segments (EXIF orientation, ICC profile
 // chunks), the progressive scan count, and the scan selection for a 1/8 decode.
 import Foundation
-import LibVips
+import ImageEngine
 @testable import WebImage
 
 @_cdecl("LLVMFuzzerTestOneInput")

@@ -2,7 +2,7 @@
 // (LibPNG: ours on libdeflate, checked against libpng's pull reader, which must give the same
 // samples for every file ours reads), and libpng's push reader (PNGStreamDecoder) fed in two pieces.
 import Foundation
-import LibVips
+import ImageEngine
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ bytes: UnsafePointer<UInt8>, _ count: Int) -> CInt {

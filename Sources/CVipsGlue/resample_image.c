@@ -1,4 +1,4 @@
-// Our resampler (bitmap.c) as a step of a lazy libvips pipeline: the output is computed strip
+// Our resampler (CBitmapKernels/resample.c) as a step of a lazy libvips pipeline: the output is computed strip
 // by strip by libvips' workers, each strip (any area) from the source area it reads. libvips
 // 8.14's resize of the same image costs 5-30x more (scalar horizontal passes, in floating
 // point to be exact), and differs from ours by up to 11 levels in 8 bits.

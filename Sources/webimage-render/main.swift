@@ -1,5 +1,5 @@
 import Foundation
-import LibVips
+import ImageEngine
 
 // The child process of `IsolatedRenderer`: loads the image on standard input with the libvips
 // operation and options given, within a CPU time budget, and writes its 8-bit RGBA pixels to

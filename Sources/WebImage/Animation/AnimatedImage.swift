@@ -1,5 +1,5 @@
 import Foundation
-import LibVips
+internal import ImageEngine
 
 /// An animated GIF, WebP or APNG whose frames are decoded when asked for: SDWebImage's
 /// `SDAnimatedImage`. It keeps the original bytes (`animatedImageData`), so an `image` made
@@ -52,7 +52,7 @@ public final class AnimatedImage: AnimatedImageProvider, Sendable {
     /// The file at `path`, its scale read from an `@2x`-style end of its name (1 otherwise).
     public convenience init?(contentsOfFile path: String) {
         guard let data = FileManager.default.contents(atPath: path) else { return nil }
-        self.init(data: data, scale: Self.scale(fromFileName: path))
+        self.init(data: data, scale: ImageScaleFactor.fromName(path))
     }
 
     private init(poster: Image, coder: (any AnimatedImageCoder)?, data: Data, scale: Double) {
@@ -123,14 +123,5 @@ public final class AnimatedImage: AnimatedImageProvider, Sendable {
     /// Bytes of decoded pixels: one frame's, times the frame count once all are preloaded.
     public var memoryCost: Int {
         pixelWidth * pixelHeight * 4 * (isAllFramesLoaded ? animatedImageFrameCount : 1)
-    }
-
-    /// The scale an `@2x`, `@3x` (any number) at the end of a file's stem gives; 1 without.
-    static func scale(fromFileName path: String) -> Double {
-        let stem = URL(fileURLWithPath: path).deletingPathExtension().lastPathComponent
-        guard stem.hasSuffix("x"), let at = stem.lastIndex(of: "@"),
-              let value = Double(stem[stem.index(after: at)..<stem.index(before: stem.endIndex)]), value > 0, value.isFinite
-        else { return 1 }
-        return value
     }
 }

@@ -1,5 +1,5 @@
 import Foundation
-import LibVips
+internal import ImageEngine
 
 /// Plays any `AnimatedImageProvider`: SDWebImage's `SDAnimatedImagePlayer`, without a view.
 ///

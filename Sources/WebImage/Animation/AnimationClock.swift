@@ -1,5 +1,5 @@
 import Foundation
-import LibVips
+internal import ImageEngine
 
 /// What drives an `AnimatedImagePlayer`: calls its tick with the time elapsed since the previous
 /// tick. A display link on Apple platforms; here a timer (`TimerAnimationClock`), or

@@ -1,4 +1,4 @@
-import LibVips
+internal import ImageEngine
 
 /// Where an `AnimatedImagePlayer` decodes frames ahead of time.
 public struct FrameDecodeExecutor: Sendable {

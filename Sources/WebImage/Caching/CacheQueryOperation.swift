@@ -1,6 +1,6 @@
 import Dispatch
 import Foundation
-import LibVips
+internal import ImageEngine
 import Synchronization
 
 /// The operation of one cache query: SDWebImage's `SDImageCacheToken`. Its completion runs exactly

@@ -1,5 +1,5 @@
 import Foundation
-import LibVips
+internal import ImageEngine
 
 /// A query over several caches: completes exactly once, with the first result offered or with
 /// nothing found when cancelled; cancelling it cancels the queries it started.

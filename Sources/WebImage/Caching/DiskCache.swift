@@ -1,7 +1,7 @@
 import Dispatch
 import Foundation
 import Glibc
-import LibVips
+internal import ImageEngine
 
 /// The default disk tier: one file per key in one folder, named by `DiskCacheFileName`.
 ///

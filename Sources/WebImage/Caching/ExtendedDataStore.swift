@@ -1,6 +1,6 @@
 import Foundation
 import Glibc
-import LibVips
+internal import ImageEngine
 
 /// Extended data of disk cache entries: a `user.` extended attribute on the entry's file where the
 /// file system takes one, else a hidden sidecar file beside it (tmpfs, overlay and some network

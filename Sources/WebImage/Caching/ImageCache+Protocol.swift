@@ -53,4 +53,22 @@ extension ImageCache: ImageCacheProtocol {
             completion?()
         }
     }
+
+    /// Kept in the disk entry's extended data (beside the file), after the entry's write.
+    public func storeValidators(_ validators: HTTPValidators, forKey key: String, completion: ImageCacheCompletion?) {
+        ioQueue.async { [self] in
+            do {
+                try diskCache.setExtendedData(validators.extendedData, forKey: key)
+            } catch {
+                CacheObservability.logger.debug("validators not kept", metadata: ["key": "\(key)", "error": "\(error)"])
+            }
+            completion?()
+        }
+    }
+
+    public func queryValidators(forKey key: String, completion: @escaping ImageCacheValidatorsCompletion) {
+        ioQueue.async { [self] in
+            completion(diskCache.extendedData(forKey: key).flatMap(HTTPValidators.init(extendedData:)))
+        }
+    }
 }

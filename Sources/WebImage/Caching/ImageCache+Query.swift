@@ -1,5 +1,5 @@
 import Foundation
-import LibVips
+internal import ImageEngine
 
 extension ImageCache {
     /// Looks `key` up: memory first (answered at once), then disk. A disk hit is decoded on
@@ -16,7 +16,7 @@ extension ImageCache {
             done?(nil, nil, .none)
             return nil
         }
-        let memoryImage = cacheType.includesMemory ? usableMemoryImage(forKey: key, options: options, context: context) : nil
+        let memoryImage = cacheType.includesMemory ? memoryImage(forKey: key, options: options, context: context) : nil
         if cacheType == .memory || (memoryImage != nil && !options.contains(.queryMemoryData)) {
             done?(memoryImage, nil, memoryImage == nil ? .none : .memory)
             return nil
@@ -65,7 +65,7 @@ extension ImageCache {
 
     /// The memory image unless the options rule it out (an animation when only the first frame
     /// is wanted, or not of the context's `animatedImageClass`); one ruled out counts as a miss.
-    func usableMemoryImage(forKey key: String, options: WebImageOptions, context: WebImageContext?) -> Image? {
+    public func memoryImage(forKey key: String, options: WebImageOptions, context: WebImageContext?) -> Image? {
         let image = memoryCache.object(forKey: key).flatMap { image in
             Self.isUsable(image, options: options, context: context) ? image : nil
         }
@@ -95,17 +95,12 @@ extension ImageCache {
             lookupCounters.countDiskLookup(hit: false)
             return nil
         }
-        var coderOptions = context?.decodeOptions ?? ImageCoderOptions()
-        if options.contains(.decodeFirstFrameOnly) { coderOptions.decodeFirstFrameOnly = true }
-        if options.contains(.avoidDecodeImage) { coderOptions.decodeUseLazyDecoding = true }
-        if options.contains(.scaleDownLargeImages) {
-            coderOptions.decodeScaleDownLimitBytes = ImageCoderOptions.defaultScaleDownLimitBytes
-        }
+        let coderOptions = ImageDecoding.coderOptions(forName: key, options: options, context: context)
         let image: Image
         do {
-            image = try ImageCodersManager.shared.decode(data, options: coderOptions)
+            image = try ImageDecoding.decode(data, name: key, options: coderOptions, context: context)
         } catch {
-            CacheObservability.logger.debug("removing undecodable cache entry \(key): \(error)")
+            CacheObservability.logger.debug("removing undecodable cache entry \(key)")
             lookupCounters.countDiskLookup(hit: false)
             onIOQueue {
                 if diskCache.data(forKey: key) == data { diskCache.removeData(forKey: key) }

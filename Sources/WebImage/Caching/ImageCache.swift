@@ -1,6 +1,6 @@
 import Dispatch
 import Foundation
-import LibVips
+internal import ImageEngine
 
 /// A memory tier in front of a disk tier: SDWebImage's `SDImageCache`.
 ///

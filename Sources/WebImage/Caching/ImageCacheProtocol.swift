@@ -34,7 +34,25 @@ public protocol ImageCacheProtocol: Sendable {
 
     /// Empties the tiers of `cacheType`.
     func clear(with cacheType: ImageCacheType, completion: ImageCacheCompletion?)
+
+    /// The image memory holds for `key`, answered on the calling thread without waiting, for
+    /// the async load's fast path; nil when memory has none or the options rule it out (an
+    /// animation when only the first frame is wanted). The default answers nil: every load
+    /// then goes through `queryImage`, which gives the same image.
+    func memoryImage(forKey key: String, options: WebImageOptions, context: WebImageContext?) -> Image?
+
+    /// Keeps the HTTP validators of the data stored under `key` (its entity tag and
+    /// last-modified date), so that `.refreshCached` can ask the server whether it changed.
+    /// The default keeps none and completes at once: the server is then asked without them.
+    func storeValidators(_ validators: HTTPValidators, forKey key: String, completion: ImageCacheCompletion?)
+
+    /// The validators kept for `key`, or nil; `completion` runs exactly once. The default
+    /// answers nil at once.
+    func queryValidators(forKey key: String, completion: @escaping ImageCacheValidatorsCompletion)
 }
+
+/// Called with the validators kept for a key, or nil.
+public typealias ImageCacheValidatorsCompletion = @Sendable (HTTPValidators?) -> Void
 
 /// What an asynchronous query found.
 public typealias ImageCacheQueryResult = (image: Image?, data: Data?, cacheType: ImageCacheType)
@@ -87,5 +105,33 @@ extension ImageCacheProtocol {
         await withCheckedContinuation { continuation in
             clear(with: cacheType) { continuation.resume() }
         }
+    }
+
+    /// Keeps `validators` for `key`; returns when they are kept.
+    public func storeValidators(_ validators: HTTPValidators, forKey key: String) async {
+        await withCheckedContinuation { continuation in
+            storeValidators(validators, forKey: key) { continuation.resume() }
+        }
+    }
+
+    /// The validators kept for `key`, or nil.
+    public func queryValidators(forKey key: String) async -> HTTPValidators? {
+        await withCheckedContinuation { continuation in
+            queryValidators(forKey: key) { continuation.resume(returning: $0) }
+        }
+    }
+
+    // The defaults of a cache that keeps no validators and answers memory only through `queryImage`.
+
+    public func memoryImage(forKey key: String, options: WebImageOptions, context: WebImageContext?) -> Image? {
+        nil
+    }
+
+    public func storeValidators(_ validators: HTTPValidators, forKey key: String, completion: ImageCacheCompletion?) {
+        completion?()
+    }
+
+    public func queryValidators(forKey key: String, completion: @escaping ImageCacheValidatorsCompletion) {
+        completion(nil)
     }
 }

@@ -1,6 +1,6 @@
 import Dispatch
 import Foundation
-import LibVips
+internal import ImageEngine
 import Synchronization
 
 /// An ordered list of caches that is itself a cache: SDWebImage's `SDImageCachesManager`.
@@ -182,6 +182,32 @@ public final class ImageCachesManager: ImageCacheProtocol {
                 answer.give(type)
             } else {
                 containsSerially(caches.dropFirst(), key: key, cacheType: cacheType, answer: answer)
+            }
+        }
+    }
+
+    /// Kept by the caches the store policy picks (as the data was).
+    public func storeValidators(_ validators: HTTPValidators, forKey key: String, completion: ImageCacheCompletion?) {
+        let (caches, policy) = state.withLock { ($0.caches, $0.storeOperationPolicy) }
+        Self.run(policy, over: caches, completion: completion) { cache, done in
+            cache.storeValidators(validators, forKey: key, completion: done)
+        }
+    }
+
+    /// The first validators found, the highest priority cache asked first.
+    public func queryValidators(forKey key: String, completion: @escaping ImageCacheValidatorsCompletion) {
+        Self.queryValidatorsSerially(ArraySlice(caches.reversed()), key: key, completion: completion)
+    }
+
+    private static func queryValidatorsSerially(
+        _ caches: ArraySlice<any ImageCacheProtocol>, key: String, completion: @escaping ImageCacheValidatorsCompletion
+    ) {
+        guard let cache = caches.first else { return completion(nil) }
+        cache.queryValidators(forKey: key) { validators in
+            if let validators {
+                completion(validators)
+            } else {
+                queryValidatorsSerially(caches.dropFirst(), key: key, completion: completion)
             }
         }
     }

@@ -1,5 +1,5 @@
 import Glibc
-import LibVips
+internal import ImageEngine
 import Synchronization
 
 /// The default memory tier of an `ImageCache`: `ObjectMemoryCache` holding images.

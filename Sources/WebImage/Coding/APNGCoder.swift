@@ -1,5 +1,5 @@
 import Foundation
-import LibVips
+internal import ImageEngine
 
 /// Animated PNG: decodes every frame (libvips 8.14 reads only the default image), composited
 /// with the APNG dispose and blend rules; frames are rendered on demand, in order, from a
@@ -56,7 +56,7 @@ public final class APNGCoder: AnimatedImageCoder, ThrowingImageCoder, FrameFailu
             let pngs = try (0..<frames.count).map { index in
                 let frame = try frames.frame(at: index)
                 // One pixel layout for every frame: RGB when the animation is opaque, else RGBA.
-                var pixels = image.hasAlpha ? frame : try frame.call("extract_band", "band=0,n=3")
+                var pixels = image.hasAlpha ? frame : try frame.extractingBands(from: 0, count: 3)
                 // The file takes its metadata chunks from the first frame's PNG (`APNGWriter`).
                 let withMetadata = keepsMetadata && index == 0
                 if withMetadata { pixels = try pixels.replacingMetadata(with: image.metadata) }
@@ -79,7 +79,7 @@ public final class APNGCoder: AnimatedImageCoder, ThrowingImageCoder, FrameFailu
         let coder = APNGCoder(animation: animation)
         let poster = try animation.frame(at: 0)
         return Image(
-            pipeline: .bitmap(poster), pixels: poster, pixelWidth: poster.width, pixelHeight: poster.height,
+            recipe: .bitmap(poster), pixels: poster, pixelWidth: poster.width, pixelHeight: poster.height,
             scale: options.decodeScaleFactor, format: .png, hasAlpha: true,
             animatedImageProvider: coder, sourceByteCount: data.count
         )

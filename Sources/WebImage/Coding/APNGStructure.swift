@@ -186,7 +186,7 @@ extension Data {
 
 /// The CRC-32 that PNG chunks carry, to check stored chunks and to give rebuilt frame files
 /// fresh ones. Written here because no listed Swift package exposes one, and zlib's is out of
-/// reach: only the LibVips target imports C, and none of its modules exposes zlib.
+/// reach: only the ImageEngine target imports C, and none of its modules exposes zlib.
 enum CRC32 {
     private static let table: [UInt32] = (0..<256).map { index in
         (0..<8).reduce(UInt32(index)) { value, _ in value & 1 == 1 ? 0xEDB8_8320 ^ (value >> 1) : value >> 1 }

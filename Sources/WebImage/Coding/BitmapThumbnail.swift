@@ -1,5 +1,5 @@
 import Foundation
-import LibVips
+internal import ImageEngine
 
 /// Thumbnails of images small enough to decode whole (at most `maxPixelCount`), made without
 /// libvips (`PixelBuffer.resampled`, `TurboJPEG.thumbnail`): the size libvips' thumbnail
@@ -23,7 +23,7 @@ enum BitmapThumbnail {
         if let size = asked.withLock({ $0[question] }) { return size }
         let probe = try VipsImageRef.placeholder(
             width: question.loadedWidth, height: question.loadedHeight, bands: 3, orientation: header.orientation
-        ).call("thumbnail_image", "width=\(width),height=\(height),size=\(stretch ? "force" : "down")")
+        ).thumbnail(width: width, height: height, sizing: stretch ? .force : .down)
         let size = (width: probe.width, height: probe.height)
         asked.withLock { asked in
             if asked.count >= askedLimit { asked.removeAll() }

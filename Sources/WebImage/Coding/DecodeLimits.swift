@@ -1,5 +1,5 @@
 import Foundation
-import LibVips
+internal import ImageEngine
 
 /// The limits on the work a small input can ask for, checked from its structure before any
 /// pixel is decoded: `ImageCodingError.overLimit` when one is exceeded.

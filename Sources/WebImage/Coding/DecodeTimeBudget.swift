@@ -1,4 +1,4 @@
-import LibVips
+internal import ImageEngine
 
 /// The CPU time a decode may take to compute its pixels, by what it makes, before it is stopped
 /// with `ImageCodingError.overLimit`: the budget for work that no other decode limit counts (a

@@ -72,20 +72,6 @@ public protocol ProgressiveImageCoder: ImageCoder {
     func incrementalDecodedImage(options: ImageCoderOptions) -> Image?
 }
 
-/// Frames of an animated image, decoded on demand: SDWebImage's `SDAnimatedImageProvider`.
-public protocol AnimatedImageProvider: Sendable {
-    /// The encoded data the frames come from, if kept.
-    var animatedImageData: Data? { get }
-    /// Number of frames.
-    var animatedImageFrameCount: Int { get }
-    /// Times the animation plays (0 = forever).
-    var animatedImageLoopCount: Int { get }
-    /// Frame `index` as a still image, or nil.
-    func animatedImageFrame(at index: Int) -> Image?
-    /// How long frame `index` shows, in seconds.
-    func animatedImageDuration(at index: Int) -> TimeInterval
-}
-
 /// A coder whose instances give the frames of one animated file: SDWebImage's `SDAnimatedImageCoder`.
 public protocol AnimatedImageCoder: ImageCoder, AnimatedImageProvider {
     /// A provider for the frames of `data`, or nil when it is not an animation this coder reads.

@@ -1,5 +1,5 @@
 import Foundation
-import LibVips
+internal import ImageEngine
 
 /// Helpers around decoding: SDWebImage's `SDImageCoderHelper`. The decoding ones block (libvips
 /// work): from `async` code, call them through `BlockingPool.run`.
@@ -24,8 +24,8 @@ public enum ImageCoderHelper {
             limitBytes: limitBytes > 0 ? limitBytes : defaultScaleDownLimitBytes
         ) else { return decodedImage(with: image) }
         let scaled = Image(
-            pipeline: image.pipeline.appending { image throws(VipsError) in
-                try image.call("thumbnail_image", "width=\(width),height=\(height),size=force")
+            recipe: image.recipe.appending { image throws(VipsError) in
+                try image.thumbnail(width: width, height: height, sizing: .force)
             },
             pixels: nil, pixelWidth: width, pixelHeight: height, scale: image.scale, format: image.format,
             hasAlpha: image.hasAlpha, isVector: image.isVector, metadata: image.metadata

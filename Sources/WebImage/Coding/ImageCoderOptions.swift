@@ -15,6 +15,9 @@ public struct ImageCoderOptions: Sendable, Equatable {
     public var decodeScaleDownLimitBytes = 0
     /// Keep the image a lazy pipeline until its pixels are read (true), or decode the pixels now (false).
     public var decodeUseLazyDecoding = false
+    /// Decode every frame of an animation at once and keep them (`.preloadAllFrames`); set by
+    /// the load path, not by coders.
+    var decodePreloadsAllFrames = false
     /// Refuse images whose header claims more pixels than this (per frame), or whose pixels as
     /// the decoder holds them (16-bit, float, a progressive JPEG's coefficients) take more bytes
     /// than this many 8-bit RGBA pixels would, before allocating any.

@@ -1,5 +1,5 @@
 import Foundation
-import LibVips
+internal import ImageEngine
 
 /// An ordered set of coders that is itself a coder: SDWebImage's `SDImageCodersManager`.
 /// The coder added last is asked first.

@@ -1,5 +1,5 @@
 import Foundation
-import LibVips
+internal import ImageEngine
 
 /// 8-bit PNG up to 4 megapixels, through libpng: decoded whole (about twice as fast as libvips'
 /// loader on such files), thumbnails resized by `PixelBuffer.resampled` to the size libvips'
@@ -59,19 +59,19 @@ public final class LibPNGCoder: ThrowingImageCoder {
         if !options.decodeUseLazyDecoding {
             guard let pixels = try? bitmap() else { return try fallback.decode(data, options: options) }
             return Image(
-                pipeline: .bitmap(pixels), pixels: pixels, pixelWidth: size.width, pixelHeight: size.height,
+                recipe: .bitmap(pixels), pixels: pixels, pixelWidth: size.width, pixelHeight: size.height,
                 scale: options.decodeScaleFactor, format: .png, hasAlpha: hasAlpha, sourceByteCount: data.count,
                 metadata: header.metadata
             )
         }
         // A file libpng refuses (16-bit samples) or stops at is read by libvips' loader, which
         // gives the same size or the error.
-        let libvips = loader.pipeline(for: data, plan: plan, frames: .still, budget: options.decodeTimeBudget.limit(for: plan))
-        let pipeline = ImagePipeline { () throws(VipsError) in
+        let libvips = loader.recipe(for: data, plan: plan, frames: .still, budget: options.decodeTimeBudget.limit(for: plan))
+        let recipe = ImageRecipe { () throws(VipsError) in
             do { return try VipsImageRef.wrapping(bitmap()) } catch { return try libvips.prepare() }
         }
         return Image(
-            pipeline: pipeline, pixels: nil, pixelWidth: size.width, pixelHeight: size.height,
+            recipe: recipe, pixels: nil, pixelWidth: size.width, pixelHeight: size.height,
             scale: options.decodeScaleFactor, format: .png, hasAlpha: hasAlpha, sourceByteCount: data.count,
             metadata: header.metadata
         )

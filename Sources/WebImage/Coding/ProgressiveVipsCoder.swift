@@ -1,5 +1,5 @@
 import Foundation
-import LibVips
+internal import ImageEngine
 
 /// Progressive decoding of JPEG (baseline and progressive), PNG (interlaced or not) and GIF:
 /// each `incrementalDecodedImage` gives the image as far as the bytes received so far allow
@@ -72,7 +72,7 @@ public final class ProgressiveVipsCoder: ProgressiveImageCoder {
               image.width * image.pageHeight <= options.decodeMaxPixelCount
         else { return nil }
         do {
-            if image.orientation > 1 { image = try image.call("autorot") }
+            if image.orientation > 1 { image = try image.autorotated() }
             let pixels = try image.normalizedToSRGB().renderRGBA()
             return Image(bitmap: pixels, scale: options.decodeScaleFactor, format: format, isIncremental: true)
         } catch {

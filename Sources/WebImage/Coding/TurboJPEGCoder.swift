@@ -1,5 +1,5 @@
 import Foundation
-import LibVips
+internal import ImageEngine
 
 /// JPEG through libjpeg-turbo's TurboJPEG API: decode at the smallest DCT scale that covers
 /// the asked size, resize, colour-convert and turn the bitmap upright without libvips (whose
@@ -57,7 +57,7 @@ public final class TurboJPEGCoder: ThrowingImageCoder {
         // A file TurboJPEG stops at (any libjpeg warning) is read by libvips' jpegload, which
         // fails on truncation and tolerates stray bytes: the same size either way. Both decodes
         // count against the scan limit.
-        let pipeline = ImagePipeline { () throws(VipsError) in
+        let recipe = ImageRecipe { () throws(VipsError) in
             do { return try VipsImageRef.wrapping(work.bitmap()) } catch {
                 do throws(ImageCodingError) {
                     try DecodeLimits.checkSecondJPEGDecode(data, options: options)
@@ -77,7 +77,7 @@ public final class TurboJPEGCoder: ThrowingImageCoder {
             }
         }
         return Image(
-            pipeline: pixels.map(ImagePipeline.bitmap) ?? pipeline, pixels: pixels,
+            recipe: pixels.map(ImageRecipe.bitmap) ?? recipe, pixels: pixels,
             pixelWidth: work.size.width, pixelHeight: work.size.height, scale: options.decodeScaleFactor,
             format: .jpeg, hasAlpha: false, sourceByteCount: data.count, metadata: header.metadata
         )
@@ -107,7 +107,7 @@ public final class TurboJPEGCoder: ThrowingImageCoder {
                 },
                 libvips: { () throws(VipsError) in
                     let image = try VipsImageRef.load("jpegload_buffer", data: data, options: "fail_on=truncated")
-                    return orientation > 1 ? try image.call("autorot") : image
+                    return orientation > 1 ? try image.autorotated() : image
                 }
             )
         case let .thumbnail(width, height, stretch):
@@ -121,7 +121,6 @@ public final class TurboJPEGCoder: ThrowingImageCoder {
             // photo shrunk 8 times is small enough to hold whole.
             let shrink = TurboJPEG.shrink(stored, covering: orientation >= 5 ? (size.height, size.width) : size)
             guard (stored.width / shrink) * (stored.height / shrink) <= BitmapThumbnail.maxPixelCount else { return nil }
-            let thumbnail = "width=\(width),height=\(height),size=\(stretch ? "force" : "down")"
             return Work(
                 size: size,
                 bitmap: { () throws(VipsError) in
@@ -129,7 +128,7 @@ public final class TurboJPEGCoder: ThrowingImageCoder {
                 },
                 libvips: { () throws(VipsError) in
                     try VipsImageRef.load("jpegload_buffer", data: data, options: "fail_on=truncated,shrink=\(libvipsShrink)")
-                        .call("thumbnail_image", thumbnail)
+                        .thumbnail(width: width, height: height, sizing: stretch ? .force : .down)
                 }
             )
         }

@@ -1,5 +1,5 @@
 import Foundation
-import LibVips
+internal import ImageEngine
 
 /// The frames of one animated GIF or WebP, each decoded by libvips when asked for, in one
 /// forward pass over the file when asked for in order (`VipsFrameCursor`).
@@ -40,7 +40,7 @@ public final class VipsAnimatedImageCoder: AnimatedImageCoder, FrameFailureRecor
             return nil
         }
         return Image(
-            pipeline: .bitmap(pixels), pixels: pixels, pixelWidth: pixels.width, pixelHeight: pixels.height,
+            recipe: .bitmap(pixels), pixels: pixels, pixelWidth: pixels.width, pixelHeight: pixels.height,
             scale: options.decodeScaleFactor, format: loader.format, hasAlpha: header.hasAlpha
         )
     }

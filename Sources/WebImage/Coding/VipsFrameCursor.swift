@@ -1,5 +1,5 @@
 import Foundation
-import LibVips
+internal import ImageEngine
 
 /// The frames of a GIF or WebP read in one forward pass. libvips' GIF and WebP loaders compose
 /// each frame on the canvas of the one before, so a fresh load of frame `n` (`page=n`) replays
@@ -57,10 +57,10 @@ final class VipsFrameCursor: Sendable {
     private func shaped(_ frame: VipsImageRef) throws(VipsError) -> PixelBuffer {
         switch plan.mode {
         case .full(let orientation):
-            return try (orientation > 1 ? frame.call("autorot") : frame).normalizedToSRGB().renderRGBA()
+            return try (orientation > 1 ? frame.autorotated() : frame).normalizedToSRGB().renderRGBA()
         case let .thumbnail(width, height, stretch):
             guard frame.width * frame.height <= BitmapThumbnail.maxPixelCount, frame.isEightBit else {
-                return try frame.call("thumbnail_image", "width=\(width),height=\(height),size=\(stretch ? "force" : "down")")
+                return try frame.thumbnail(width: width, height: height, sizing: stretch ? .force : .down)
                     .normalizedToSRGB().renderRGBA()
             }
             let size = try BitmapThumbnail.libvipsSize(header: header, shrink: 1, width: width, height: height, stretch: stretch)

@@ -1,5 +1,5 @@
 import Foundation
-import LibVips
+internal import ImageEngine
 
 /// The libvips coder: decodes JPEG, PNG, GIF, WebP, HEIC/HEIF, AVIF, TIFF, BMP, SVG, PDF and
 /// JPEG XL; encodes JPEG, PNG, GIF, WebP, AVIF, HEIC/HEIF, TIFF and JPEG XL. Animated GIF and
@@ -62,22 +62,22 @@ public final class VipsImageCoder: ThrowingImageCoder {
             ? VipsAnimatedImageCoder(data: data, loader: loader, header: header, plan: plan, options: options)
             : nil
         return try Self.image(
-            from: loader.pipeline(for: data, plan: plan, frames: animated ? .first : .still, budget: options.decodeTimeBudget.limit(for: plan)),
+            from: loader.recipe(for: data, plan: plan, frames: animated ? .first : .still, budget: options.decodeTimeBudget.limit(for: plan)),
             format: format, options: options, provider: provider, sourceByteCount: data.count, metadata: header.metadata
         )
     }
 
-    /// Prepares `pipeline` once to learn the output size (header only), then renders it from
+    /// Prepares `recipe` once to learn the output size (header only), then renders it from
     /// that build, or keeps it lazy with that build handed to its first reader.
     static func image(
-        from pipeline: ImagePipeline, format: ImageFormat, options: ImageCoderOptions,
+        from recipe: ImageRecipe, format: ImageFormat, options: ImageCoderOptions,
         provider: (any AnimatedImageProvider)?, sourceByteCount: Int, metadata: ImageMetadata
     ) throws(ImageCodingError) -> Image {
         do {
-            let built = try pipeline.prepare()
+            let built = try recipe.prepare()
             let pixels = options.decodeUseLazyDecoding ? nil : try built.normalizedToSRGB().renderRGBA()
             return Image(
-                pipeline: pixels.map(ImagePipeline.bitmap) ?? pipeline, pixels: pixels, pendingBuild: built,
+                recipe: pixels.map(ImageRecipe.bitmap) ?? recipe, pixels: pixels, pendingBuild: built,
                 pixelWidth: built.width, pixelHeight: built.height, scale: options.decodeScaleFactor,
                 format: format, hasAlpha: built.hasAlpha, isVector: format == .svg || format == .pdf,
                 animatedImageProvider: provider, sourceByteCount: sourceByteCount, metadata: metadata
@@ -104,7 +104,7 @@ public final class VipsImageCoder: ThrowingImageCoder {
             }
         }
         return Image(
-            pipeline: .bitmap(pixels), pixels: pixels, pixelWidth: pixels.width, pixelHeight: pixels.height,
+            recipe: .bitmap(pixels), pixels: pixels, pixelWidth: pixels.width, pixelHeight: pixels.height,
             scale: options.decodeScaleFactor, format: format, hasAlpha: true, isVector: true, sourceByteCount: data.count
         )
     }

@@ -1,5 +1,5 @@
 import Foundation
-import LibVips
+internal import ImageEngine
 
 /// What a file's header says, read without decoding pixels.
 struct VipsHeader: Sendable {
@@ -118,14 +118,14 @@ struct VipsLoader: Sendable {
 
     /// The pipeline that decodes `data` (a still image, or `frames` of an animation) by `plan`,
     /// its pixels computed under a new `WorkBudget` of `budget` for each build.
-    func pipeline(for data: Data, plan: DecodePlan, frames: Frames, budget: Duration) -> ImagePipeline {
+    func recipe(for data: Data, plan: DecodePlan, frames: Frames, budget: Duration) -> ImageRecipe {
         let call = loadCall(plan: plan, frames: frames)
-        let source = ImagePipeline { () throws(VipsError) in
+        let source = ImageRecipe { () throws(VipsError) in
             try VipsImageRef.load(call.operation, data: data, options: call.options, loaderOptions: call.loaderOptions)
                 .budgeted(by: WorkBudget(limit: budget))
         }
         if case .full(let orientation) = plan.mode, orientation > 1 {
-            return source.appending { image throws(VipsError) in try image.call("autorot") }
+            return source.appending { image throws(VipsError) in try image.autorotated() }
         }
         return source
     }

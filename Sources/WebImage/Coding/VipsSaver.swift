@@ -1,5 +1,5 @@
 import Foundation
-import LibVips
+internal import ImageEngine
 
 /// The libvips saver for one format and the preparation an image needs before it.
 struct VipsSaver: Sendable {
@@ -39,7 +39,7 @@ struct VipsSaver: Sendable {
         guard supportsAnimation, image.isAnimated, !options.encodeFirstFrameOnly else {
             let still = try image.makeVipsImage()
             // Decoded pixels are RGBA even when opaque: drop that band rather than flatten it.
-            return !image.hasAlpha && still.bands == 4 ? try still.call("extract_band", "band=0,n=3") : still
+            return !image.hasAlpha && still.bands == 4 ? try still.extractingBands(from: 0, count: 3) : still
         }
         let frames = try AnimationFrames(of: image, format: format, options: options)
         let strip = try VipsImageRef.lazyFrames(width: frames.width, frameHeight: frames.height, count: frames.count) { index, output in
@@ -135,7 +135,7 @@ extension VipsImageRef {
     func scaledDown(toFit size: CGSize) throws(VipsError) -> VipsImageRef {
         let box = size.pixelBox(rounding: .towardZero)
         guard box.width >= 1, box.height >= 1, width > box.width || height > box.height else { return self }
-        return try call("thumbnail_image", "width=\(box.width),height=\(box.height),size=down")
+        return try thumbnail(width: box.width, height: box.height, sizing: .down)
     }
 }
 

@@ -1,5 +1,5 @@
 import Foundation
-import LibVips
+internal import ImageEngine
 
 /// A decoded image: SDWebImage's `UIImage`. Immutable and `Sendable`.
 ///
@@ -26,18 +26,18 @@ public final class Image: Sendable {
     /// The frames after the first of an animated image, decoded on demand.
     public let animatedImageProvider: (any AnimatedImageProvider)?
 
-    let pipeline: ImagePipeline
+    let recipe: ImageRecipe
     let sourceByteCount: Int
     /// The file's EXIF, XMP, IPTC and ICC profile, for encoders that keep them; transforms keep it.
     let metadata: ImageMetadata
     private let pixels: Locked<PixelBuffer?>
     /// The pipeline prepared while decoding (to learn the size), kept for the first reader of a
     /// lazy image so that decode and encode do not each parse the file: libvips images from a
-    /// sequential loader can be read once, so it is handed out once, then `pipeline` rebuilds.
+    /// sequential loader can be read once, so it is handed out once, then `recipe` rebuilds.
     private let pendingBuild: Locked<VipsImageRef?>
 
     init(
-        pipeline: ImagePipeline,
+        recipe: ImageRecipe,
         pixels: PixelBuffer?,
         pendingBuild: VipsImageRef? = nil,
         pixelWidth: Int,
@@ -51,7 +51,7 @@ public final class Image: Sendable {
         sourceByteCount: Int = 0,
         metadata: ImageMetadata = .none
     ) {
-        self.pipeline = pipeline
+        self.recipe = recipe
         self.pixels = Locked(pixels)
         self.pendingBuild = Locked(pixels == nil ? pendingBuild : nil)
         self.pixelWidth = pixelWidth
@@ -69,7 +69,7 @@ public final class Image: Sendable {
     /// An image over a bitmap that already holds upright sRGB pixels (3 or 4 bands).
     convenience init(bitmap: PixelBuffer, scale: Double = 1, format: ImageFormat = .undefined, isIncremental: Bool = false) {
         self.init(
-            pipeline: .bitmap(bitmap), pixels: bitmap.bands == 4 ? bitmap : nil,
+            recipe: .bitmap(bitmap), pixels: bitmap.bands == 4 ? bitmap : nil,
             pixelWidth: bitmap.width, pixelHeight: bitmap.height, scale: scale, format: format,
             hasAlpha: bitmap.bands == 4, isIncremental: isIncremental
         )
@@ -86,19 +86,11 @@ public final class Image: Sendable {
         self.init(bitmap: buffer, scale: scale)
     }
 
-    /// Decodes `data` with the shared coders (`ImageCodersManager.shared`); nil if no coder can.
-    public convenience init?(data: Data, scale: Double = 1) {
-        var options = ImageCoderOptions()
-        options.decodeScaleFactor = scale
-        guard let image = ImageCodersManager.shared.decodedImage(with: data, options: options) else { return nil }
-        self.init(sharing: image, animatedImageProvider: image.animatedImageProvider)
-    }
-
     /// The same image under a new reference (pixels shared, not copied), with `provider` giving
     /// the frames after the first (nil: a still image).
     convenience init(sharing image: Image, animatedImageProvider provider: (any AnimatedImageProvider)?) {
         self.init(
-            pipeline: image.pipeline, pixels: image.pixels.withLock { $0 },
+            recipe: image.recipe, pixels: image.pixels.withLock { $0 },
             pendingBuild: image.pendingBuild.withLock { pending in defer { pending = nil }; return pending },
             pixelWidth: image.pixelWidth, pixelHeight: image.pixelHeight, scale: image.scale,
             format: image.format, hasAlpha: image.hasAlpha, isIncremental: image.isIncremental,
@@ -171,7 +163,7 @@ public final class Image: Sendable {
         if let prepared = pendingBuild.withLock({ pending in defer { pending = nil }; return pending }) {
             return try prepared.normalizedToSRGB()
         }
-        return try pipeline.build()
+        return try recipe.build()
     }
 
     /// Gives `body` the RGBA8 bytes: `pixelWidth * 4` per row, rows top to bottom. Decodes a lazy
@@ -197,13 +189,6 @@ public final class Image: Sendable {
     public func decoded() throws(ImageCodingError) -> Image {
         _ = try renderedPixels()
         return self
-    }
-
-    // MARK: Encoding
-
-    /// Encodes the image with the shared coders (`ImageCodersManager.shared`).
-    public func encodedData(format: ImageFormat, options: ImageCoderOptions = ImageCoderOptions()) -> Data? {
-        ImageCodersManager.shared.encodedData(with: self, format: format, options: options)
     }
 }
 

@@ -27,3 +27,8 @@ public struct RGBA8: Hashable, Sendable, CustomStringConvertible {
     /// "rgba(r, g, b, a)".
     public var description: String { "rgba(\(red), \(green), \(blue), \(alpha))" }
 }
+
+extension RGBA8 {
+    /// The four components, as the engine's colour arguments take them.
+    var components: (red: UInt8, green: UInt8, blue: UInt8, alpha: UInt8) { (red, green, blue, alpha) }
+}

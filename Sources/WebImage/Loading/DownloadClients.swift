@@ -1,5 +1,5 @@
 import AsyncHTTPClient
-import LibVips
+internal import ImageEngine
 import NIOSSL
 
 /// A downloader's HTTP clients: one that verifies certificates, one made on first use for

@@ -1,5 +1,5 @@
 import Foundation
-import LibVips
+internal import ImageEngine
 import Synchronization
 #if canImport(FoundationNetworking)
 import FoundationNetworking

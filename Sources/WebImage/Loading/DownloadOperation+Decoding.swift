@@ -102,7 +102,7 @@ extension DownloadOperation {
     private static func decode(_ data: Data, url: URL, options: ImageCoderOptions, context: WebImageContext?) async -> Result<Image, WebImageError> {
         do {
             return .success(try await BlockingPool.run { () throws(WebImageError) -> Image in
-                try LoaderDecoding.decode(data, url: url, options: options, context: context)
+                try ImageDecoding.decode(data, name: url.absoluteString, options: options, context: context)
             })
         } catch let error as WebImageError {
             return .failure(error)

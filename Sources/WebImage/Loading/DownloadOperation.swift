@@ -1,6 +1,6 @@
 import AsyncHTTPClient
 import Foundation
-import LibVips
+internal import ImageEngine
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -96,7 +96,7 @@ final class DownloadOperation: Sendable {
             if case .finished = state.phase { return nil }
             let id = state.nextCallerID
             state.nextCallerID += 1
-            let coderOptions = LoaderDecoding.coderOptions(for: key.url, options: options, context: context)
+            let coderOptions = ImageDecoding.coderOptions(forName: key.url.absoluteString, options: WebImageOptions(decodingSwitchesOf: options), context: context)
             state.callers.append(Caller(
                 id: id, options: options, context: context, coderOptions: coderOptions, decodes: decodes, callbacks: callbacks,
                 deadline: deadline

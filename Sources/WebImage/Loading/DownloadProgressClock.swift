@@ -1,4 +1,4 @@
-import LibVips
+internal import ImageEngine
 
 /// When a download last received new body bytes, and so when it stalls: the bound on the time a
 /// download spends without new bytes across its attempts, retry waits and resumes

@@ -28,7 +28,8 @@ public struct DownloaderOptions: OptionSet, Sendable, Hashable {
     public static let avoidDecodeImage = DownloaderOptions(rawValue: 1 << 9)
     /// Decode only the first frame of animated images.
     public static let decodeFirstFrameOnly = DownloaderOptions(rawValue: 1 << 10)
-    /// Accepted for SDWebImage compatibility; does nothing yet (frames are decoded when asked for).
+    /// Decode every frame of an animation before completing, and keep them (otherwise frames
+    /// are decoded when asked for).
     public static let preloadAllFrames = DownloaderOptions(rawValue: 1 << 11)
     /// With the context's `animatedImageClass`: decode into that class.
     public static let matchAnimatedImageClass = DownloaderOptions(rawValue: 1 << 12)
@@ -45,6 +46,18 @@ public struct DownloaderOptions: OptionSet, Sendable, Hashable {
         ]
         for (option, downloaderOption) in pairs where options.contains(option) { result.insert(downloaderOption) }
         self = result
+    }
+}
+
+extension WebImageOptions {
+    /// The decoding switches of downloader options, for `ImageDecoding.coderOptions`.
+    init(decodingSwitchesOf options: DownloaderOptions) {
+        self = []
+        let pairs: [(DownloaderOptions, WebImageOptions)] = [
+            (.decodeFirstFrameOnly, .decodeFirstFrameOnly), (.scaleDownLargeImages, .scaleDownLargeImages),
+            (.avoidDecodeImage, .avoidDecodeImage), (.preloadAllFrames, .preloadAllFrames),
+        ]
+        for (downloaderOption, option) in pairs where options.contains(downloaderOption) { insert(option) }
     }
 }
 

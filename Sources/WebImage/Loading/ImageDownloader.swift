@@ -1,6 +1,6 @@
 import AsyncHTTPClient
 import Foundation
-import LibVips
+internal import ImageEngine
 import Metrics
 import NIOCore
 #if canImport(FoundationNetworking)
@@ -274,6 +274,11 @@ public final class ImageDownloader: ImageLoader {
         progress: ImageLoaderProgress?, completed: ImageLoaderCompletion?
     ) -> (any WebImageOperation)? {
         downloadImage(with: url, options: DownloaderOptions(options), context: context, progress: progress, completed: completed)
+    }
+
+    /// The validators of the response a `DownloadToken` of this downloader received.
+    public func responseValidators(of operation: any WebImageOperation) -> HTTPValidators? {
+        (operation as? DownloadToken)?.validators
     }
 
     // MARK: Scheduling

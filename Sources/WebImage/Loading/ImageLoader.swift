@@ -25,6 +25,12 @@ public protocol ImageLoader: Sendable {
     /// True when a load of `url` that failed with `error` will fail again, so the manager may
     /// refuse the URL from then on.
     func shouldBlockFailedURL(_ url: URL, error: any Error) -> Bool
+
+    /// The HTTP validators of the response an operation this loader returned received, which
+    /// the manager keeps with the cached image; a later `.refreshCached` load hands them back
+    /// in the context's `downloadValidators`, to be sent (`If-None-Match`,
+    /// `If-Modified-Since`). The default answers nil: no validators are kept.
+    func responseValidators(of operation: any WebImageOperation) -> HTTPValidators?
 }
 
 /// What a load found.
@@ -66,6 +72,10 @@ extension ImageLoader {
     /// may not.
     public func shouldBlockFailedURL(_ url: URL, error: any Error) -> Bool {
         WebImageError.isPermanent(error)
+    }
+
+    public func responseValidators(of operation: any WebImageOperation) -> HTTPValidators? {
+        nil
     }
 }
 

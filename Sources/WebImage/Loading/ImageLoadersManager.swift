@@ -1,5 +1,5 @@
 import Foundation
-import LibVips
+internal import ImageEngine
 
 /// An ordered set of loaders that is itself a loader: SDWebImage's `SDImageLoadersManager`.
 /// The loader added last is asked first.
@@ -66,5 +66,10 @@ public final class ImageLoadersManager: ImageLoader {
 
     public func shouldBlockFailedURL(_ url: URL, error: any Error) -> Bool {
         loader(for: url)?.shouldBlockFailedURL(url, error: error) ?? false
+    }
+
+    /// The validators the loader that returned `operation` gives.
+    public func responseValidators(of operation: any WebImageOperation) -> HTTPValidators? {
+        loaders.reversed().lazy.compactMap { $0.responseValidators(of: operation) }.first
     }
 }

@@ -25,7 +25,7 @@ final class LocalLoadOperation: WebImageOperation {
         completed: ImageLoaderCompletion?, read: @escaping @Sendable () throws -> Data
     ) -> LocalLoadOperation {
         let operation = LocalLoadOperation(completion: completed, callbackQueue: context?.callbackQueue)
-        let coderOptions = LoaderDecoding.coderOptions(for: url, options: DownloaderOptions(options), context: context)
+        let coderOptions = ImageDecoding.coderOptions(forName: url.absoluteString, options: options, context: context)
         Task {
             let result: Result<(Image, Data), any Error>
             do {
@@ -34,9 +34,9 @@ final class LocalLoadOperation: WebImageOperation {
                     progress?(data.count, data.count, url)
                     if let decryptor = context?.downloadDecryptor {
                         guard let decrypted = decryptor.decryptedData(with: data, response: nil) else { throw WebImageError.badImageData }
-                        return (try LoaderDecoding.decode(decrypted, url: url, options: coderOptions, context: context), decrypted)
+                        return (try ImageDecoding.decode(decrypted, name: url.absoluteString, options: coderOptions, context: context), decrypted)
                     }
-                    return (try LoaderDecoding.decode(data, url: url, options: coderOptions, context: context), data)
+                    return (try ImageDecoding.decode(data, name: url.absoluteString, options: coderOptions, context: context), data)
                 })
             } catch {
                 result = .failure(error)

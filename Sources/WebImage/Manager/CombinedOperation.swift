@@ -1,5 +1,5 @@
 import Foundation
-import LibVips
+internal import ImageEngine
 import Synchronization
 
 /// One manager load: its cache query, then its loader request. SDWebImage's

@@ -1,5 +1,5 @@
 import Foundation
-import LibVips
+internal import ImageEngine
 
 /// Warms the cache with images that will be needed soon: SDWebImage's `SDWebImagePrefetcher`.
 /// At most `maxConcurrentPrefetchCount` loads run at once across all its prefetches, with

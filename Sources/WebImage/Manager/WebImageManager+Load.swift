@@ -1,5 +1,5 @@
 import Foundation
-import LibVips
+internal import ImageEngine
 import Synchronization
 
 extension WebImageManager {
@@ -55,11 +55,11 @@ extension WebImageManager {
     func memoryHit(_ url: URL?, options: WebImageOptions, context: WebImageContext?) -> ImageLoadResult? {
         guard let url, currentSettings.processor == nil,
               options.isDisjoint(with: [.fromLoaderOnly, .refreshCached, .queryMemoryData]),
-              (context?.queryCacheType ?? .all).includesMemory,
-              let cache = (context?.imageCache ?? imageCache) as? ImageCache
+              (context?.queryCacheType ?? .all).includesMemory
         else { return nil }
+        let cache = context?.imageCache ?? imageCache
         let key = cacheKey(for: url, context: context)
-        guard !key.isEmpty, let image = cache.usableMemoryImage(forKey: key, options: options, context: context),
+        guard !key.isEmpty, let image = cache.memoryImage(forKey: key, options: options, context: context),
               options.contains(.retryFailed) || !isFailedURL(url)
         else { return nil }
         return ImageLoadResult(image: image, data: nil, cacheType: .memory, url: url)
@@ -213,7 +213,7 @@ final class ManagerLoad: Sendable {
         deliver(cachedImage, cachedData, nil, cacheType, finished: true)
         Task { [self] in
             var loadContext = context ?? WebImageContext()
-            loadContext.downloadValidators = try? await BlockingPool.run { self.storedValidators() }
+            loadContext.downloadValidators = await storedValidators()
             guard operation.isActive else { return }
             request(url, from: loader, context: loadContext, cachedImage: cachedImage)
         }
@@ -242,7 +242,7 @@ final class ManagerLoad: Sendable {
                 return
             }
             if options.contains(.retryFailed) { manager.removeFailedURL(url) }
-            let validators = (operation.loaderOperation as? DownloadToken)?.validators
+            let validators = operation.loaderOperation.flatMap { loader.responseValidators(of: $0) }
             transformAndStore(image, data: data, cacheType: .none, downloaded: true, validators: validators)
         })
     }
@@ -288,8 +288,8 @@ final class ManagerLoad: Sendable {
             if tiers != .none {
                 stores.append { done in
                     originalCache.store(image, imageData: originalData, forKey: originalKey, cacheType: tiers) {
-                        if tiers.includesDisk { Self.keepValidators(validators, in: originalCache, forKey: originalKey) }
-                        done()
+                        guard tiers.includesDisk, let validators else { return done() }
+                        originalCache.storeValidators(validators, forKey: originalKey, completion: done)
                     }
                 }
             }
@@ -304,8 +304,8 @@ final class ManagerLoad: Sendable {
             let key = self.key
             stores.append { done in
                 cache.store(final, imageData: data, forKey: key, cacheType: storeType) {
-                    if !derived, storeType.includesDisk { Self.keepValidators(validators, in: cache, forKey: key) }
-                    done()
+                    guard !derived, storeType.includesDisk, let validators else { return done() }
+                    cache.storeValidators(validators, forKey: key, completion: done)
                 }
             }
         }
@@ -320,26 +320,11 @@ final class ManagerLoad: Sendable {
 
     // MARK: Validators
 
-    /// Keeps a response's validators beside the disk entry, for `.refreshCached`. Called from a
-    /// store's completion, which runs on the cache's I/O queue after the disk write.
-    private static func keepValidators(_ validators: HTTPValidators?, in cache: any ImageCacheProtocol, forKey key: String) {
-        guard let validators, let imageCache = cache as? ImageCache else { return }
-        imageCache.onIOQueue {
-            do {
-                try imageCache.diskCache.setExtendedData(validators.extendedData, forKey: key)
-            } catch {
-                WebImageManager.logger.debug("validators not kept", metadata: ["key": "\(key)", "error": "\(error)"])
-            }
-        }
-    }
-
-    /// The validators kept with the original's disk entry (else the final key's).
-    private func storedValidators() -> HTTPValidators? {
+    /// The validators the cache kept with the original's entry (else the final key's).
+    private func storedValidators() async -> HTTPValidators? {
         let originalCache = context?.originalImageCache ?? cache
         for (candidate, key) in [(originalCache, originalKey), (cache, key)] {
-            guard let imageCache = candidate as? ImageCache else { continue }
-            let data = imageCache.onIOQueue { imageCache.diskCache.extendedData(forKey: key) }
-            if let data, let validators = HTTPValidators(extendedData: data) { return validators }
+            if let validators = await candidate.queryValidators(forKey: key) { return validators }
         }
         return nil
     }

@@ -1,5 +1,5 @@
 import Foundation
-import LibVips
+internal import ImageEngine
 import Logging
 
 /// Called with the image (or the error), its data, where it came from, whether it is final

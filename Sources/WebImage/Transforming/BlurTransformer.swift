@@ -1,4 +1,4 @@
-import LibVips
+internal import ImageEngine
 
 /// Blurs an image with a Gaussian: SDWebImage's `SDImageBlurTransformer`. An image with alpha is
 /// blurred with its colours premultiplied in 8 bits, as SDWebImage's does.
@@ -20,14 +20,14 @@ public struct BlurTransformer: ImageTransformer {
         let radius = radius
         return image.transformed(by: PixelTransform { image, scale throws(VipsError) in
             let sigma = radius * scale
-            guard image.hasAlpha else { return try image.call("gaussblur", "sigma=\(sigma)") }
+            guard image.hasAlpha else { return try image.gaussianBlur(sigma: sigma) }
             // Blurred premultiplied in 8 bits, as vImage (SDWebImage's blur) and Core Graphics
             // do: libvips' integer convolution, where floating point costs about twice as much
             // (`webimage-benchmark transformers`). Where alpha is at least 64 a colour is within
             // 4 levels of a floating-point blur's; fainter pixels have fewer levels to keep.
             // After a step that had the premultiplied pixels (round corners), they are taken as
             // they are.
-            return try image.premultipliedEightBit().call("gaussblur", "sigma=\(sigma)").unpremultipliedEightBit()
+            return try image.premultipliedEightBit().gaussianBlur(sigma: sigma).unpremultipliedEightBit()
         })
     }
 }

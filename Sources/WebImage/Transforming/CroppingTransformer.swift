@@ -1,5 +1,5 @@
 import Foundation
-import LibVips
+internal import ImageEngine
 
 /// Cuts a rectangle out of an image: SDWebImage's `SDImageCroppingTransformer`.
 public struct CroppingTransformer: ImageTransformer {

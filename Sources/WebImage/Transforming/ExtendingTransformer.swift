@@ -1,5 +1,5 @@
 import Foundation
-import LibVips
+internal import ImageEngine
 
 /// Places an image on a larger canvas, where a gravity says: imgproxy's `extend`. The canvas
 /// is transparent unless a background is given.
@@ -34,7 +34,10 @@ public struct ExtendingTransformer: ImageTransformer {
             let canvas = Self.canvas(size, scale: scale, width: image.width, height: image.height)
             guard canvas.width > image.width || canvas.height > image.height else { return image }
             let origin = gravity.origin(inner: (image.width, image.height), outer: canvas, scale: scale)
-            return try image.embedded(x: origin.x, y: origin.y, width: canvas.width, height: canvas.height, background: background)
+            return try image.embedded(
+                x: origin.x, y: origin.y, width: canvas.width, height: canvas.height,
+                backgroundRGBA: background.components
+            )
         })
     }
 

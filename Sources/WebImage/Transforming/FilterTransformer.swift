@@ -1,4 +1,4 @@
-import LibVips
+internal import ImageEngine
 
 /// Runs a libvips operation or a closure on an image: SDWebImage's `SDImageFilterTransformer`
 /// (which runs a Core Image filter).

@@ -1,4 +1,4 @@
-import LibVips
+internal import ImageEngine
 
 /// Blends an image's transparency onto a colour, leaving it opaque: imgproxy's `background`.
 /// An image without alpha is left as it is.

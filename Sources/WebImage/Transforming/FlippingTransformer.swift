@@ -1,4 +1,4 @@
-import LibVips
+internal import ImageEngine
 
 /// Mirrors an image: SDWebImage's `SDImageFlippingTransformer`.
 public struct FlippingTransformer: ImageTransformer {
@@ -26,9 +26,9 @@ public struct FlippingTransformer: ImageTransformer {
         let bitmap: PixelTransform.BitmapWork = { pixels, _, _ in pixels.oriented(orientation) }
         return image.transformed(by: PixelTransform(bitmap: bitmap, movesPixelsOnly: true) { image, _ throws(VipsError) in
             switch (horizontal, vertical) {
-            case (true, true): try image.call("rot", "angle=d180")
-            case (true, false): try image.call("flip", "direction=horizontal")
-            default: try image.call("flip", "direction=vertical")
+            case (true, true): try image.rotated(quarterTurns: 2)
+            case (true, false): try image.flipped(.horizontal)
+            default: try image.flipped(.vertical)
             }
         })
     }

@@ -1,5 +1,5 @@
 import Foundation
-import LibVips
+internal import ImageEngine
 
 /// Cuts an area of a given size out of an image, placed by a gravity: imgproxy's crop and
 /// `gravity`, libvips' smartcrop for `.smart`. An animation is cut in the same place on every

@@ -1,4 +1,4 @@
-import LibVips
+internal import ImageEngine
 
 extension Image {
     /// This image cut to `area` (pixels), every frame of an animation at the same place; the

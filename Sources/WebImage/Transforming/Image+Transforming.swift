@@ -1,5 +1,5 @@
 import Foundation
-import LibVips
+internal import ImageEngine
 
 extension Image {
     /// This image transformed by `transform`, every frame of an animation.
@@ -26,7 +26,7 @@ extension Image {
         // without that band, as decoded pixels are below: the step sees it opaque, and so does
         // the result.
         let dropsOpaqueAlpha = !hasAlpha && !transform.addsAlpha
-        let step: ImagePipeline.Step = { image throws(VipsError) in
+        let step: ImageRecipe.Step = { image throws(VipsError) in
             let input = try image.normalizedToSRGB()
             return try transform.step(dropsOpaqueAlpha && input.bands == 4 ? input.alphaBand(adding: false) : input, scale)
         }
@@ -35,7 +35,7 @@ extension Image {
                 let built = try step(makeVipsImage())
                 guard Self.isWithinPixelLimit(built) else { return nil }
                 return Image(
-                    pipeline: pipeline.appending(step), pixels: nil, pendingBuild: built,
+                    recipe: recipe.appending(step), pixels: nil, pendingBuild: built,
                     pixelWidth: built.width, pixelHeight: built.height, scale: scale, format: format,
                     hasAlpha: built.hasAlpha, sourceByteCount: sourceByteCount, metadata: metadata
                 )
@@ -75,7 +75,7 @@ extension Image {
     /// An image over RGBA8 pixels already decoded.
     private convenience init(decoded pixels: PixelBuffer, scale: Double, format: ImageFormat, hasAlpha: Bool, metadata: ImageMetadata) {
         self.init(
-            pipeline: .bitmap(pixels), pixels: pixels, pixelWidth: pixels.width, pixelHeight: pixels.height,
+            recipe: .bitmap(pixels), pixels: pixels, pixelWidth: pixels.width, pixelHeight: pixels.height,
             scale: scale, format: format, hasAlpha: hasAlpha, metadata: metadata
         )
     }

@@ -1,4 +1,4 @@
-import LibVips
+internal import ImageEngine
 
 /// Adds margins around an image: imgproxy's `padding`, CSS's order. The margins are
 /// transparent unless a background is given.
@@ -35,7 +35,7 @@ public struct PaddingTransformer: ImageTransformer {
             guard pixels.contains(where: { $0 > 0 }) else { return image }
             return try image.embedded(
                 x: pixels[3], y: pixels[0], width: image.width + pixels[1] + pixels[3], height: image.height + pixels[0] + pixels[2],
-                background: background
+                backgroundRGBA: background.components
             )
         })
     }

@@ -1,4 +1,4 @@
-import LibVips
+internal import ImageEngine
 
 /// What a built-in transformer does to the pixels of one still image: a libvips step, and
 /// optionally the same work done on a decoded bitmap without libvips.

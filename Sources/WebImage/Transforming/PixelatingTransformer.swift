@@ -1,4 +1,4 @@
-import LibVips
+internal import ImageEngine
 
 /// Turns an image into blocks of one colour each (the block's mean): imgproxy's `pixelate`.
 /// Blocks start at the top-left corner; edge blocks are averaged as if the image were
@@ -28,10 +28,10 @@ public struct PixelatingTransformer: ImageTransformer {
             let paddedHeight = (height + block - 1) / block * block
             var blocks = try image.hasAlpha ? image.premultipliedEightBit() : image
             if paddedWidth > width || paddedHeight > height {
-                blocks = try blocks.call("embed", "x=0,y=0,width=\(paddedWidth),height=\(paddedHeight),extend=mirror")
+                blocks = try blocks.embeddedMirroring(x: 0, y: 0, width: paddedWidth, height: paddedHeight)
             }
-            blocks = try blocks.call("shrink", "hshrink=\(block),vshrink=\(block)")
-                .call("zoom", input: "input", "xfac=\(block),yfac=\(block)")
+            blocks = try blocks.shrunk(horizontal: block, vertical: block)
+                .zoomed(horizontal: block, vertical: block)
                 .extractingArea(x: 0, y: 0, width: width, height: height)
             return try image.hasAlpha ? blocks.eightBit().unpremultipliedEightBit() : blocks
         })

@@ -1,5 +1,5 @@
 import Foundation
-import LibVips
+internal import ImageEngine
 
 /// Resizes an image (Lanczos-3): SDWebImage's `SDImageResizingTransformer`.
 public struct ResizingTransformer: ImageTransformer {
@@ -55,9 +55,9 @@ public struct ResizingTransformer: ImageTransformer {
                 // resizes 8-bit images with 6-bit weights (its vector path) and clips between its
                 // passes, up to 11 levels away from our resampler.
                 resized = try image.premultipliedInFloat { colours throws(VipsError) in
-                    try colours.call("cast", "format=float").call("resize", "scale=\(horizontal),vscale=\(vertical)")
+                    try colours.cast(to: .float).resized(horizontalScale: horizontal, verticalScale: vertical)
                 }
-                if !resized.isEightBit { resized = try resized.call("cast", "format=uchar") }
+                resized = try resized.eightBit()
             }
             if let crop = plan.crop {
                 resized = try resized.extractingArea(x: crop.x, y: crop.y, width: crop.width, height: crop.height)

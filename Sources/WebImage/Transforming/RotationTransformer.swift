@@ -1,4 +1,4 @@
-import LibVips
+internal import ImageEngine
 
 /// Rotates an image: SDWebImage's `SDImageRotationTransformer`.
 public struct RotationTransformer: ImageTransformer {
@@ -31,18 +31,17 @@ public struct RotationTransformer: ImageTransformer {
             let (width, height) = (image.width, image.height)
             var rotated: VipsImageRef
             if isQuarterTurn {
-                let turn = ((Int(quarterTurns) % 4) + 4) % 4
-                rotated = turn == 0 ? image : try image.call("rot", "angle=d\(turn * 90)")
+                rotated = try image.rotated(quarterTurns: Int(quarterTurns))
                 if fitSize || (rotated.width == width && rotated.height == height) { return rotated }
                 rotated = try rotated.withAlpha()
             } else {
                 // Interpolated premultiplied in 8 bits, as Core Graphics (SDWebImage's rotation)
                 // does: in floating point it cost 1.4x more, and rendering it varied by a third.
-                rotated = try image.premultipliedEightBit().call("rotate", "angle=\(degrees),background=0 0 0 0")
+                rotated = try image.premultipliedEightBit().rotated(degrees: degrees, background: [0, 0, 0, 0])
                     .unpremultipliedEightBit()
                 if fitSize { return rotated }
             }
-            return try rotated.call("gravity", "direction=centre,width=\(width),height=\(height),extend=background,background=0 0 0 0")
+            return try rotated.centred(width: width, height: height, background: [0, 0, 0, 0])
         })
     }
 }

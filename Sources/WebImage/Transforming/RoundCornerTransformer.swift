@@ -1,4 +1,4 @@
-import LibVips
+internal import ImageEngine
 
 /// Rounds an image's corners, optionally with a border: SDWebImage's `SDImageRoundCornerTransformer`.
 /// Outside the rounded shape the image is transparent; the border covers the shape's edge,
@@ -69,8 +69,8 @@ public struct RoundCornerTransformer: ImageTransformer {
                 )
                 var strip = try rounded.extractingArea(x: area.x, y: area.y, width: area.width, height: area.height)
                     .composited(with: VipsImageRef.wrapping(ring), mode: "over")
-                if !strip.isEightBit { strip = try strip.call("cast", "format=uchar") }
-                rounded = try rounded.call("insert", with: strip, names: ("main", "sub"), "x=\(area.x),y=\(area.y)")
+                strip = try strip.eightBit()
+                rounded = try rounded.inserting(strip, x: area.x, y: area.y)
             }
             return rounded
         })

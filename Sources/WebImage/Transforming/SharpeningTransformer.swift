@@ -1,4 +1,4 @@
-import LibVips
+internal import ImageEngine
 
 /// Sharpens an image by libvips' unsharp mask (`sharpen`, on the lightness): imgproxy's
 /// `sharpen`. An image with alpha is sharpened with its colours premultiplied, as imgproxy does.
@@ -19,16 +19,9 @@ public struct SharpeningTransformer: ImageTransformer {
         guard sigma.isFinite, sigma > 0 else { return image }
         let sigma = sigma
         return image.transformed(by: PixelTransform { image, scale throws(VipsError) in
-            let arguments = "sigma=\(min(sigma * scale, 10_000))"
-            guard image.hasAlpha else { return try image.call("sharpen", arguments).eightBit() }
-            return try image.premultipliedEightBit().call("sharpen", arguments).eightBit().unpremultipliedEightBit()
+            let sigma = min(sigma * scale, 10_000)
+            guard image.hasAlpha else { return try image.sharpened(sigma: sigma).eightBit() }
+            return try image.premultipliedEightBit().sharpened(sigma: sigma).eightBit().unpremultipliedEightBit()
         })
-    }
-}
-
-extension VipsImageRef {
-    /// This image cast to 8 bits when it is not (libvips' colour operations may widen it).
-    func eightBit() throws(VipsError) -> VipsImageRef {
-        try isEightBit ? self : call("cast", "format=uchar")
     }
 }

@@ -1,4 +1,4 @@
-import LibVips
+internal import ImageEngine
 
 /// Blends a colour over an image: SDWebImage's `SDImageTintTransformer`.
 public struct TintTransformer: ImageTransformer {
@@ -60,7 +60,7 @@ public struct TintTransformer: ImageTransformer {
         guard color.alpha > 0 else { return image }
         let (color, mode) = (color, blendMode.vipsMode)
         return image.transformed(by: PixelTransform(addsAlpha: true) { image, _ throws(VipsError) in
-            try image.composited(with: image.filled(with: color), mode: mode)
+            try image.composited(with: image.filled(withRGBA: color.components), mode: mode)
         })
     }
 }

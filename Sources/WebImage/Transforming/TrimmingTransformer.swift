@@ -1,4 +1,4 @@
-import LibVips
+internal import ImageEngine
 
 /// Cuts away an image's borders of one colour: imgproxy's `trim`, by libvips' find_trim. An
 /// image with alpha is looked at flattened onto magenta (so transparent borders are cut), as

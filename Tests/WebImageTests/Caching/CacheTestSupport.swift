@@ -1,6 +1,6 @@
 import Foundation
 import Glibc
-import LibVips
+import ImageEngine
 import Testing
 @testable import WebImage
 

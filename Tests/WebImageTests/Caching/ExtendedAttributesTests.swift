@@ -1,8 +1,8 @@
 import Foundation
-import LibVips
+import ImageEngine
 import Testing
 
-/// The xattr calls behind `LibVips`, whose typed failures decide when the disk cache falls back
+/// The xattr calls behind `ImageEngine`, whose typed failures decide when the disk cache falls back
 /// to sidecar files.
 @Suite("Caching: extended attributes")
 struct ExtendedAttributesTests {

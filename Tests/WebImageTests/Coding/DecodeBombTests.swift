@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import LibVips
+import ImageEngine
 @testable import WebImage
 
 /// Small inputs that would cost a lot to decode, built from the real test images: each is

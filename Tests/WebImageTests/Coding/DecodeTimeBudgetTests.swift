@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import LibVips
+import ImageEngine
 @testable import WebImage
 
 /// The decode's time budget (`decodeTimeBudget`): work that no limit counts is stopped with a

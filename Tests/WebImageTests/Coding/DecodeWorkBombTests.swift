@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import LibVips
+import ImageEngine
 @testable import WebImage
 
 /// Small inputs whose decode (or re-encode) costs a lot of work no limit counted before:

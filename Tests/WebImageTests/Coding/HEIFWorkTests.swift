@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import LibVips
+import ImageEngine
 @testable import WebImage
 
 /// HEIC and AVIF grids that ask libheif for more decoding than their size says: thousands of

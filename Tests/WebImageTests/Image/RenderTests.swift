@@ -1,5 +1,5 @@
 import Foundation
-import LibVips
+import ImageEngine
 import Testing
 import WebImage
 

@@ -1,5 +1,5 @@
 import Foundation
-import LibVips
+import ImageEngine
 import Synchronization
 import Testing
 @testable import WebImage
@@ -190,6 +190,24 @@ private final class LoadRecorder: Sendable {
         }
     }
 
+    @Test func anAt2xURLHasScale2DownloadedAndReadBackFromDisk() async throws {
+        let fixture = try ManagerFixture()
+        defer { fixture.remove() }
+        try await withTestServer { server in
+            let path = "/scaled/TestImage@2x.png"
+            let png = try TestImages.data("sdwebimage/TestImage.png")
+            server.route(path) { _ in .content(Array(png), type: "image/png") }
+            let url = server.url(path)
+            let downloaded = try await fixture.manager.loadImage(with: url, options: .waitStoreCache)
+            #expect(downloaded.cacheType == .none)
+            #expect(downloaded.image.scale == 2 && downloaded.image.size == CGSize(width: 150, height: 150))
+            fixture.cache.clearMemory()
+            let fromDisk = try await fixture.manager.loadImage(with: url)
+            #expect(fromDisk.cacheType == .disk && fromDisk.image.pixelWidth == 300)
+            #expect(fromDisk.image.scale == 2 && fromDisk.image.size == CGSize(width: 150, height: 150))
+        }
+    }
+
     @Test func refreshCachedCompletesOnceOn304AndTwiceWithANewImage() async throws {
         let fixture = try ManagerFixture()
         defer { fixture.remove() }
@@ -218,6 +236,56 @@ private final class LoadRecorder: Sendable {
             await changed.wait(for: 2)
             #expect(changed.recorded.map(\.image?.pixelWidth) == [80, 300])
             #expect(changed.recorded.map(\.cacheType) == [.memory, .none])
+        }
+    }
+
+    @Test func preloadAllFramesDecodesEveryFrameBeforeCompleting() async throws {
+        let fixture = try ManagerFixture()
+        defer { fixture.remove() }
+        try await withTestServer { server in
+            let url = server.url("/images/sdwebimage/TestImage.gif")
+            let preloaded = try await fixture.manager.loadImage(with: url, options: [.preloadAllFrames, .waitStoreCache])
+            let onDemand = try await fixture.manager.loadImage(with: url, options: .fromLoaderOnly)
+            #expect(preloaded.image.frameCount > 2 && preloaded.image.frameCount == onDemand.image.frameCount)
+            // Preloaded frames are kept: the same decoded image each time; on demand, a new decode.
+            let frame = try #require(preloaded.image.frame(at: 2))
+            #expect(frame.isDecoded && preloaded.image.frame(at: 2) === frame)
+            #expect(onDemand.image.frame(at: 2) !== onDemand.image.frame(at: 2))
+            // A disk hit preloads too.
+            fixture.cache.clearMemory()
+            let fromDisk = try await fixture.manager.loadImage(with: url, options: .preloadAllFrames)
+            #expect(fromDisk.cacheType == .disk && fromDisk.image.frame(at: 2) === fromDisk.image.frame(at: 2))
+        }
+    }
+
+    @Test func refreshCachedRevalidatesThroughACachesManager() async throws {
+        let scratch = try ScratchFolder()
+        defer { scratch.remove() }
+        try await expectRevalidation(through: ImageCachesManager(caches: [scratch.imageCache()]))
+    }
+
+    @Test func refreshCachedRevalidatesThroughACustomCache() async throws {
+        try await expectRevalidation(through: ValidatorKeepingCache())
+    }
+
+    /// A load through `cache` keeps the response's validators there; a `.refreshCached` load
+    /// sends them, gets a 304 and completes once, with the cached image.
+    private func expectRevalidation(through cache: any ImageCacheProtocol) async throws {
+        let manager = WebImageManager(cache: cache, loader: ImageLoadersManager(loaders: [makeDownloader { _ in }]))
+        try await withTestServer { server in
+            let path = "/images/sdwebimage/TestImage.jpg"
+            let url = server.url(path)
+            _ = try await manager.loadImage(with: url, options: .waitStoreCache)
+            let kept = await cache.queryValidators(forKey: url.absoluteString)
+            #expect(kept?.entityTag != nil)
+
+            let refresh = LoadRecorder()
+            manager.loadImage(with: url, options: .refreshCached, completed: refresh.completion)
+            #expect(await server.wait { $0.notModifiedResponses[path] == 1 })
+            #expect(server.statistics.requestLog[path]?.last?.header("If-None-Match") == kept?.entityTag)
+            #expect(await waitUntil { !manager.isRunning })
+            #expect(refresh.recorded.count == 1)
+            #expect(refresh.recorded.first?.image?.pixelWidth == 80 && refresh.recorded.first?.cacheType != ImageCacheType.none)
         }
     }
 
@@ -367,5 +435,44 @@ private final class CountingTransformer: ImageTransformer {
             #expect(errors == [1003, 1003, 1003, 1003, 2001])
             #expect(server.requestCount("/status/404") == 1)
         }
+    }
+}
+
+/// The custom cache article's `EncodedImageCache`, keeping HTTP validators in a dictionary too.
+private final class ValidatorKeepingCache: ImageCacheProtocol {
+    private let entries = EncodedImageCache()
+    private let validators = Locked<[String: HTTPValidators]>([:])
+
+    @discardableResult
+    func queryImage(
+        forKey key: String?, options: WebImageOptions, context: WebImageContext?, cacheType: ImageCacheType,
+        completion: ImageCacheQueryCompletion?
+    ) -> (any WebImageOperation)? {
+        entries.queryImage(forKey: key, options: options, context: context, cacheType: cacheType, completion: completion)
+    }
+
+    func store(_ image: WebImage.Image?, imageData: Data?, forKey key: String?, cacheType: ImageCacheType, completion: ImageCacheCompletion?) {
+        entries.store(image, imageData: imageData, forKey: key, cacheType: cacheType, completion: completion)
+    }
+
+    func removeImage(forKey key: String?, cacheType: ImageCacheType, completion: ImageCacheCompletion?) {
+        entries.removeImage(forKey: key, cacheType: cacheType, completion: completion)
+    }
+
+    func containsImage(forKey key: String?, cacheType: ImageCacheType, completion: ImageCacheContainsCompletion?) {
+        entries.containsImage(forKey: key, cacheType: cacheType, completion: completion)
+    }
+
+    func clear(with cacheType: ImageCacheType, completion: ImageCacheCompletion?) {
+        entries.clear(with: cacheType, completion: completion)
+    }
+
+    func storeValidators(_ validators: HTTPValidators, forKey key: String, completion: ImageCacheCompletion?) {
+        self.validators.withLock { $0[key] = validators }
+        completion?()
+    }
+
+    func queryValidators(forKey key: String, completion: @escaping ImageCacheValidatorsCompletion) {
+        completion(validators.withLock { $0[key] })
     }
 }

@@ -1,5 +1,5 @@
 import Foundation
-import LibVips
+import ImageEngine
 import WebImage
 
 /// The metadata libvips reads from an encoded file.

@@ -1,4 +1,4 @@
-import LibVips
+internal import ImageEngine
 
 /// Holds an operation that may start after its cancellation was requested (an async task
 /// cancelled before the callback API returned), and cancels it either way.

@@ -62,15 +62,4 @@ public struct WebImageContext: Sendable {
 
     /// An empty context: every setting at its default.
     public init() {}
-
-    /// The decoder options these properties ask for.
-    var decodeOptions: ImageCoderOptions {
-        var options = imageDecodeOptions ?? ImageCoderOptions()
-        if let imageScaleFactor { options.decodeScaleFactor = imageScaleFactor }
-        if let imageThumbnailPixelSize {
-            options.decodeThumbnailPixelSize = imageThumbnailPixelSize
-            options.decodePreserveAspectRatio = imagePreserveAspectRatio
-        }
-        return options
-    }
 }

@@ -22,6 +22,8 @@ public final class TestServer: Sendable {
         public var abortedResponses: [String: Int] = [:]
         /// Responses sent whole, by path.
         public var completedResponses: [String: Int] = [:]
+        /// 304 Not Modified answers (to `If-None-Match` or `If-Modified-Since`), by path.
+        public var notModifiedResponses: [String: Int] = [:]
         /// Connections open now.
         public var openConnections = 0
         /// The most connections open at once.
@@ -61,7 +63,7 @@ public final class TestServer: Sendable {
         if let path = ProcessInfo.processInfo.environment["WEBIMAGE_TESTDATA"], !path.isEmpty {
             return URL(fileURLWithPath: path)
         }
-        // Sources/WebImageTestServer/TestServer.swift -> repository root -> Tests/Images
+        // Tests/WebImageTestServer/TestServer.swift -> repository root -> Tests/Images
         return URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().appendingPathComponent("Tests/Images")
     }()
@@ -234,9 +236,14 @@ final class TestServerCore: Sendable {
             state.statistics.maxRequestsInFlight = max(state.statistics.maxRequestsInFlight, state.statistics.requestsInFlight)
             return (request, state.routes[path])
         }
-        guard let handler else { return (request, TestServerRoutes.response(for: request, imagesFolder: imagesFolder)) }
-        var response = handler(request)
-        TestServerRoutes.applyDelivery(query, attempt: request.attempt, to: &response)
+        var response: TestResponse
+        if let handler {
+            response = handler(request)
+            TestServerRoutes.applyDelivery(query, attempt: request.attempt, to: &response)
+        } else {
+            response = TestServerRoutes.response(for: request, imagesFolder: imagesFolder)
+        }
+        if response.status == 304 { update { $0.statistics.notModifiedResponses[path, default: 0] += 1 } }
         return (request, response)
     }
 

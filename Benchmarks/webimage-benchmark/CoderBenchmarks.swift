@@ -4,7 +4,7 @@ import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
-import LibVips
+import ImageEngine
 import Synchronization
 import WebImage
 

@@ -1,4 +1,4 @@
-import LibVips
+internal import ImageEngine
 
 /// Why data could not be decoded or an image could not be encoded.
 public enum ImageCodingError: Error, Sendable, Equatable, CustomStringConvertible {

@@ -100,7 +100,7 @@ public final class VipsImageRef: @unchecked Sendable {
 
     /// Runs a one-input libvips operation (`in` to `out`) with arguments in libvips' string form,
     /// e.g. `call("resize", "scale=0.5")`.
-    public func call(_ operation: String, _ options: String = "") throws(VipsError) -> VipsImageRef {
+    package func call(_ operation: String, _ options: String = "") throws(VipsError) -> VipsImageRef {
         guard let result = wi_call(operation, pointer, options) else {
             throw Vips.lastError(or: "\(operation) failed")
         }

@@ -47,7 +47,8 @@ public struct WebImageOptions: OptionSet, Sendable, Hashable {
     public static let avoidDecodeImage = WebImageOptions(rawValue: 1 << 18)
     /// Decode only the first frame of animated images.
     public static let decodeFirstFrameOnly = WebImageOptions(rawValue: 1 << 19)
-    /// Accepted for SDWebImage compatibility; does nothing yet (frames are decoded when asked for).
+    /// Decode every frame of an animation before completing, and keep them (otherwise frames
+    /// are decoded when asked for): from the loader and from the disk cache.
     public static let preloadAllFrames = WebImageOptions(rawValue: 1 << 20)
     /// Use a cached image only when it is of the context's `animatedImageClass`.
     public static let matchAnimatedImageClass = WebImageOptions(rawValue: 1 << 21)
@@ -57,6 +58,7 @@ public struct WebImageOptions: OptionSet, Sendable, Hashable {
     public static let transformVectorImage = WebImageOptions(rawValue: 1 << 23)
     /// Do not cancel a view's previous load when a new one starts.
     public static let avoidAutoCancelImage = WebImageOptions(rawValue: 1 << 24)
-    /// Accepted for SDWebImage compatibility; does nothing yet (the completion does not wait for the transition).
+    /// Accepted for SDWebImage compatibility: a view's completion always runs after the
+    /// transition's `didSet` (transitions are synchronous here), with or without it.
     public static let waitTransition = WebImageOptions(rawValue: 1 << 25)
 }

@@ -1,4 +1,4 @@
-import LibVips
+internal import ImageEngine
 
 /// Where blocking work (decode, encode, disk I/O) runs when called from async code: a thread
 /// pool sized to the machine's cores, so that the Swift cooperative pool never blocks on it.

@@ -64,7 +64,7 @@ extension VipsImageRef {
 
     /// Runs a one-input libvips operation whose input argument is named `input` rather than
     /// "in" (zoom, smartcrop), e.g. `call("zoom", input: "input", "xfac=2,yfac=2")`.
-    public func call(_ operation: String, input: String, _ options: String = "") throws(VipsError) -> VipsImageRef {
+    package func call(_ operation: String, input: String, _ options: String = "") throws(VipsError) -> VipsImageRef {
         guard let result = wi_call_named(operation, input, pointer, options) else {
             throw Vips.lastError(or: "\(operation) failed")
         }
@@ -73,7 +73,7 @@ extension VipsImageRef {
 
     /// Runs a two-input libvips operation with this image as the argument `names.0` and `other`
     /// as `names.1`, e.g. `call("composite2", with: tint, names: ("base", "overlay"), "mode=over")`.
-    public func call(
+    package func call(
         _ operation: String, with other: VipsImageRef, names: (String, String), _ options: String = ""
     ) throws(VipsError) -> VipsImageRef {
         let result = withExtendedLifetime(other) { wi_call2(operation, names.0, pointer, names.1, other.pointer, options) }

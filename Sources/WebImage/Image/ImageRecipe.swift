@@ -1,14 +1,14 @@
-import LibVips
+internal import ImageEngine
 
 /// How to produce an image's pixels with libvips, without producing them: a source (a loader
 /// on the encoded bytes, or a bitmap) followed by steps. Each `build()` makes a fresh libvips
 /// pipeline, so a lazy image can be encoded, thumbnailed or rendered any number of times even
 /// though a sequential loader can be read only once.
 ///
-/// Every pipeline yields upright 8-bit sRGB with 3 or 4 bands (alpha last): the conversion to
+/// Every recipe yields upright 8-bit sRGB with 3 or 4 bands (alpha last): the conversion to
 /// sRGB closes every build, after the steps, so that it runs on the fewest pixels and a
-/// prepared pipeline reads no pixels (a colour-profile conversion may render them).
-struct ImagePipeline: Sendable {
+/// prepared recipe reads no pixels (a colour-profile conversion may render them).
+struct ImageRecipe: Sendable {
     typealias Step = @Sendable (VipsImageRef) throws(VipsError) -> VipsImageRef
 
     private let source: @Sendable () throws(VipsError) -> VipsImageRef
@@ -24,14 +24,14 @@ struct ImagePipeline: Sendable {
         self.steps = steps
     }
 
-    /// A pipeline over pixels already in memory.
-    static func bitmap(_ pixels: PixelBuffer) -> ImagePipeline {
-        ImagePipeline { () throws(VipsError) in try VipsImageRef.wrapping(pixels) }
+    /// A recipe over pixels already in memory.
+    static func bitmap(_ pixels: PixelBuffer) -> ImageRecipe {
+        ImageRecipe { () throws(VipsError) in try VipsImageRef.wrapping(pixels) }
     }
 
-    /// This pipeline followed by `step`.
-    func appending(_ step: @escaping Step) -> ImagePipeline {
-        ImagePipeline(source: source, steps: steps + [step])
+    /// This recipe followed by `step`.
+    func appending(_ step: @escaping Step) -> ImageRecipe {
+        ImageRecipe(source: source, steps: steps + [step])
     }
 
     /// A new libvips pipeline for this recipe, in 8-bit sRGB.

@@ -9,7 +9,7 @@ public enum TestExecutable {
         let candidates = [
             URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
                 .appendingPathComponent(name),
-            // Sources/WebImageTestServer/TestExecutable.swift → the package folder.
+            // Tests/WebImageTestServer/TestExecutable.swift → the package folder.
             URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
                 .deletingLastPathComponent().appendingPathComponent(".build/debug/\(name)"),
         ]

@@ -1,6 +1,6 @@
 import Dispatch
 import Foundation
-import LibVips
+import ImageEngine
 import Synchronization
 import WebImage
 

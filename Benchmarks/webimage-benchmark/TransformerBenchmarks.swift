@@ -1,6 +1,6 @@
 import CBenchmarkBaselines
 import Foundation
-import LibVips
+import ImageEngine
 import WebImage
 
 /// Each transformer on decoded images (our public API) against the same libvips operations

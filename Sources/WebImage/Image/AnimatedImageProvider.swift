@@ -1,0 +1,15 @@
+import Foundation
+
+/// Frames of an animated image, decoded on demand: SDWebImage's `SDAnimatedImageProvider`.
+public protocol AnimatedImageProvider: Sendable {
+    /// The encoded data the frames come from, if kept.
+    var animatedImageData: Data? { get }
+    /// Number of frames.
+    var animatedImageFrameCount: Int { get }
+    /// Times the animation plays (0 = forever).
+    var animatedImageLoopCount: Int { get }
+    /// Frame `index` as a still image, or nil.
+    func animatedImageFrame(at index: Int) -> Image?
+    /// How long frame `index` shows, in seconds.
+    func animatedImageDuration(at index: Int) -> TimeInterval
+}

@@ -1,0 +1,121 @@
+import Foundation
+import Testing
+
+/// The stages of `Sources/WebImage` stand on each other in one direction: a folder refers only
+/// to types of its own stage and the stages below (docs/architecture.md, "Stages").
+@Suite("Architecture: stage layering")
+struct StageLayeringTests {
+    /// Each folder's height: a folder may name types of folders at its height or below.
+    static let heights: [String: Int] = [
+        "Core": 0, "Support": 0,
+        "Image": 1,
+        "Coding": 2,
+        "Animation": 3, "Caching": 3, "Loading": 3, "Transforming": 3,
+        "Manager": 4,
+        "View": 5,
+    ]
+
+    /// The one file that may look up, and at what: the per-load context carries a component of
+    /// every stage (a cache, a loader, a coder, a transformer, the manager), as SDWebImage's
+    /// context does; it holds them and calls none.
+    static let carried: [String: Set<String>] = [
+        "Core/WebImageContext.swift": [
+            "ImageCacheProtocol", "ImageLoader", "ImageCoder", "ImageCoderOptions", "ImageTransformer",
+            "AnimatedImageProvider", "DownloaderRequestModifierProtocol", "DownloaderResponseModifierProtocol",
+            "DownloaderDecryptorProtocol", "CacheKeyFilterProtocol", "CacheSerializerProtocol", "WebImageManager",
+        ],
+    ]
+
+    @Test func noStageRefersToATypeOfAStageAbove() throws {
+        // Tests/WebImageTests/<folder>/this file -> the package root.
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Sources/WebImage")
+        let files = try Self.swiftFiles(under: root)
+        let folders = Set(files.map(\.folder))
+        #expect(folders.subtracting(Self.heights.keys).isEmpty, "folders without a height: \(folders.subtracting(Self.heights.keys).sorted())")
+
+        // Where each type is declared (top level, visible beyond its file).
+        var declaredIn: [String: Set<String>] = [:]
+        for file in files {
+            for name in Self.declaredTypes(in: file.text) { declaredIn[name, default: []].insert(file.folder) }
+        }
+        // The check sees declarations and references: the context's carried types are declared
+        // above it, and it names each of them (an exception that is no longer used goes).
+        #expect(declaredIn["WebImageManager"] == ["Manager"] && declaredIn["Image"] == ["Image"])
+        for (path, names) in Self.carried {
+            let file = try #require(files.first { $0.relativePath == path })
+            let referenced = Set(Self.identifiers(in: file.text))
+            for name in names.sorted() {
+                #expect(referenced.contains(name), "\(path) no longer refers to \(name)")
+                #expect(declaredIn[name].map { $0.allSatisfy { (Self.heights[$0] ?? 0) > 0 } } == true, "\(name) is not declared above \(path)")
+            }
+        }
+        var arrowsUp: [String] = []
+        for file in files {
+            guard let height = Self.heights[file.folder] else { continue }
+            for name in Set(Self.identifiers(in: file.text)).subtracting(Self.carried[file.relativePath] ?? []) {
+                guard let homes = declaredIn[name], !homes.contains(where: { (Self.heights[$0] ?? .max) <= height }) else { continue }
+                arrowsUp.append("\(file.relativePath) refers to \(name) (\(homes.sorted().joined(separator: ", ")))")
+            }
+        }
+        #expect(arrowsUp.isEmpty, "arrows running back up:\n\(arrowsUp.sorted().joined(separator: "\n"))")
+    }
+
+    private struct SourceFile {
+        let folder: String
+        let relativePath: String
+        let text: String
+    }
+
+    private static func swiftFiles(under root: URL) throws -> [SourceFile] {
+        guard let walker = FileManager.default.enumerator(at: root, includingPropertiesForKeys: nil) else { return [] }
+        var files: [SourceFile] = []
+        for case let url as URL in walker where url.pathExtension == "swift" {
+            let relative = String(url.standardizedFileURL.path.dropFirst(root.standardizedFileURL.path.count + 1))
+            guard let folder = relative.split(separator: "/").first, relative.contains("/") else { continue }
+            files.append(SourceFile(folder: String(folder), relativePath: relative, text: stripped(try String(contentsOf: url, encoding: .utf8))))
+        }
+        return files
+    }
+
+    /// Types declared at the top level and not private to their file.
+    private static func declaredTypes(in text: String) -> [String] {
+        let pattern = #/^(?:(?:public|package|internal|final|open|indirect)\s+)*(?:struct|class|enum|protocol|actor|typealias)\s+([A-Za-z_][A-Za-z0-9_]*)/#
+        return text.split(separator: "\n").compactMap { line in
+            (try? pattern.prefixMatch(in: line)).map { String($0.output.1) }
+        }
+    }
+
+    private static func identifiers(in text: String) -> [String] {
+        text.split(whereSeparator: { !($0.isLetter || $0.isNumber || $0 == "_") }).map(String.init)
+    }
+
+    /// The text without comments and string literals (their words name no type).
+    private static func stripped(_ text: String) -> String {
+        var out = ""
+        var index = text.startIndex
+        func rest(_ prefix: String) -> Bool { text[index...].hasPrefix(prefix) }
+        while index < text.endIndex {
+            if rest("//") {
+                index = text[index...].firstIndex(of: "\n") ?? text.endIndex
+            } else if rest("/*") {
+                index = text[index...].range(of: "*/")?.upperBound ?? text.endIndex
+            } else if rest("\"\"\"") {
+                let after = text.index(index, offsetBy: 3)
+                index = text[after...].range(of: "\"\"\"")?.upperBound ?? text.endIndex
+            } else if text[index] == "\"" {
+                index = text.index(after: index)
+                while index < text.endIndex, text[index] != "\"", text[index] != "\n" {
+                    if text[index] == "\\", text.index(after: index) < text.endIndex { index = text.index(after: index) }
+                    index = text.index(after: index)
+                }
+                if index < text.endIndex { index = text.index(after: index) }
+                out.append(" ")
+            } else {
+                out.append(text[index])
+                index = text.index(after: index)
+            }
+        }
+        return out
+    }
+}
