@@ -19,3 +19,11 @@ nginx_temp_paths() {
     local name
     for name in client_body proxy fastcgi uwsgi scgi; do echo "    ${name}_temp_path $1/$name;"; done
 }
+
+# The top of an nginx.conf for a server in the foreground under DIR: WORKERS worker processes of
+# CONNECTIONS connections each, its pid and error log in DIR. The http block follows it.
+nginx_head() {
+    local dir=$1 workers=$2 connections=$3
+    printf 'worker_processes %s;\ndaemon off;\npid %s/nginx.pid;\nerror_log %s/logs/nginx-error.log warn;\nevents { worker_connections %s; }\n' \
+        "$workers" "$dir" "$dir" "$connections"
+}

@@ -93,12 +93,8 @@ trap cleanup EXIT
 origin_port=$(free_port); static_port=$(free_port); webimage_port=$(free_port); thumbor_port=$(free_port)
 
 # --- The servers -----------------------------------------------------------------------------
-cat >"$work/nginx.conf" <<EOF
-worker_processes 2;
-daemon off;
-pid $work/nginx.pid;
-error_log $work/logs/nginx-error.log warn;
-events { worker_connections 4096; }
+nginx_head "$work" 2 4096 >"$work/nginx.conf"
+cat >>"$work/nginx.conf" <<EOF
 http {
     types { image/jpeg jpg; image/png png; }
     sendfile on;

@@ -72,12 +72,8 @@ trap cleanup EXIT
 
 origin_port=$(free_port); server_port=$(free_port)
 
-cat >"$work/nginx.conf" <<EOF
-worker_processes 1;
-daemon off;
-pid $work/nginx.pid;
-error_log $work/logs/nginx-error.log warn;
-events { worker_connections 1024; }
+nginx_head "$work" 1 1024 >"$work/nginx.conf"
+cat >>"$work/nginx.conf" <<EOF
 http {
     types { image/jpeg jpg; image/png png; image/gif gif; }
     sendfile on;
