@@ -28,11 +28,15 @@ status=0
 # for the wrong reason); the reports are judged below. Memory errors are found there too.
 # allocator_may_return_null=1: an allocation too large for memory returns NULL, as glibc's does,
 # so that the tests of that case (RenderTests) see what users get rather than ASan's abort.
+# WEBIMAGE_TEST_TIME_SCALE, WEBIMAGE_TEST_MEMORY_SCALE: the tests' time and memory bounds,
+# stretched for the sanitizer's slowdown and shadow memory (Tests/WebImageTestServer/TestAllowance.swift).
+# run_watched (test-run.sh): a run silent for 10 minutes is stuck; its stacks are kept and it fails.
 binary=.build-asan/debug/swift-webimagePackageTests.xctest
 expected=$(expected_tests "$binary" "$@")
 ASAN_OPTIONS="detect_leaks=1:allocator_may_return_null=1:log_path=$PWD/$reports/report" \
     LSAN_OPTIONS="suppressions=$PWD/scripts/lsan-suppressions.txt:print_suppressions=0:exitcode=0" \
-    "$binary" --testing-library swift-testing "$@" 2>&1 | tee "$reports/run.log" || status=$?
+    WEBIMAGE_TEST_TIME_SCALE=${WEBIMAGE_TEST_TIME_SCALE:-3} WEBIMAGE_TEST_MEMORY_SCALE=${WEBIMAGE_TEST_MEMORY_SCALE:-3} \
+    run_watched "$reports/run.log" "$binary" --testing-library swift-testing "$@" || status=$?
 [ $status -eq 0 ] || echo "leak-check: the test run failed (status $status)" >&2
 judge_test_run "$reports/run.log" "$expected" || status=1
 errors=$(sanitizer_errors "$reports"/report.*)

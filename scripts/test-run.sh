@@ -39,3 +39,28 @@ judge_test_run() {
 sanitizer_errors() {
     grep -a -h -E "(ERROR|FATAL): |CHECK failed" "$@" 2>/dev/null | grep -v "ERROR: LeakSanitizer: detected memory leaks" || true
 }
+
+# run_watched LOG COMMAND...: runs COMMAND with its output shown and written to LOG, and returns
+# its status. A run whose output stops growing for WEBIMAGE_STALL_SECONDS (default 600: no test
+# is that quiet, even under a sanitizer) is stuck: every thread's stack is written to LOG.stall
+# (gdb) and the run is ended, so a hang fails the check with the evidence instead of never ending.
+run_watched() {
+    local log=$1
+    shift
+    local limit=${WEBIMAGE_STALL_SECONDS:-600} pid status=0 size quiet=0 last=-1
+    "$@" > >(tee "$log") 2>&1 &
+    pid=$!
+    while kill -0 "$pid" 2>/dev/null; do
+        sleep 10
+        size=$(stat -c %s "$log" 2>/dev/null || echo 0)
+        if [ "$size" -eq "$last" ]; then quiet=$((quiet + 10)); else quiet=0; last=$size; fi
+        if [ "$quiet" -ge "$limit" ]; then
+            echo "run_watched: no output for ${limit}s: stacks in $log.stall, ending PID $pid" >&2
+            gdb -p "$pid" -batch -ex "thread apply all bt" >"$log.stall" 2>&1 || true
+            kill -9 "$pid" 2>/dev/null || true
+            break
+        fi
+    done
+    wait "$pid" || status=$?
+    return "$status"
+}

@@ -37,10 +37,14 @@ status=0
 # allocator_may_return_null=1: an allocation too large for memory returns NULL, as glibc's does
 # (RenderTests checks that such a render is an error); without it TSan's allocator ends the
 # process ("allocation-size-too-big"), which exitcode=0 would hide.
+# WEBIMAGE_TEST_TIME_SCALE, WEBIMAGE_TEST_MEMORY_SCALE: the tests' time and memory bounds,
+# stretched for the sanitizer's slowdown and shadow memory (Tests/WebImageTestServer/TestAllowance.swift).
+# run_watched (test-run.sh): a run silent for 10 minutes is stuck; its stacks are kept and it fails.
 binary=.build-tsan/debug/swift-webimagePackageTests.xctest
 expected=$(expected_tests "$binary" "$@")
 G_SLICE=always-malloc TSAN_OPTIONS="exitcode=0 allocator_may_return_null=1 log_path=$logs/tsan" \
-    "$binary" --testing-library swift-testing "$@" 2>&1 | tee "$logs/run.log" || status=$?
+    WEBIMAGE_TEST_TIME_SCALE=${WEBIMAGE_TEST_TIME_SCALE:-4} WEBIMAGE_TEST_MEMORY_SCALE=${WEBIMAGE_TEST_MEMORY_SCALE:-2} \
+    run_watched "$logs/run.log" "$binary" --testing-library swift-testing "$@" || status=$?
 reports=$(cat "$logs"/tsan.* 2>/dev/null | grep -c "WARNING: ThreadSanitizer" || true)
 errors=$(sanitizer_errors "$logs"/tsan.*)
 echo "ThreadSanitizer: $reports reports, $(grep -c . <<<"$errors" || true) errors (logs in $logs), tests exit status $status"

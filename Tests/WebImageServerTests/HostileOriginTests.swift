@@ -12,16 +12,16 @@ import WebImageTestServer
 /// resident memory bounded, no worker left busy, and the next ordinary request served.
 /// Serialized: the memory bound reads the whole process.
 @Suite(.serialized) struct HostileOriginTests {
-    static let downloadTimeout: TimeInterval = 1
+    static let downloadTimeout = TestAllowance.seconds(1)
     /// Far above the download's: the whole suite at once on two cores delays the steps before a
     /// fetch by seconds (disk lookups queue behind other tests' decoding), and a 504 must say
     /// that the download's limit ended the request, not the request's.
-    static let timeout: TimeInterval = 20
+    static let timeout = TestAllowance.seconds(20)
     static let maxSourceFileSize = 8 << 20
     /// The request timeout, and slack for a loaded machine.
-    static let timeBound = Duration.seconds(timeout + 4)
+    static let timeBound = Duration.seconds(timeout) + TestAllowance.time(.seconds(4))
     /// Growth of the peak resident memory over what was resident when the request was sent.
-    static let memoryBound = 256 << 20
+    static let memoryBound = TestAllowance.bytes(256 << 20)
 
     /// A server with the small limits, its metrics, and a well-behaved origin for the request
     /// that must still be served afterwards.

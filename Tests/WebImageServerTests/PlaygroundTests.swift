@@ -5,7 +5,7 @@ import WebImageTestServer
 @testable import WebImageServer
 
 /// The playground page at `/`: the server signs what the form asks and shows the result.
-@Suite(.timeLimit(.minutes(5))) struct PlaygroundTests {
+@Suite(.timeLimit(.minutes(TestAllowance.minutes(5)))) struct PlaygroundTests {
     static func start() async throws -> ServerUnderTest {
         try await ServerUnderTest.start {
             $0.keys = ["736563726574"]

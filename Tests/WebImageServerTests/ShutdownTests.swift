@@ -4,7 +4,7 @@ import WebImageTestServer
 @testable import WebImageServer
 
 /// `webimage serve` as a process: SIGTERM drains the requests in flight, then it exits 0.
-@Suite(.timeLimit(.minutes(5))) struct ShutdownTests {
+@Suite(.timeLimit(.minutes(TestAllowance.minutes(5)))) struct ShutdownTests {
     @Test func sigtermDuringTwentySlowRequestsLetsAllFinishThenExitsZero() async throws {
         let origin = try await TestServer.start()
         defer { Task { await origin.shutdown() } }

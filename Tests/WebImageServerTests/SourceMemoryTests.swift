@@ -7,7 +7,7 @@ import WebImageTestServer
 /// Issue 20: a 60 MP source under the default 50 MP limit is 422 without its pixels decoded,
 /// measured on `webimage serve` as a process of its own (the peak of its resident memory), so
 /// the suite's other work does not count.
-@Suite(.timeLimit(.minutes(5))) struct SourceMemoryTests {
+@Suite(.timeLimit(.minutes(TestAllowance.minutes(5)))) struct SourceMemoryTests {
     @Test func aSixtyMegapixelPhotoIs422AndThePeakStaysWithin100MBOfIdle() async throws {
         let root = FileManager.default.temporaryDirectory.appendingPathComponent("webimage-source-memory-" + UUID().uuidString)
         try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
@@ -34,7 +34,7 @@ import WebImageTestServer
         let reply = try await ServerUnderTest.get("/unsafe/rs:fit:300:200/plain/local:///sixty-megapixels.png@jpg", port: server.port)
         let peak = try Self.statusField("VmHWM:", of: server.processIdentifier)
         #expect(reply.status == 422 && reply.body == Data("Source image is too large\n".utf8))
-        #expect(peak - idle < 100 << 20, "peak \(peak >> 20) MB against \(idle >> 20) MB idle; the file \(big.count >> 20) MB")
+        #expect(peak - idle < TestAllowance.bytes(100 << 20), "peak \(peak >> 20) MB against \(idle >> 20) MB idle; the file \(big.count >> 20) MB")
 
         server.signal(SIGTERM)
         #expect(await server.exitStatus() == 0)

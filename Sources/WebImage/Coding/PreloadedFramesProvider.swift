@@ -22,6 +22,10 @@ struct PreloadedFramesProvider: AnimatedImageProvider {
         frames.indices.contains(index) ? frames[index] : nil
     }
 
+    var animatedImageMemoryCost: Int {
+        frames.reduce(0) { $0 + ($1?.memoryCost ?? 0) }
+    }
+
     func animatedImageDuration(at index: Int) -> TimeInterval {
         original.animatedImageDuration(at: index)
     }

@@ -17,7 +17,7 @@ public struct WebImageOptions: OptionSet, Sendable, Hashable {
     public static let progressiveLoad = WebImageOptions(rawValue: 1 << 2)
     /// Revalidate a cached image with the server even when it is cached.
     public static let refreshCached = WebImageOptions(rawValue: 1 << 3)
-    /// Accepted for SDWebImage compatibility; cookies are neither sent nor stored.
+    /// Send and keep cookies through the downloader's `cookieStorage` (`DownloaderOptions.handleCookies`).
     public static let handleCookies = WebImageOptions(rawValue: 1 << 5)
     /// Accept TLS certificates that do not validate (testing only).
     public static let allowInvalidSSLCertificates = WebImageOptions(rawValue: 1 << 6)

@@ -12,4 +12,11 @@ public protocol AnimatedImageProvider: Sendable {
     func animatedImageFrame(at index: Int) -> Image?
     /// How long frame `index` shows, in seconds.
     func animatedImageDuration(at index: Int) -> TimeInterval
+    /// Bytes the provider itself keeps in memory, such as frames decoded ahead; counted in the
+    /// image's `memoryCost` (default 0: frames decoded on demand).
+    var animatedImageMemoryCost: Int { get }
+}
+
+extension AnimatedImageProvider {
+    public var animatedImageMemoryCost: Int { 0 }
 }

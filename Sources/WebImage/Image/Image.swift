@@ -109,10 +109,12 @@ public final class Image: Sendable {
 
     /// Bytes this image keeps in memory: its decoded pixels, or the encoded bytes a lazy image
     /// decodes from (twice while the pipeline built at decode, which holds libvips' copy of
-    /// them, waits for its reader). Memory caches record it as the entry's cost when storing.
+    /// them, waits for its reader), plus what its animation provider keeps (frames preloaded by
+    /// `.preloadAllFrames`). Memory caches record it as the entry's cost when storing.
     public var memoryCost: Int {
-        if let count = pixels.withLock({ $0?.count }) { return count }
-        return pendingBuild.withLock { $0 == nil } ? sourceByteCount : 2 * sourceByteCount
+        let provided = animatedImageProvider?.animatedImageMemoryCost ?? 0
+        if let count = pixels.withLock({ $0?.count }) { return count + provided }
+        return (pendingBuild.withLock { $0 == nil } ? sourceByteCount : 2 * sourceByteCount) + provided
     }
 
     // MARK: Animation

@@ -121,7 +121,10 @@ extension DownloadOperation {
         let sent = ContinuousClock.now
         let exchange: HopByHopClient.Exchange
         do {
-            exchange = try await environment.hops.execute(clientRequest, allowingInvalidCertificates: options.contains(.allowInvalidSSLCertificates))
+            exchange = try await environment.hops.execute(
+                clientRequest, allowingInvalidCertificates: options.contains(.allowInvalidSSLCertificates),
+                cookies: options.contains(.handleCookies) ? config.cookieStorage : nil
+            )
         } catch let refusal as SourceRefusal {
             throw TransferFailure.final(WebImageError.sourceRefused(refusal))
         } catch let error as WebImageError {

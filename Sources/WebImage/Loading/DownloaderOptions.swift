@@ -16,7 +16,8 @@ public struct DownloaderOptions: OptionSet, Sendable, Hashable {
     public static let useURLCache = DownloaderOptions(rawValue: 1 << 2)
     /// Accepted for SDWebImage compatibility (no HTTP cache is consulted).
     public static let ignoreCachedResponse = DownloaderOptions(rawValue: 1 << 3)
-    /// Accepted for SDWebImage compatibility; cookies are neither sent nor stored.
+    /// Send the cookies `ImageDownloaderConfig.cookieStorage` holds for the URL (and for each
+    /// redirect) and keep the ones the server sets; without it, cookies are neither sent nor kept.
     public static let handleCookies = DownloaderOptions(rawValue: 1 << 5)
     /// Accept TLS certificates that do not validate, for this download only (testing only).
     public static let allowInvalidSSLCertificates = DownloaderOptions(rawValue: 1 << 6)

@@ -29,6 +29,25 @@ enum HTTPMessages {
         return clientRequest
     }
 
+    /// `request` with the cookies `storage` holds for `url` added to its `Cookie` header (after
+    /// any the caller set), as `URLSession` sends them under `httpShouldHandleCookies`.
+    static func adding(cookiesFrom storage: HTTPCookieStorage, for url: URL, to request: HTTPClientRequest) -> HTTPClientRequest {
+        guard let stored = storage.cookies(for: url), !stored.isEmpty,
+              let header = HTTPCookie.requestHeaderFields(with: stored)["Cookie"]
+        else { return request }
+        var request = request
+        let own = request.headers["Cookie"].joined(separator: "; ")
+        request.headers.replaceOrAdd(name: "Cookie", value: own.isEmpty ? header : own + "; " + header)
+        return request
+    }
+
+    /// Keeps the cookies `response` sets (one `Set-Cookie` field each) in `storage`, under its
+    /// accept policy, as `URLSession` does.
+    static func storeCookies(of response: HTTPClientResponse, from url: URL, in storage: HTTPCookieStorage) {
+        let cookies = response.headers["Set-Cookie"].flatMap { HTTPCookie.cookies(withResponseHeaderFields: ["Set-Cookie": $0], for: url) }
+        if !cookies.isEmpty { storage.setCookies(cookies, for: url, mainDocumentURL: nil) }
+    }
+
     /// The Foundation response for a client response from `url` (the last URL after redirects).
     static func urlResponse(for response: HTTPClientResponse, url: URL) -> HTTPURLResponse? {
         var fields: [String: String] = [:]

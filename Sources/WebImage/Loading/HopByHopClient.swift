@@ -39,14 +39,17 @@ struct HopByHopClient: Sendable {
 
     /// Sends `request` and follows its redirects (up to `maximumRedirects`, cycles refused); throws
     /// `SourceRefusal` for a hop the guard refuses, `WebImageError.invalidDownloadOperation` once
-    /// the clients are shut down, and the client's errors otherwise.
-    func execute(_ request: HTTPClientRequest, allowingInvalidCertificates: Bool) async throws -> Exchange {
+    /// the clients are shut down, and the client's errors otherwise. With `cookies`, each hop
+    /// sends the stored cookies for its URL and stores the ones its response sets.
+    func execute(_ request: HTTPClientRequest, allowingInvalidCertificates: Bool, cookies: HTTPCookieStorage? = nil) async throws -> Exchange {
         var request = request
         var visited: Set<String> = [request.url]
         var redirectCount = 0
         while true {
             guard let url = URL(string: request.url) else { throw HTTPClientError.invalidURL }
-            let (response, lease) = try await send(request, to: url, allowingInvalidCertificates: allowingInvalidCertificates)
+            let hop = cookies.map { HTTPMessages.adding(cookiesFrom: $0, for: url, to: request) } ?? request
+            let (response, lease) = try await send(hop, to: url, allowingInvalidCertificates: allowingInvalidCertificates)
+            if let cookies { HTTPMessages.storeCookies(of: response, from: url, in: cookies) }
             guard maximumRedirects > 0, let target = Self.redirectTarget(of: response, from: url) else {
                 return Exchange(response: response, url: url, redirectCount: redirectCount, lease: lease)
             }

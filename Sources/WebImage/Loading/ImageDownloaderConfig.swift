@@ -1,5 +1,8 @@
 import Foundation
 import Metrics
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 
 /// How an `ImageDownloader` downloads: SDWebImage's `SDWebImageDownloaderConfig`, plus retries
 /// and limits. Copied when the downloader is made.
@@ -46,6 +49,10 @@ public struct ImageDownloaderConfig: Sendable {
     /// Which sources may be fetched, checked on the address each hop connects to, redirects
     /// included (see `SourceGuard`); nil (default) fetches any http or https URL.
     public var sourceGuard: SourceGuard?
+    /// Where downloads with `.handleCookies` read the cookies they send and keep the ones they
+    /// are sent, on every hop (Foundation's shared storage by default, as `URLSession`'s).
+    /// Downloads without that option neither send nor keep cookies.
+    public var cookieStorage: HTTPCookieStorage = .shared
     /// Where the download counters go; nil uses the global `MetricsSystem` backend.
     public var metricsFactory: (any MetricsFactory)?
 

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import WebImage
+import WebImageTestServer
 
 /// Tests that need a process of their own: two writers on one folder, a writer killed mid-write,
 /// a full disk (a real one: a small tmpfs in a mount namespace of the helper's own; and a file
@@ -37,7 +38,7 @@ struct DiskCacheMultiProcessTests {
         #expect(ScratchFolder.allNames(in: folder).filter { $0.hasPrefix(".") }.isEmpty)
     }
 
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(TestAllowance.minutes(1))))
     func aWriterKilledMidWriteLeavesOnlyWholeEntries() async throws {
         let scratch = try ScratchFolder()
         defer { scratch.remove() }
@@ -80,7 +81,7 @@ struct DiskCacheMultiProcessTests {
     /// mid-write...), half 0 to 30 ms after their cache has started (mid-write or between writes,
     /// however slow the start, as under a sanitizer). Every key then reads back absent or
     /// byte-identical, and once a cache starts no temporary file is left.
-    @Test(.timeLimit(.minutes(2)))
+    @Test(.timeLimit(.minutes(TestAllowance.minutes(2))))
     func writersKilledAtRandomMomentsLeaveWholeEntriesAndNoTemporaryFiles() async throws {
         let scratch = try ScratchFolder()
         defer { scratch.remove() }
@@ -156,7 +157,7 @@ struct DiskCacheMultiProcessTests {
     /// as any user where user namespaces are allowed; the mount goes when the helper ends),
     /// filled by two threads and two processes while a reader reads every entry it sees.
     @Test(.enabled(if: FullDiskMount.isPossible, "mounting a tmpfs needs root or user namespaces (unshare --map-root-user)"),
-          .timeLimit(.minutes(2)))
+          .timeLimit(.minutes(TestAllowance.minutes(2))))
     func aRealFullDiskFailsStoresCleanlyAndStoresWorkOnceSpaceReturns() async throws {
         let scratch = try ScratchFolder()
         defer { scratch.remove() }

@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import Testing
 @testable import WebImage
+import WebImageTestServer
 
 @Suite("Caching: DiskCache")
 struct DiskCacheTests {
@@ -249,7 +250,7 @@ struct DiskCacheTests {
         }
     }
 
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(TestAllowance.minutes(1))))
     func expiredEntriesAreRemovedInTheBackgroundWhenTheCacheIsMadeAndAfterWrites() async throws {
         let scratch = try ScratchFolder()
         defer { scratch.remove() }

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import WebImage
+import WebImageTestServer
 
 @Suite("Caching: cgroup memory pressure")
 struct MemoryPressureTests {
@@ -34,7 +35,7 @@ struct MemoryPressureTests {
         #expect(CgroupMemoryStatus.defaultFolder.hasPrefix("/sys/fs/cgroup"))
     }
 
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(TestAllowance.minutes(1))))
     func theWatcherTrimsTheMemoryTierWhenTheCgroupNearsItsLimit() async throws {
         let scratch = try ScratchFolder()
         defer { scratch.remove() }

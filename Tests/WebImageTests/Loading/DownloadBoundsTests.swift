@@ -40,7 +40,7 @@ import FoundationNetworking
         try await withTestServer { server in
             // A 4 s stall bound: pieces 0.5 s apart leave room for a starved test server (with
             // 2 s, the whole suite's first minutes on 2 cores cut it).
-            let downloader = makeDownloader { $0.downloadTimeout = 2 }
+            let downloader = makeDownloader { $0.downloadTimeout = TestAllowance.seconds(2) }
             let result = try await downloader.downloadData(with: server.url(Self.trickle))
             #expect(result.data == (try TestImages.data("sdwebimage/TestImage.png")))
             // Longer than the 4 s stall bound, and never retried.
@@ -64,7 +64,7 @@ import FoundationNetworking
     /// the whole body.
     @Test func aContextDeadlineFailsItsCallerAloneOnASharedDownload() async throws {
         try await withTestServer { server async throws in
-            let downloader = makeDownloader { $0.downloadTimeout = 2 }  // the patient's stall bound: 4 s
+            let downloader = makeDownloader { $0.downloadTimeout = TestAllowance.seconds(2) }  // the patient's stall bound: 4 s
             var hurried = WebImageContext()
             hurried.downloadDeadline = 1
             let url = server.url(Self.trickle)
@@ -81,7 +81,7 @@ import FoundationNetworking
     @Test func aRetryAfterPastTheStallBoundFailsAtOnce() async throws {
         try await withTestServer { server in
             // Retry-After 600 s against a 2 s stall bound: no 10-minute sleep.
-            let downloader = makeDownloader { $0.downloadTimeout = 1; $0.retryPolicy = DownloadRetryPolicy(maxDelay: 600) }
+            let downloader = makeDownloader { $0.downloadTimeout = TestAllowance.seconds(1); $0.retryPolicy = DownloadRetryPolicy(maxDelay: 600) }
             let path = "/images/photos/rocket.jpg"
             let started = ContinuousClock.now
             let outcome = await downloader.recordedDownload(server.url(path + "?failFirst=1&retryAfter=600")).1.outcome()

@@ -117,7 +117,7 @@ import FoundationNetworking
 
     /// The server sends each 20 KB piece only when the test opens the gate, after the client
     /// took the piece before: the client stops at the limit whatever the machine's load.
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(TestAllowance.minutes(1))))
     func aChunkedBodyGrowingPastTheLimitFailsAsSoonAsItDoes() async throws {
         try await withTestServer { server async throws in
             let downloader = makeDownloader { $0.maximumResponseSize = 100_000 }

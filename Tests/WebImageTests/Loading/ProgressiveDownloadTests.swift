@@ -10,7 +10,7 @@ import WebImageTestServer
     /// received the part before and, where that prefix holds a decodable image (worked out here
     /// with a coder of our own), delivered a partial image for it. Paced by events, not by time,
     /// so a busy machine cannot make the client skip parts.
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(TestAllowance.minutes(1))))
     func aProgressiveJPEGTrickledInEightPartsGivesPartialImagesThenTheWholeOne() async throws {
         try await withTestServer { server async throws in
             let name = "libjpeg-turbo/testimgint.jpg"

@@ -251,6 +251,10 @@ private final class LoadRecorder: Sendable {
             let frame = try #require(preloaded.image.frame(at: 2))
             #expect(frame.isDecoded && preloaded.image.frame(at: 2) === frame)
             #expect(onDemand.image.frame(at: 2) !== onDemand.image.frame(at: 2))
+            // The kept frames count in the cost the memory cache records: each frame's bitmap.
+            let bitmap = preloaded.image.pixelWidth * preloaded.image.pixelHeight * 4
+            #expect((1..<preloaded.image.frameCount).allSatisfy { preloaded.image.frame(at: $0)?.memoryCost == bitmap })
+            #expect(preloaded.image.memoryCost == onDemand.image.memoryCost + preloaded.image.frameCount * bitmap)
             // A disk hit preloads too.
             fixture.cache.clearMemory()
             let fromDisk = try await fixture.manager.loadImage(with: url, options: .preloadAllFrames)

@@ -1,0 +1,30 @@
+import Foundation
+
+/// How much more time and memory a test may take when the suite runs under a sanitizer. The
+/// sanitizer scripts set `WEBIMAGE_TEST_TIME_SCALE` and `WEBIMAGE_TEST_MEMORY_SCALE`
+/// (ThreadSanitizer runs code several times slower and keeps shadow memory; the whole suite
+/// shares two cores); a plain run reads neither, so its bounds are the ones the tests state.
+/// The sanitizer runs look for races and memory errors, not for the speed and size bounds.
+public enum TestAllowance {
+    /// 1 in a plain run.
+    public static let timeScale = scale("WEBIMAGE_TEST_TIME_SCALE")
+    /// 1 in a plain run.
+    public static let memoryScale = scale("WEBIMAGE_TEST_MEMORY_SCALE")
+
+    /// `duration`, stretched by `timeScale`.
+    public static func time(_ duration: Duration) -> Duration { duration * timeScale }
+
+    /// `seconds`, stretched by `timeScale`.
+    public static func seconds(_ seconds: TimeInterval) -> TimeInterval { seconds * timeScale }
+
+    /// `minutes` stretched by `timeScale`, whole: for `.timeLimit(.minutes(…))`.
+    public static func minutes(_ minutes: Int) -> Int { Int((Double(minutes) * timeScale).rounded(.up)) }
+
+    /// `bytes`, stretched by `memoryScale`.
+    public static func bytes(_ bytes: Int) -> Int { Int(Double(bytes) * memoryScale) }
+
+    private static func scale(_ name: String) -> Double {
+        guard let text = ProcessInfo.processInfo.environment[name], let value = Double(text), value >= 1 else { return 1 }
+        return value
+    }
+}

@@ -1,0 +1,76 @@
+import Foundation
+import Testing
+import WebImage
+import WebImageTestServer
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// `.handleCookies`: the downloader's cookie storage is read and written on every hop, as
+/// `URLSession` does under `httpShouldHandleCookies`; without the option it is left alone.
+@Suite("Loading: cookies") struct CookieTests {
+    /// A storage of its own for one test, passed to `body`. Foundation on Linux writes every
+    /// named storage to `.cookies.<name>` in a folder under the application support folder (an
+    /// empty list here: the tests' cookies are session cookies); that file is removed after.
+    static func withFreshStorage(_ body: (HTTPCookieStorage) async throws -> Void) async throws {
+        let name = "swift-webimage-tests-\(UUID().uuidString)"
+        defer {
+            let support = FileManager.default.urls(for: .applicationSupportDirectory, in: .userDomainMask).first
+            let folders = support.flatMap { try? FileManager.default.contentsOfDirectory(at: $0, includingPropertiesForKeys: nil) } ?? []
+            for folder in folders { try? FileManager.default.removeItem(at: folder.appendingPathComponent(".cookies." + name)) }
+        }
+        try await body(HTTPCookieStorage.sharedCookieStorage(forGroupContainerIdentifier: name))
+    }
+
+    static let rocket = "/images/photos/rocket.jpg"
+
+    /// A route that answers with rocket.jpg and sets `cookie`.
+    static func routeSettingCookie(_ server: TestServer, _ path: String, _ cookie: String) throws {
+        let bytes = Array(try TestImages.data("photos/rocket.jpg"))
+        server.route(path) { _ in
+            TestResponse(headers: [("Content-Type", "image/jpeg"), ("Set-Cookie", cookie)], body: bytes)
+        }
+    }
+
+    @Test func aCookieSetByOneImageIsSentWithTheNext() async throws {
+        try await Self.withFreshStorage { storage in try await withTestServer { server in
+            let downloader = makeDownloader { $0.cookieStorage = storage }
+            try Self.routeSettingCookie(server, "/login.jpg", "session=abc123; Path=/")
+            _ = try await downloader.downloadData(with: server.url("/login.jpg"), options: .handleCookies)
+            #expect(storage.cookies(for: server.url("/"))?.map(\.name) == ["session"])
+            let result = try await downloader.downloadImage(with: server.url(Self.rocket), options: .handleCookies)
+            #expect(result.image.pixelWidth == 640)
+            #expect(server.statistics.requestLog[Self.rocket]?.first?.header("Cookie") == "session=abc123")
+        } }
+    }
+
+    @Test func withoutTheOptionCookiesAreNeitherSentNorKept() async throws {
+        try await Self.withFreshStorage { storage in try await withTestServer { server in
+            let downloader = makeDownloader { $0.cookieStorage = storage }
+            try Self.routeSettingCookie(server, "/login.jpg", "session=abc123; Path=/")
+            _ = try await downloader.downloadData(with: server.url("/login.jpg"))
+            #expect(storage.cookies(for: server.url("/"))?.isEmpty != false, "not kept")
+            try Self.routeSettingCookie(server, "/kept.jpg", "kept=1; Path=/")
+            _ = try await downloader.downloadData(with: server.url("/kept.jpg"), options: .handleCookies)
+            _ = try await downloader.downloadData(with: server.url(Self.rocket))
+            #expect(server.statistics.requestLog[Self.rocket]?.first?.header("Cookie") == nil, "not sent")
+        } }
+    }
+
+    /// A cookie set by a redirect's response goes with the request to its target, after the
+    /// caller's own `Cookie` header.
+    @Test func aCookieSetOnARedirectGoesToItsTarget() async throws {
+        try await Self.withFreshStorage { storage in try await withTestServer { server in
+            let downloader = makeDownloader { $0.cookieStorage = storage }
+            downloader.setValue("own=1", forHTTPHeaderField: "Cookie")
+            server.route("/gate") { _ in
+                TestResponse(status: 302, headers: [("Location", Self.rocket), ("Set-Cookie", "passed=yes; Path=/images")])
+            }
+            let result = try await downloader.downloadData(with: server.url("/gate"), options: .handleCookies)
+            let rocket = try TestImages.data("photos/rocket.jpg")
+            #expect(result.response?.statusCode == 200 && result.data == rocket)
+            #expect(server.statistics.requestLog["/gate"]?.first?.header("Cookie") == "own=1")
+            #expect(server.statistics.requestLog[Self.rocket]?.first?.header("Cookie") == "own=1; passed=yes")
+        } }
+    }
+}
