@@ -3,14 +3,15 @@ import Logging
 
 /// How bytes from a loader or from the disk cache become an image: SDWebImage's
 /// `SDImageLoaderDecodeImageData` and `SDImageCacheDecodeImageData`, one path for both, so an
-/// image read back from disk comes out as the download gave it.
-enum ImageDecoding {
+/// image read back from disk comes out as the download gave it. A custom loader or cache
+/// decodes through it to give the same images.
+public enum ImageDecoding {
     static let logger = Logger(label: "swift-webimage.decoding")
 
     /// The coder options a load asks for: the context's, then the options' switches, then the
     /// scale written in the file name (`@2x`, `@3x`) when the context gives none. `name` is the
     /// URL, or the cache key, that the bytes came under.
-    static func coderOptions(forName name: String?, options: WebImageOptions, context: WebImageContext?) -> ImageCoderOptions {
+    public static func coderOptions(forName name: String?, options: WebImageOptions, context: WebImageContext?) -> ImageCoderOptions {
         var coderOptions = context?.imageDecodeOptions ?? ImageCoderOptions()
         if let scale = context?.imageScaleFactor { coderOptions.decodeScaleFactor = scale }
         if let size = context?.imageThumbnailPixelSize {
@@ -32,7 +33,7 @@ enum ImageDecoding {
     /// Decodes `data` with the context's coder (else the shared coders); a failure is
     /// `WebImageError.badImageData`, with the coder's reason logged. Blocking: call it on the
     /// blocking pool.
-    static func decode(_ data: Data, name: String?, options coderOptions: ImageCoderOptions, context: WebImageContext?) throws(WebImageError) -> Image {
+    public static func decode(_ data: Data, name: String?, options coderOptions: ImageCoderOptions, context: WebImageContext?) throws(WebImageError) -> Image {
         guard !data.isEmpty else { throw .badImageData }
         let coder: any ImageCoder = context?.imageCoder ?? ImageCodersManager.shared
         do {

@@ -29,10 +29,9 @@ final class EncodedImageCache: ImageCacheProtocol, @unchecked Sendable {
         }
         let query = EncodedImageQuery(completion: completion)
         // Decode as the load asks (a thumbnail, a first frame), off the cooperative pool.
-        let coder = context?.imageCoder ?? ImageCodersManager.shared
-        let coderOptions = ImageCoderOptions(loading: options, context: context)
+        let coderOptions = ImageDecoding.coderOptions(forName: key, options: options, context: context)
         Task {
-            let image = try? await BlockingPool.run { try coder.decode(data, options: coderOptions) }
+            let image = try? await BlockingPool.run { try ImageDecoding.decode(data, name: key, options: coderOptions, context: context) }
             query.finish(image, image == nil ? nil : data, image == nil ? .none : .disk)
         }
         return query

@@ -27,8 +27,8 @@ struct AssetImageLoader: ImageLoader {
             return nil
         }
         let operation = AssetLoadOperation(completion: completed, callbackQueue: context?.callbackQueue)
-        let coder = context?.imageCoder ?? ImageCodersManager.shared
-        let coderOptions = ImageCoderOptions(loading: options, context: context)
+        // The decode options the load asks for, as the built-in loaders build them.
+        let coderOptions = ImageDecoding.coderOptions(forName: url.absoluteString, options: options, context: context)
         Task {
             // File I/O and decoding block: the blocking pool, never the cooperative pool.
             let result: Result<(Image, Data), any Error>
@@ -36,10 +36,10 @@ struct AssetImageLoader: ImageLoader {
                 result = .success(try await BlockingPool.run {
                     let data = try Data(contentsOf: file)
                     progress?(data.count, data.count, url)
-                    return (try coder.decode(data, options: coderOptions), data)
+                    return (try ImageDecoding.decode(data, name: url.absoluteString, options: coderOptions, context: context), data)
                 })
-            } catch is ImageCodingError {
-                result = .failure(WebImageError.badImageData)
+            } catch let error as WebImageError {
+                result = .failure(error)
             } catch {
                 result = .failure(URLError(.fileDoesNotExist, userInfo: [NSURLErrorFailingURLErrorKey: url]))
             }
@@ -96,22 +96,6 @@ final class AssetLoadOperation: WebImageOperation {
         } else {
             completion(image, data, error, true)
         }
-    }
-}
-
-extension ImageCoderOptions {
-    /// The decode options a load asks for: the context's decode options with its scale and
-    /// thumbnail size, then the switches of `options`.
-    init(loading options: WebImageOptions, context: WebImageContext?) {
-        self = context?.imageDecodeOptions ?? ImageCoderOptions()
-        if let scale = context?.imageScaleFactor { decodeScaleFactor = scale }
-        if let box = context?.imageThumbnailPixelSize {
-            decodeThumbnailPixelSize = box
-            decodePreserveAspectRatio = context?.imagePreserveAspectRatio ?? true
-        }
-        if options.contains(.decodeFirstFrameOnly) { decodeFirstFrameOnly = true }
-        if options.contains(.avoidDecodeImage) { decodeUseLazyDecoding = true }
-        if options.contains(.scaleDownLargeImages) { decodeScaleDownLimitBytes = ImageCoderOptions.defaultScaleDownLimitBytes }
     }
 }
 

@@ -56,20 +56,29 @@ final class DownloadRecorder: Sendable {
         }
     }
 
-    /// Waits until `condition(bytes received, partial images so far)` holds.
+    /// Waits until `condition(bytes received, partial images so far)` holds, or the download
+    /// finished (nothing more will come: the test's expectations then say what was missing), or
+    /// the task is cancelled (its time limit passed): a test that waits never hangs the run.
     func wait(until condition: @escaping @Sendable (_ received: Int, _ partialImages: Int) -> Bool) async {
-        await withCheckedContinuation { continuation in
-            watchers.withLock { $0.append((condition, continuation)) }
-            checkWatchers()
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                watchers.withLock { $0.append((condition, continuation)) }
+                checkWatchers(releasingAll: Task.isCancelled)
+            }
+        } onCancel: {
+            checkWatchers(releasingAll: true)
         }
     }
 
-    private func checkWatchers() {
+    private func checkWatchers(releasingAll: Bool = false) {
         let received = progressLog.withLock { $0.last?.0 ?? 0 }
-        let partials = state.withLock { $0.outcome.partialImages.count }
+        let (partials, finished) = state.withLock { ($0.outcome.partialImages.count, $0.finished) }
         let ready = watchers.withLock { watchers in
-            let ready = watchers.filter { $0.condition(received, partials) }
-            watchers.removeAll { $0.condition(received, partials) }
+            let isReady = { (watcher: (condition: @Sendable (Int, Int) -> Bool, continuation: CheckedContinuation<Void, Never>)) in
+                releasingAll || finished || watcher.condition(received, partials)
+            }
+            let ready = watchers.filter(isReady)
+            watchers.removeAll(where: isReady)
             return ready.map(\.continuation)
         }
         for continuation in ready { continuation.resume() }
