@@ -131,6 +131,22 @@ import WebImageTestServer
 
     // MARK: Size
 
+    /// A URL's own `max_src_file_size` stops the fetch as soon as the body passes it: 200 KB
+    /// of chunks, then nothing, against a 100 KB limit. Waiting for the rest would end in a 504.
+    @Test func aURLsSourceSizeLimitStopsTheFetchAsSoonAsTheBodyPassesIt() async throws {
+        let setup = try await Setup.start { $0.processing.allowSecurityOptions = true }
+        let origin = try await RawOrigin.start(RawOrigin.Reply(
+            prefix: Self.head(["Content-Type: image/jpeg", "Transfer-Encoding: chunked"]) + Array((0..<4).map { _ in Self.chunk(size: 50_000) }.joined())
+        ))
+        let source = origin.url("/two-hundred-kilobytes.jpg")
+        let encoded = source.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
+        let reply = try await setup.server.get("/unsafe/msfs:100000/rs:fit:100:100/plain/\(encoded)@jpg")
+        #expect(reply.status == 422 && String(decoding: reply.body, as: UTF8.self) == "Source image is too large\n")
+        #expect(await origin.waitUntilNoReplyIsInProgress(), "the fetch was closed")
+        await origin.shutdown()
+        await setup.stop()
+    }
+
     @Test func aDeclaredTenGigabytesIsRefusedFromTheHead() async throws {
         let setup = try await Setup.start()
         // The head and 1 KB of body, then nothing: a 422 can only come from the head (waiting for

@@ -55,6 +55,12 @@ public struct WebImageContext: Sendable {
     /// Seconds from the call to the end of this download's transfer after which it fails with
     /// `URLError(.timedOut)`, instead of the downloader's `downloadDeadline` (nil: the downloader's).
     public var downloadDeadline: TimeInterval?
+    /// The most body bytes this caller takes, when lower than the downloader's
+    /// `maximumResponseSize`: a response that declares or sends more fails this caller alone
+    /// with `URLError(.dataLengthExceedsMaximum)` as soon as it does (callers sharing the
+    /// download without this limit still get the whole body), and the transfer stops once no
+    /// caller is left. Nil: the downloader's limit.
+    public var maximumResponseSize: Int?
     /// The queue asynchronous completions run on; when nil they run on a background thread.
     public var callbackQueue: DispatchQueue?
     /// Values for plugins.

@@ -176,6 +176,7 @@ extension DownloadOperation {
         if let length, length > config.maximumResponseSize {
             throw TransferFailure.final(Self.tooLarge(url: url, limit: config.maximumResponseSize))
         }
+        if let length { dropCallers(over: length) }
         if let length { body.reserveCapacity(length) }
         environment.events.post(.receiveResponse(url: url, response: response))
         let expected = length ?? 0
@@ -189,6 +190,7 @@ extension DownloadOperation {
                 guard body.count <= config.maximumResponseSize else {
                     throw TransferFailure.final(Self.tooLarge(url: url, limit: config.maximumResponseSize))
                 }
+                dropCallers(over: body.count)
                 let wantsPartial = reportProgress(received: body.count, expected: expected, force: false, newBytes: chunk.readableBytes)
                 if wantsPartial { decodePartialIfWanted(body, expected: expected) }
             }
@@ -237,7 +239,7 @@ extension DownloadOperation {
         return validators.entityTag
     }
 
-    private static func tooLarge(url: URL, limit: Int) -> URLError {
+    static func tooLarge(url: URL, limit: Int) -> URLError {
         URLError(.dataLengthExceedsMaximum, userInfo: [
             NSURLErrorFailingURLErrorKey: url, NSLocalizedDescriptionKey: "the response is larger than \(limit) bytes",
         ])

@@ -37,6 +37,9 @@ final class DownloadOperation: Sendable {
         let callbacks: DownloadCallbacks
         /// When this caller's download deadline passes, if it has one.
         let deadline: ContinuousClock.Instant?
+        /// The most body bytes this caller takes (its context's `maximumResponseSize`), when
+        /// lower than the downloader's limit.
+        let maximumBytes: Int?
     }
 
     enum Phase {
@@ -99,7 +102,8 @@ final class DownloadOperation: Sendable {
             let coderOptions = ImageDecoding.coderOptions(forName: key.url.absoluteString, options: WebImageOptions(decodingSwitchesOf: options), context: context)
             state.callers.append(Caller(
                 id: id, options: options, context: context, coderOptions: coderOptions, decodes: decodes, callbacks: callbacks,
-                deadline: deadline
+                deadline: deadline,
+                maximumBytes: context?.maximumResponseSize.flatMap { $0 < environment.config.maximumResponseSize ? max(0, $0) : nil }
             ))
             if let deadline, let seconds {
                 state.deadlineTimers.append(Task { [weak self] in
@@ -154,6 +158,15 @@ final class DownloadOperation: Sendable {
         }
         caller?.callbacks.finish(nil, nil, error, operation: self)
         if stopped != nil { end() }
+    }
+
+    /// Fails the callers whose own byte limit `bytes` (declared or received) passes, each alone
+    /// with `URLError(.dataLengthExceedsMaximum)`; the transfer stops when none is left.
+    func dropCallers(over bytes: Int) {
+        let over = state.withLock { state in state.callers.filter { $0.maximumBytes.map { bytes > $0 } ?? false } }
+        for caller in over {
+            drop(callerID: caller.id, error: Self.tooLarge(url: url, limit: caller.maximumBytes ?? 0))
+        }
     }
 
     /// Cancels every caller.

@@ -92,14 +92,15 @@ final class SourceStore: Sendable {
     private func fetch(_ url: URL, maximumBytes: Int) async throws -> SourceImage {
         let result: ImageDataDownloadResult
         do {
-            result = try await downloader.downloadData(with: url)
+            // The request's own limit stops its fetch as soon as the body passes it; a request
+            // sharing the fetch without one still gets the whole body.
+            var context = WebImageContext()
+            context.maximumResponseSize = maximumBytes
+            result = try await downloader.downloadData(with: url, context: context)
         } catch let error as CancellationError {
             throw error
         } catch {
             throw Self.serverError(for: error, url: url)
-        }
-        guard result.data.count <= maximumBytes else {
-            throw ImageServerError.sourceTooLarge("\(result.data.count) bytes, limit \(maximumBytes)")
         }
         return SourceImage(
             data: result.data, validators: result.validators,

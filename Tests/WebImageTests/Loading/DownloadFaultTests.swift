@@ -146,6 +146,59 @@ import FoundationNetworking
         }
     }
 
+    /// A context's own byte limit (the image server's `max_src_file_size`): a declared length
+    /// over it fails before any body byte is taken.
+    @Test func aContextByteLimitUnderTheDeclaredLengthFailsBeforeTheBody() async throws {
+        try await withTestServer { server in
+            var context = WebImageContext()
+            context.maximumResponseSize = 100_000
+            let path = "/images/photos/hubble_deep_field.jpg"
+            let recorder = makeDownloader().recordedDownload(server.url(path + "?chunk=10000&hold=1"), context: context).1
+            let outcome = await recorder.outcome()
+            #expect(outcome.urlError?.code == .dataLengthExceedsMaximum)
+            #expect(recorder.progressReports.allSatisfy { $0.0 == 0 }, "no body byte was taken")
+            #expect(await server.wait { $0.abortedResponses[path] == 1 })
+        }
+    }
+
+    /// Two callers share a chunked body, paced piece by piece: the one with a 50 KB limit fails
+    /// alone once the body passes it, the other gets every byte.
+    @Test(.timeLimit(.minutes(TestAllowance.minutes(1))))
+    func aContextByteLimitFailsItsCallerAloneOnASharedDownload() async throws {
+        try await withTestServer { server async throws in
+            let downloader = makeDownloader()
+            let body = try TestImages.data("photos/hubble_deep_field.jpg")
+            let gate = TestGate()
+            server.route("/growing") { _ in
+                var response = TestResponse.content(Array(body), type: "image/jpeg")
+                response.chunked = true
+                response.chunkSize = 20_000
+                response.gate = gate
+                return response
+            }
+            var limited = WebImageContext()
+            limited.maximumResponseSize = 50_000
+            let patient = downloader.recordedDownload(server.url("/growing")).1
+            let hurried = downloader.recordedDownload(server.url("/growing"), context: limited).1
+            var piece = 1
+            while patient.completionCount == 0, piece * 20_000 < body.count {
+                let wanted = piece * 20_000
+                await patient.wait { received, _ in received >= wanted }
+                if piece == 3 {
+                    let outcome = await hurried.outcome()
+                    #expect(outcome.urlError?.code == .dataLengthExceedsMaximum, "\(String(reflecting: outcome.error))")
+                    #expect(hurried.progressReports.map(\.0).max() ?? 0 <= 50_000)
+                }
+                gate.open()
+                piece += 1
+            }
+            let whole = await patient.outcome()
+            #expect(whole.data == body && whole.image != nil)
+            #expect(hurried.completionCount == 1)
+            #expect(server.requestCount("/growing") == 1, "one shared request")
+        }
+    }
+
     @Test func aBodyDroppedMidwayResumesWithARangeRequestAndYieldsTheExactBytes() async throws {
         try await withTestServer { server in
             let original = try TestImages.data("photos/hubble_deep_field.jpg")
