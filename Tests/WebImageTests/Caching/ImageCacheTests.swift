@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import Testing
 @testable import WebImage
+import WebImageTestServer
 
 @Suite("Caching: ImageCache")
 struct ImageCacheTests {
@@ -136,12 +137,12 @@ struct ImageCacheTests {
     @Test func deleteOldFilesRemovesAnEntryOlderThanMaxDiskAge() async throws {
         // The 1 s / 2 s, scaled by 30 so that a loaded machine cannot age the fresh entry.
         var config = ImageCacheConfig()
-        config.maxDiskAge = 30
+        config.maxDiskAge = TestAllowance.seconds(30)
         try await withImageCache(config: config) { cache in
             let data = try TestImages.data("sdwebimage/TestImage.jpg")
             await cache.store(nil, imageData: data, forKey: "old")
             await cache.store(nil, imageData: data, forKey: "fresh")
-            CacheFixtures.age(try #require(cache.cachePath(forKey: "old")), by: 60)
+            CacheFixtures.age(try #require(cache.cachePath(forKey: "old")), by: 2 * config.maxDiskAge)
             await withCheckedContinuation { continuation in cache.deleteOldFiles { continuation.resume() } }
             #expect(!cache.diskImageDataExists(withKey: "old"))
             #expect(cache.diskImageDataExists(withKey: "fresh"))
