@@ -129,8 +129,9 @@ let package = Package(
         .executableTarget(
             name: "webimage",
             dependencies: [
-                // WebImageSupport for `Locked` (the lock ThreadSanitizer sees), as the test server.
-                "WebImage", "WebImageServer", "WebImageSupport",
+                // WebImageSupport for `Locked` (the lock ThreadSanitizer sees), as the test server;
+                // ImageEngine for `MallocArenas` (a glibc call).
+                "WebImage", "WebImageServer", "WebImageSupport", "ImageEngine",
                 // Built beside it: the child process PDFs and costly SVGs render in.
                 "webimage-render",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+internal import ImageEngine
 import Logging
 import WebImageServer
 

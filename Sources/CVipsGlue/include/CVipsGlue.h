@@ -199,4 +199,7 @@ wi_orc_lock_mode wi_orc_lock_install(const char **liborc_version);
 /// How many liborc compile and free calls came through orc_lock.c so far.
 long wi_orc_lock_routed_calls(void);
 
+/// glibc's `mallopt(M_ARENA_MAX, count)` (not in Swift's Glibc module): 1 when set, 0 otherwise.
+int wi_malloc_arena_max(int count);
+
 #endif
