@@ -12,6 +12,16 @@ public final class CombinedOperation: WebImageOperation {
         var isDone = false
         /// Called once when the load is cancelled (to deliver `.cancelled`).
         var onCancel: (@Sendable () -> Void)?
+
+        /// Done: the cancel handler and the parts go. Each may hold the load (the handler does;
+        /// a cache's or loader's operation may keep its completion, which does), and the load
+        /// holds this operation: kept, they would make a cycle.
+        mutating func endLoad() {
+            isDone = true
+            onCancel = nil
+            cacheOperation = nil
+            loaderOperation = nil
+        }
     }
 
     private let state = Locked(State())
@@ -40,10 +50,7 @@ public final class CombinedOperation: WebImageOperation {
     public func cancel() {
         guard !cancelled.exchange(true, ordering: .acquiringAndReleasing) else { return }
         let (cache, loader, wasDone, onCancel) = state.withLock { state in
-            defer {
-                state.isDone = true
-                state.onCancel = nil
-            }
+            defer { state.endLoad() }
             return (state.cacheOperation, state.loaderOperation, state.isDone, state.onCancel)
         }
         cache?.cancel()
@@ -51,23 +58,24 @@ public final class CombinedOperation: WebImageOperation {
         if !wasDone { onCancel?() }
     }
 
+    /// Keeps the running cache query, unless the load ended first (a query that completed
+    /// before it returned: kept, it could hold the load in a cycle).
     func setCacheOperation(_ operation: (any WebImageOperation)?) {
-        state.withLock { $0.cacheOperation = operation }
+        state.withLock { state in if !state.isDone { state.cacheOperation = operation } }
         if isCancelled { operation?.cancel() }
     }
 
+    /// Keeps the running loader request, unless the load ended first.
     func setLoaderOperation(_ operation: (any WebImageOperation)?) {
-        state.withLock { $0.loaderOperation = operation }
+        state.withLock { state in if !state.isDone { state.loaderOperation = operation } }
         if isCancelled { operation?.cancel() }
     }
 
     /// Marks the load done; false when it was cancelled first (then nothing more is delivered).
-    /// The cancel handler goes: it holds the load, which holds this operation (and the manager).
     func markDone() -> Bool {
         state.withLock { state in
             guard !state.isDone else { return false }
-            state.isDone = true
-            state.onCancel = nil
+            state.endLoad()
             return true
         }
     }

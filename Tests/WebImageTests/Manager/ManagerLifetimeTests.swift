@@ -36,4 +36,22 @@ import Testing
         // that kept every manager (and its cache and loaders) alive once it had loaded anything.
         #expect(await Self.eventually { weakManager == nil && weakCache == nil })
     }
+
+    /// A cache whose query operation keeps its completion after calling it (the DocC example's
+    /// `EncodedImageQuery` does) held the load through the manager's operation, in a cycle
+    /// that the AddressSanitizer run found: the parts now go when the load ends.
+    @Test func aQueryOperationThatKeepsItsCompletionDoesNotKeepTheManager() async throws {
+        weak var weakManager: WebImageManager?
+        weak var weakCache: EncodedImageCache?
+        do {
+            let cache = EncodedImageCache()
+            let manager = WebImageManager(cache: cache, loader: ImageLoadersManager(loaders: [FileImageLoader()]))
+            weakManager = manager
+            weakCache = cache
+            let url = TestImages.url("photos/rocket.jpg")
+            #expect(try await manager.loadImage(with: url, options: [.waitStoreCache]).cacheType == .none)
+            #expect(try await manager.loadImage(with: url).cacheType == .disk)
+        }
+        #expect(await Self.eventually { weakManager == nil && weakCache == nil })
+    }
 }
