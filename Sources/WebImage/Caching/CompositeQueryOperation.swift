@@ -8,6 +8,9 @@ final class CompositeQueryOperation: WebImageOperation {
         var completion: ImageCacheQueryCompletion?
         var children: [any WebImageOperation] = []
         var cancelled = false
+        /// Completed: children are no longer kept (one that keeps its completion, which holds
+        /// this operation, would make a cycle).
+        var finished = false
     }
 
     private let state: Locked<State>
@@ -18,11 +21,12 @@ final class CompositeQueryOperation: WebImageOperation {
 
     var isCancelled: Bool { state.withLock { $0.cancelled } }
 
-    /// Tracks a query started for this one (cancelled at once if this one already is).
+    /// Tracks a query started for this one (cancelled at once if this one already is; not
+    /// kept if this one already completed).
     func add(_ child: (any WebImageOperation)?) {
         guard let child else { return }
         let cancelNow = state.withLock { state in
-            if !state.cancelled { state.children.append(child) }
+            if !state.cancelled, !state.finished { state.children.append(child) }
             return state.cancelled
         }
         if cancelNow { child.cancel() }
@@ -44,7 +48,11 @@ final class CompositeQueryOperation: WebImageOperation {
     /// Completes with this result unless already completed.
     func finish(_ image: Image?, _ data: Data?, _ cacheType: ImageCacheType) {
         let completion = state.withLock { state in
-            defer { state.completion = nil }
+            defer {
+                state.completion = nil
+                state.children = []
+                state.finished = true
+            }
             return state.completion
         }
         completion?(image, data, cacheType)

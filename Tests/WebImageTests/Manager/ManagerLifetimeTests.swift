@@ -54,4 +54,24 @@ import Testing
         }
         #expect(await Self.eventually { weakManager == nil && weakCache == nil })
     }
+
+    /// The same through a caches manager: its composite query kept the children it had started
+    /// after completing, and the custom cache's child kept the completion that holds the
+    /// composite (and the caches still to ask).
+    @Test func aCachesManagerQueryLeavesNothingAliveOnceAnswered() async throws {
+        let scratch = try ScratchFolder()
+        defer { scratch.remove() }
+        weak var weakEncoded: EncodedImageCache?
+        weak var weakLocal: ImageCache?
+        do {
+            let encoded = EncodedImageCache()
+            let local = scratch.imageCache()
+            weakEncoded = encoded
+            weakLocal = local
+            let caches = ImageCachesManager(caches: [encoded, local])   // `local` is asked first
+            await encoded.store(nil, imageData: try TestImages.data("photos/rocket.jpg"), forKey: "rocket")
+            #expect(await caches.queryImage(forKey: "rocket").cacheType == .disk)
+        }
+        #expect(await Self.eventually { weakEncoded == nil && weakLocal == nil })
+    }
 }

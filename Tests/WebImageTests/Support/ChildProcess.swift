@@ -18,6 +18,15 @@ enum ChildProcess {
         try #require(TestExecutable.url(name))
     }
 
+    /// Runs `body`, which drives child processes for long (starting, waiting, killing), on a
+    /// thread of its own: neither the cooperative pool nor the blocking pool that decodes wait
+    /// for is held by it.
+    static func onOwnThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread.detachNewThread { continuation.resume(with: Swift.Result { try body() }) }
+        }
+    }
+
     /// Runs `name` with `arguments` to its end, off the cooperative pool, and returns what it
     /// left; `input`, when given (at most 64 KiB), is its standard input.
     static func run(_ name: String, _ arguments: [String], input: Data? = nil) async throws -> Result {
