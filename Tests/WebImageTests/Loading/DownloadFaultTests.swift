@@ -104,15 +104,38 @@ import FoundationNetworking
     }
 
     @Test func aContentLengthOverTheLimitFailsBeforeTheBodyIsRead() async throws {
+        try await Self.expectRefusedFromTheHead(makeDownloader { $0.maximumResponseSize = 100_000 }, context: nil)
+    }
+
+    /// Asks `downloader` for the 528 KB hubble_deep_field.jpg, held after its first piece, with a
+    /// 100 KB limit (the downloader's or `context`'s): the declared length fails it before any
+    /// body byte is taken, and the connection is closed.
+    static func expectRefusedFromTheHead(
+        _ downloader: ImageDownloader, context: WebImageContext?, sourceLocation: SourceLocation = #_sourceLocation
+    ) async throws {
         try await withTestServer { server in
-            let downloader = makeDownloader { $0.maximumResponseSize = 100_000 }
             let path = "/images/photos/hubble_deep_field.jpg"
-            let recorder = downloader.recordedDownload(server.url(path + "?chunk=10000&hold=1")).1
+            let recorder = downloader.recordedDownload(server.url(path + "?chunk=10000&hold=1"), context: context).1
             let outcome = await recorder.outcome()
-            #expect(outcome.urlError?.code == .dataLengthExceedsMaximum)
-            #expect(recorder.progressReports.allSatisfy { $0.0 == 0 }, "no body byte was taken")
-            #expect(await server.wait { $0.abortedResponses[path] == 1 })
+            #expect(outcome.urlError?.code == .dataLengthExceedsMaximum, sourceLocation: sourceLocation)
+            #expect(recorder.progressReports.allSatisfy { $0.0 == 0 }, "no body byte was taken", sourceLocation: sourceLocation)
+            #expect(await server.wait { $0.abortedResponses[path] == 1 }, sourceLocation: sourceLocation)
         }
+    }
+
+    /// Routes `/growing`: hubble_deep_field.jpg (528 KB) as a chunked body in 20 KB pieces, each
+    /// sent only when the returned gate is opened. Returns the body and the gate.
+    static func routeGrowingBody(on server: TestServer) throws -> (Data, TestGate) {
+        let body = try TestImages.data("photos/hubble_deep_field.jpg")
+        let gate = TestGate()
+        server.route("/growing") { _ in
+            var response = TestResponse.content(Array(body), type: "image/jpeg")
+            response.chunked = true
+            response.chunkSize = 20_000
+            response.gate = gate
+            return response
+        }
+        return (body, gate)
     }
 
     /// The server sends each 20 KB piece only when the test opens the gate, after the client
@@ -121,15 +144,7 @@ import FoundationNetworking
     func aChunkedBodyGrowingPastTheLimitFailsAsSoonAsItDoes() async throws {
         try await withTestServer { server async throws in
             let downloader = makeDownloader { $0.maximumResponseSize = 100_000 }
-            let body = try TestImages.data("photos/hubble_deep_field.jpg")
-            let gate = TestGate()
-            server.route("/growing") { _ in
-                var response = TestResponse.content(Array(body), type: "image/jpeg")
-                response.chunked = true
-                response.chunkSize = 20_000
-                response.gate = gate
-                return response
-            }
+            let (body, gate) = try Self.routeGrowingBody(on: server)
             let recorder = downloader.recordedDownload(server.url("/growing")).1
             var piece = 1
             while recorder.completionCount == 0, piece * 20_000 < body.count {
@@ -149,16 +164,9 @@ import FoundationNetworking
     /// A context's own byte limit (the image server's `max_src_file_size`): a declared length
     /// over it fails before any body byte is taken.
     @Test func aContextByteLimitUnderTheDeclaredLengthFailsBeforeTheBody() async throws {
-        try await withTestServer { server in
-            var context = WebImageContext()
-            context.maximumResponseSize = 100_000
-            let path = "/images/photos/hubble_deep_field.jpg"
-            let recorder = makeDownloader().recordedDownload(server.url(path + "?chunk=10000&hold=1"), context: context).1
-            let outcome = await recorder.outcome()
-            #expect(outcome.urlError?.code == .dataLengthExceedsMaximum)
-            #expect(recorder.progressReports.allSatisfy { $0.0 == 0 }, "no body byte was taken")
-            #expect(await server.wait { $0.abortedResponses[path] == 1 })
-        }
+        var context = WebImageContext()
+        context.maximumResponseSize = 100_000
+        try await Self.expectRefusedFromTheHead(makeDownloader(), context: context)
     }
 
     /// Two callers share a chunked body, paced piece by piece: the one with a 50 KB limit fails
@@ -167,15 +175,7 @@ import FoundationNetworking
     func aContextByteLimitFailsItsCallerAloneOnASharedDownload() async throws {
         try await withTestServer { server async throws in
             let downloader = makeDownloader()
-            let body = try TestImages.data("photos/hubble_deep_field.jpg")
-            let gate = TestGate()
-            server.route("/growing") { _ in
-                var response = TestResponse.content(Array(body), type: "image/jpeg")
-                response.chunked = true
-                response.chunkSize = 20_000
-                response.gate = gate
-                return response
-            }
+            let (body, gate) = try Self.routeGrowingBody(on: server)
             var limited = WebImageContext()
             limited.maximumResponseSize = 50_000
             let patient = downloader.recordedDownload(server.url("/growing")).1
