@@ -73,4 +73,25 @@ import FoundationNetworking
             #expect(server.statistics.requestLog[Self.rocket]?.first?.header("Cookie") == "own=1; passed=yes")
         } }
     }
+
+    /// What an origin sends is not trusted: malformed `Set-Cookie` fields are dropped, a cookie
+    /// for another domain is not kept, and the image still arrives.
+    @Test func malformedAndForeignCookiesAreDropped() async throws {
+        try await Self.withFreshStorage { storage in try await withTestServer { server in
+            let downloader = makeDownloader { $0.cookieStorage = storage }
+            let bytes = Array(try TestImages.data("photos/rocket.jpg"))
+            server.route("/hostile.jpg") { _ in
+                TestResponse(headers: [
+                    ("Content-Type", "image/jpeg"), ("Set-Cookie", "=;;"), ("Set-Cookie", "no-equals-sign"),
+                    ("Set-Cookie", "stolen=1; Domain=evil.example; Path=/"), ("Set-Cookie", String(repeating: "x", count: 8192)),
+                    ("Set-Cookie", "good=1; Path=/"),
+                ], body: bytes)
+            }
+            let result = try await downloader.downloadImage(with: server.url("/hostile.jpg"), options: .handleCookies)
+            #expect(result.image.pixelWidth == 640)
+            #expect(storage.cookies?.map(\.name) == ["good"], "\(storage.cookies ?? [])")
+            _ = try await downloader.downloadData(with: server.url(Self.rocket), options: .handleCookies)
+            #expect(server.statistics.requestLog[Self.rocket]?.first?.header("Cookie") == "good=1")
+        } }
+    }
 }
