@@ -36,8 +36,13 @@ let package = Package(
             pkgConfig: "vips",
             providers: [.apt(["libvips-dev"])]
         ),
-        // Non-variadic entry points into libvips (Swift cannot call C variadic functions).
-        .target(name: "CVipsGlue", dependencies: ["CLibvips", "CBitmapKernels"]),
+        // Non-variadic entry points into libvips (Swift cannot call C variadic functions), and
+        // the animated WebP saver over libwebp's WebPAnimEncoder (libwebp-dev, a libvips-dev
+        // dependency): libvips 8.14's own leaks on a failed save.
+        .target(
+            name: "CVipsGlue", dependencies: ["CLibvips", "CBitmapKernels"],
+            linkerSettings: [.linkedLibrary("webpmux"), .linkedLibrary("webp")]
+        ),
         // Kernels over bitmaps in memory: resampling, orientation, round-corner coverage, and ICC
         // conversion through lcms2 (liblcms2-dev).
         .target(name: "CBitmapKernels", dependencies: ["CLibvips"], linkerSettings: [.linkedLibrary("lcms2"), .linkedLibrary("m")]),

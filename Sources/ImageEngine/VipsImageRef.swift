@@ -149,6 +149,22 @@ public final class VipsImageRef: @unchecked Sendable {
         guard let blob = wi_save_buffer(saver, pointer, options) else {
             throw Vips.lastError(or: "\(saver) failed")
         }
+        return Self.data(of: blob)
+    }
+
+    /// This animation strip (`pageHeight` frames, with its delays and loop count) as an
+    /// animated WebP at `quality` (1...100), with its ICC profile, EXIF and XMP when
+    /// `keepsMetadata`. Encoded with libwebp directly: libvips 8.14's saver keeps its encoder
+    /// after a save that fails midway, as one stopped by a frame's decode budget does.
+    public func savedAsAnimatedWebP(quality: Int, keepsMetadata: Bool) throws(VipsError) -> Data {
+        guard let blob = wi_webp_save_animation(pointer, Int32(clamping: quality), keepsMetadata ? 1 : 0) else {
+            throw Vips.lastError(or: "the animated WebP save failed")
+        }
+        return Self.data(of: blob)
+    }
+
+    /// A copy of a blob's bytes; the blob is released.
+    private static func data(of blob: UnsafeMutablePointer<VipsBlob>) -> Data {
         defer { vips_area_unref(UnsafeMutableRawPointer(blob).assumingMemoryBound(to: VipsArea.self)) }
         var length = 0
         guard let bytes = vips_blob_get(blob, &length), length > 0 else { return Data() }

@@ -3,10 +3,13 @@ import WebImage
 
 // Helper process for the decode-bomb tests:
 //   decode-probe <file> [--thumbnail N] [--encode FORMAT] [--encode-limit PIXELS]
+//                [--animation-budget MS] [--repeat N]
 // decodes the file with the library's default options, as `ImageCodersManager.shared` does for
 // any caller (with `--thumbnail`, to fit N x N pixels; with `--encode`, lazily, then encodes it
 // as FORMAT, every frame of an animation, as `webimage convert` does, within
-// `encodeMaxTotalPixelCount` PIXELS when given), and prints one line with
+// `encodeMaxTotalPixelCount` PIXELS when given; with `--animation-budget`, an animation's frames
+// within MS milliseconds of CPU time; with `--repeat`, N times over, the last outcome
+// printed: memory a failed run keeps shows as a peak that grows with N), and prints one line with
 // the outcome ("decoded WxH, N frames", "encoded N bytes" or "refused: <reason>"), then one
 // with this process's peak resident memory ("peak <bytes>"), read from /proc/self/status. The
 // parent cannot learn it from wait4: a child spawned with posix_spawn shares the parent's
@@ -22,6 +25,7 @@ if let scale = ProcessInfo.processInfo.environment["WEBIMAGE_TEST_TIME_SCALE"].f
 }
 var target: ImageFormat?
 var path: String?
+var repeats = 1
 while let argument = arguments.popFirst() {
     switch argument {
     case "--thumbnail":
@@ -33,25 +37,35 @@ while let argument = arguments.popFirst() {
     case "--encode-limit":
         guard let pixels = arguments.popFirst().flatMap(Int.init) else { break }
         options.encodeMaxTotalPixelCount = pixels
+    case "--animation-budget":
+        guard let milliseconds = arguments.popFirst().flatMap(Int.init) else { break }
+        options.decodeTimeBudget.animation = .milliseconds(milliseconds)
+    case "--repeat":
+        guard let count = arguments.popFirst().flatMap(Int.init), count > 0 else { break }
+        repeats = count
     default:
         path = argument
     }
 }
 guard let path, target != .undefined, let data = FileManager.default.contents(atPath: path) else {
-    FileHandle.standardError.write(Data("usage: decode-probe <readable file> [--thumbnail N] [--encode FORMAT] [--encode-limit PIXELS]\n".utf8))
+    FileHandle.standardError.write(Data("usage: decode-probe <readable file> [--thumbnail N] [--encode FORMAT] [--encode-limit PIXELS] [--animation-budget MS] [--repeat N]\n".utf8))
     exit(2)
 }
-do throws(ImageCodingError) {
-    let image = try ImageCodersManager.shared.decode(data, options: options)
-    if let target {
-        let encoded = try ImageCodersManager.shared.encode(image, format: target, options: options)
-        print("encoded \(encoded.count) bytes")
-    } else {
-        print("decoded \(image.pixelWidth)x\(image.pixelHeight), \(image.frameCount) frames")
+var outcome = ""
+for _ in 0..<repeats {
+    do throws(ImageCodingError) {
+        let image = try ImageCodersManager.shared.decode(data, options: options)
+        if let target {
+            let encoded = try ImageCodersManager.shared.encode(image, format: target, options: options)
+            outcome = "encoded \(encoded.count) bytes"
+        } else {
+            outcome = "decoded \(image.pixelWidth)x\(image.pixelHeight), \(image.frameCount) frames"
+        }
+    } catch {
+        outcome = "refused: \(error)"
     }
-} catch {
-    print("refused: \(error)")
 }
+print(outcome)
 let status = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? ""
 let peakKilobytes = status.split(separator: "\n").first { $0.hasPrefix("VmHWM:") }
     .flatMap { $0.split(separator: " ").dropFirst().first }.flatMap { Int($0) }

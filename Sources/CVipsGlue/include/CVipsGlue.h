@@ -53,6 +53,12 @@ int wi_find_trim(VipsImage *in, double threshold, const double *background, int 
 /// Runs a saver (e.g. "jpegsave_buffer") and returns its encoded bytes.
 VipsBlob *wi_save_buffer(const char *operation, VipsImage *in, const char *options);
 
+/// Saves an animation strip (8-bit RGB or RGBA frames top to bottom; "page-height", with
+/// "delay" and "loop" when set) as an animated WebP at `quality` (1...100), with its ICC
+/// profile, EXIF and XMP when `keep_metadata`. Unlike libvips' webpsave before 8.15.4, it frees
+/// everything it allocated when the save fails.
+VipsBlob *wi_webp_save_animation(VipsImage *image, int quality, int keep_metadata);
+
 /// Blends alpha away onto an RGB background.
 VipsImage *wi_flatten(VipsImage *in, double red, double green, double blue);
 

@@ -83,8 +83,12 @@ struct VipsSaver: Sendable {
         try save(image, qualityValue: Self.qualityValue(quality))
     }
 
-    /// libvips' output, without the metadata its WebP saver writes in spite of `strip=true`.
+    /// libvips' output, without the metadata its WebP saver writes in spite of `strip=true`; an
+    /// animated WebP is saved by our own saver (`savedAsAnimatedWebP`), which writes none.
     private func save(_ image: VipsImageRef, qualityValue: Int) throws(VipsError) -> Data {
+        if format == .webP, image.pageHeight < image.height {
+            return try image.savedAsAnimatedWebP(quality: qualityValue, keepsMetadata: keepsMetadata)
+        }
         let saved = try image.save(operation, options: options(quality: qualityValue))
         return format == .webP && !keepsMetadata ? WebPMetadataChunks.removed(from: saved) : saved
     }

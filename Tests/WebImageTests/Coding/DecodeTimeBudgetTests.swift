@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import WebImageTestServer
 import ImageEngine
 @testable import WebImage
 
@@ -67,6 +68,18 @@ import ImageEngine
         // The default budget reads them all.
         let whole = try TestImages.decoded(data)
         #expect((1..<60).allSatisfy { whole.frame(at: $0) != nil })
+    }
+
+    /// An animated WebP save stopped by the budget frees what the encoder held: a server that
+    /// refuses hostile animations all day must not grow. libvips 8.14's own saver kept its
+    /// animation encoder and canvases after a failed save (about 12 MB a time here; fixed
+    /// upstream in 8.15.4, libvips#4107), so 20 refusals peaked about 240 MB above one.
+    @Test func refusedAnimatedWebPSavesKeepNoMemory() async throws {
+        let data = DecodeWorkBombTests.gifOfOnePixelFrames(side: 1000, frames: 30)
+        let arguments = ["--encode", "webp", "--animation-budget", "1", "--repeat"]
+        let once = try await DecodeWorkBombTests.probePeak(data, arguments + ["1"], outcome: "refused:")
+        let twenty = try await DecodeWorkBombTests.probePeak(data, arguments + ["20"], outcome: "refused:")
+        #expect(twenty - once < TestAllowance.bytes(40 << 20), "peak \(once >> 20) MB after one refusal, \(twenty >> 20) MB after 20")
     }
 
     // MARK: In a child process

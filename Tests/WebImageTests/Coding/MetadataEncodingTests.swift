@@ -59,6 +59,27 @@ import WebImage
         #expect(decoded.frameDuration(at: 1) == image.frameDuration(at: 1))
     }
 
+    /// Animated WebP has a saver of its own (libwebp's animation encoder): kept metadata goes
+    /// into the file's EXIF, XMP and ICCP chunks, beside frames and timing. The source is
+    /// TestImage.gif's frames given TestICCProfile.jpg's metadata by that same saver.
+    @Test func anAnimatedWebPKeepsTheEXIFXMPAndProfile() throws {
+        let donor = try WrittenMetadata(TestImages.data("sdwebimage/TestICCProfile.jpg"))
+        let frames = try VipsImageRef.load("gifload_buffer", data: TestImages.data("sdwebimage/TestImage.gif"), options: "n=-1")
+        let source = try frames.replacingMetadata(exif: donor.exif, xmp: donor.xmp, iptc: nil, iccProfile: donor.iccProfile)
+            .savedAsAnimatedWebP(quality: 80, keepsMetadata: true)
+        let written = try WrittenMetadata(source)
+        #expect(written.exifContains("Adobe Photoshop CS5 Windows") && written.xmp == donor.xmp && written.iccProfile == donor.iccProfile)
+        let options = Self.options(keeping: true)
+        let image = try ImageCodersManager.shared.decode(source, options: options)
+        let output = try ImageCodersManager.shared.encode(image, format: .webP, options: options)
+        let kept = try WrittenMetadata(output)
+        #expect(kept.exifContains("Adobe Photoshop CS5 Windows") && kept.xmp == donor.xmp)
+        #expect(kept.iccProfile == (try Vips.builtInProfile("srgb")))
+        let decoded = try TestImages.decoded(output)
+        #expect(decoded.frameCount == 5 && decoded.frameCount == image.frameCount)
+        #expect(decoded.frameDuration(at: 1) == image.frameDuration(at: 1) && decoded.loopCount == image.loopCount)
+    }
+
     /// A profile that is sRGB leaves the pixels as they are: it is kept byte for byte.
     @Test func anSRGBProfileIsKeptAsItIs() throws {
         let source = try TestImages.data("photos/hubble_deep_field.jpg")
