@@ -3,7 +3,7 @@
 # .build-asan). Every process of the run (the test binary and the `webimage` children the tests
 # start) writes its sanitizer reports to .build-asan/reports/report.PID, not to stderr, where the
 # tests read the children's output. The run fails when a test fails, on any memory error, and on
-# any leak but two kinds that LeakSanitizer misreads in Swift, checked with small programs:
+# any leak but three kinds that LeakSanitizer misreads in Swift, checked with small programs:
 # - a weak reference's side table reported as a *direct* leak. Swift keeps its address encoded
 #   in the object's header, where LeakSanitizer cannot see it, so every live object that once had a
 #   weak reference shows one. (Not suppressed: a suppressed side table hides everything reachable
@@ -15,6 +15,11 @@
 #   five-line program built with -sanitize=address, is reported with these frames). Bytes
 #   hold no pointers, so allowing them hides nothing else; whatever leaked holding them is
 #   reported itself.
+# - a swift-nio `SocketAddress`'s box reported as a *direct* leak: an IPv6 (or Unix) address is
+#   an enum case whose bits sit in its box's pointer, so a live AsyncHTTPClient connection target
+#   holding one shows it as leaked (NIO's shapes in a small program built with -sanitize=address:
+#   a global holding a `.v6` target is reported, a `.v4` one or the bare struct is not). A box
+#   of a leaked object is reported as *indirect*, with it: that fails.
 # Objects that live as long as the process are listed in scripts/lsan-suppressions.txt.
 # The run passes only when every test ran and passed (the runner's closing line, against the
 # binary's list) and no report holds an error, a fatal error or a failed check.
@@ -54,22 +59,23 @@ for report in "$reports"/report.*; do
     awk '
         function judge() {
             if (kind == "") return
-            if (!((kind == "Direct" && frame ~ /formWeakReference/) || frame ~ /FoundationEssentials(16readDataFromFile|17readBytesFromFile|4DataV|13__DataStorageC)/)) {
+            if (!((kind == "Direct" && frame ~ /formWeakReference/) || frame ~ /FoundationEssentials(16readDataFromFile|17readBytesFromFile|4DataV|13__DataStorageC)/ ||
+                  (kind == "Direct" && frame ~ /NIOCore3BoxC/ && caller ~ /NIOCore13SocketAddressO/))) {
                 print FILENAME ": " header; print "    " frame; unexpected++
             }
             kind = ""
         }
-        /^(Direct|Indirect) leak of/ { judge(); kind = $1; header = $0; frame = ""; next }
-        kind != "" && frame == "" && /^ +#[0-9]+ / {
-            if ($0 ~ / in (malloc|calloc|realloc|posix_memalign|swift_slowAlloc|swift_allocObject|operator new)/) next
-            frame = $0
+        /^(Direct|Indirect) leak of/ { judge(); kind = $1; header = $0; frame = ""; caller = ""; next }
+        kind != "" && caller == "" && /^ +#[0-9]+ / {
+            if (frame == "" && $0 ~ / in (malloc|calloc|realloc|posix_memalign|swift_slowAlloc|swift_allocObject|operator new)/) next
+            if (frame == "") frame = $0; else caller = $0
         }
         /^SUMMARY/ { judge() }
         END { judge(); exit unexpected > 0 }
     ' "$report" >&2 || status=1
 done
 if [ $status -eq 0 ]; then
-    echo "leak-check: all $expected tests ran and passed; no memory error, no leak ($(ls "$reports"/report.* 2>/dev/null | wc -l) processes reported only the two misread kinds)"
+    echo "leak-check: all $expected tests ran and passed; no memory error, no leak ($(ls "$reports"/report.* 2>/dev/null | wc -l) processes reported only the misread kinds)"
 else
     echo "leak-check: FAILED; reports in $reports" >&2
 fi
