@@ -6,6 +6,7 @@
 // refusing hostile animations would grow by megabytes a refusal.
 
 #include "CVipsGlue.h"
+#include "tsan_handoff.h"
 
 #include <limits.h>
 #include <string.h>
@@ -64,21 +65,27 @@ static int wi_webp_add_frame(wi_webp_animation *animation) {
     return 0;
 }
 
-// Rows arrive top to bottom, whole: a frame is encoded as soon as its last row is in.
+// Rows arrive top to bottom, whole: a frame is encoded as soon as its last row is in. libvips
+// calls this from its write-behind threads, one call at a time, ordered through GLib's locks:
+// each call takes the state and hands it on (tsan_handoff.h), so TSan sees that order.
 static int wi_webp_take_rows(VipsRegion *region, VipsRect *area, void *a) {
     wi_webp_animation *animation = a;
+    WI_TAKEN_BY_WORKER(animation);
+    int status = 0;
     for (int y = area->top; y < VIPS_RECT_BOTTOM(area); y++) {
         memcpy(animation->frame + (size_t)animation->rows * animation->row_bytes, VIPS_REGION_ADDR(region, 0, y),
                animation->row_bytes);
         animation->rows += 1;
         if (animation->rows == animation->page_height) {
             if (wi_webp_add_frame(animation) != 0) {
-                return -1;
+                status = -1;
+                break;
             }
             animation->rows = 0;
         }
     }
-    return 0;
+    WI_HANDED_TO_WORKERS(animation);
+    return status;
 }
 
 // The image's ICC profile, EXIF and XMP as the file's chunks.
@@ -153,11 +160,19 @@ VipsBlob *wi_webp_save_animation(VipsImage *image, int quality, int keep_metadat
     options.anim_params.loop_count = loop;
     animation.frame = g_try_malloc(animation.row_bytes * (size_t)page_height);
     animation.encoder = animation.frame == NULL ? NULL : WebPAnimEncoderNew(image->Xsize, page_height, &options);
-    VipsBlob *blob = NULL;
     if (animation.encoder == NULL) {
         vips_error("wi_webp", "cannot allocate an encoder for frames of %dx%d pixels", image->Xsize, page_height);
-    } else if (vips_sink_disc(image, wi_webp_take_rows, &animation) == 0) {
-        WebPData file = { NULL, 0 };
+        g_free(animation.frame);
+        return NULL;
+    }
+    WI_HANDED_TO_WORKERS(&animation);
+    int sunk = vips_sink_disc(image, wi_webp_take_rows, &animation);
+    // Back from libvips' threads, whether the sink ended or failed.
+    WI_TAKEN_BY_WORKER(&animation);
+    VipsBlob *blob = NULL;
+    WebPData file = { NULL, 0 };
+    // A failed sink has left its frame's or the encoder's error in libvips' buffer.
+    if (sunk == 0) {
         if (!WebPAnimEncoderAdd(animation.encoder, NULL, (int)animation.timestamp_ms, NULL) ||
             !WebPAnimEncoderAssemble(animation.encoder, &file)) {
             vips_error("wi_webp", "cannot end the animation: %s", WebPAnimEncoderGetError(animation.encoder));
@@ -165,8 +180,8 @@ VipsBlob *wi_webp_save_animation(VipsImage *image, int quality, int keep_metadat
             blob = vips_blob_new(wi_webp_blob_free, file.bytes, file.size);
             file = (WebPData){ NULL, 0 };
         }
-        WebPDataClear(&file);
     }
+    WebPDataClear(&file);
     WebPAnimEncoderDelete(animation.encoder);
     g_free(animation.frame);
     return blob;

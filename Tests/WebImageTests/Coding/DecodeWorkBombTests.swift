@@ -25,15 +25,16 @@ import WebImageTestServer
         #expect(peak < TestAllowance.bytes(peakBound), "peak resident memory \(peak >> 20) MB", sourceLocation: sourceLocation)
     }
 
-    /// Runs decode-probe on `data` with `arguments`; its outcome line must start with `outcome`.
-    /// Answers the process's peak resident memory in bytes.
+    /// Runs decode-probe on `data` with `arguments` (and `environment`); its outcome line must
+    /// start with `outcome`. Answers the process's peak resident memory in bytes.
     static func probePeak(
-        _ data: Data, _ arguments: [String], outcome: String, sourceLocation: SourceLocation = #_sourceLocation
+        _ data: Data, _ arguments: [String], outcome: String, environment: [String: String] = [:],
+        sourceLocation: SourceLocation = #_sourceLocation
     ) async throws -> Int {
         let input = FileManager.default.temporaryDirectory.appendingPathComponent("webimage-work-bomb-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: input) }
         try data.write(to: input)
-        let result = try await ChildProcess.run("decode-probe", [input.path] + arguments)
+        let result = try await ChildProcess.run("decode-probe", [input.path] + arguments, environment: environment)
         let lines = result.standardOutput.split(separator: "\n").map(String.init)
         #expect(result.status == 0 && lines.count == 2, "\(result.standardError)", sourceLocation: sourceLocation)
         #expect(lines.first?.hasPrefix(outcome) == true, "\(lines)", sourceLocation: sourceLocation)

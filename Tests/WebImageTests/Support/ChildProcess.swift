@@ -28,18 +28,24 @@ enum ChildProcess {
     }
 
     /// Runs `name` with `arguments` to its end, off the cooperative pool, and returns what it
-    /// left; `input`, when given (at most 64 KiB), is its standard input.
-    static func run(_ name: String, _ arguments: [String], input: Data? = nil) async throws -> Result {
-        try await run(executable: try executable(name), arguments, input: input)
+    /// left; `input`, when given (at most 64 KiB), is its standard input; `environment` is
+    /// added to this process's.
+    static func run(_ name: String, _ arguments: [String], input: Data? = nil, environment: [String: String] = [:]) async throws -> Result {
+        try await run(executable: try executable(name), arguments, input: input, environment: environment)
     }
 
     /// Runs the program at `url` (a system tool, or one of the package's executables).
-    static func run(executable url: URL, _ arguments: [String], input: Data? = nil) async throws -> Result {
+    static func run(
+        executable url: URL, _ arguments: [String], input: Data? = nil, environment: [String: String] = [:]
+    ) async throws -> Result {
         try await withCheckedThrowingContinuation { continuation in
             DispatchQueue.global().async {
                 let process = Process()
                 process.executableURL = url
                 process.arguments = arguments
+                if !environment.isEmpty {
+                    process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+                }
                 let output = Pipe()
                 let errors = Pipe()
                 process.standardOutput = output
