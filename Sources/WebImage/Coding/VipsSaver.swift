@@ -84,7 +84,8 @@ struct VipsSaver: Sendable {
     }
 
     /// libvips' output, without the metadata its WebP saver writes in spite of `strip=true`; an
-    /// animated WebP is saved by our own saver (`savedAsAnimatedWebP`), which writes none.
+    /// animated WebP is saved by our own saver (`savedAsAnimatedWebP`), which writes metadata only
+    /// when it is kept.
     private func save(_ image: VipsImageRef, qualityValue: Int) throws(VipsError) -> Data {
         if format == .webP, image.pageHeight < image.height {
             return try image.savedAsAnimatedWebP(quality: qualityValue, keepsMetadata: keepsMetadata)
