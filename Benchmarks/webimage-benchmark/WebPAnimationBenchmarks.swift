@@ -3,7 +3,8 @@ import ImageEngine
 
 /// Our animated WebP saver (`savedAsAnimatedWebP`, libwebp's WebPAnimEncoder, written because
 /// libvips 8.14's saver leaks on a failed save) against libvips' webpsave with the same
-/// settings, on the same strip loaded afresh each round; output sizes are printed beside.
+/// settings, both encoding one strip decoded into memory beforehand; output sizes are printed
+/// beside.
 enum WebPAnimationBenchmarks {
     static let cases: [(path: String, loader: String)] = [
         ("sdwebimage/TestImage.gif", "gifload_buffer"), ("sdwebimage/TestImageAnimated.webp", "webpload_buffer"),
