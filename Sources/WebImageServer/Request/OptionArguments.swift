@@ -1,6 +1,25 @@
 import Foundation
 import WebImage
 
+/// One processing option as written in a URL or a preset: `rs:fill:300:200` is `rs` with
+/// `fill`, `300`, `200`.
+struct RawOption: Sendable, Hashable {
+    let name: String
+    let arguments: [String]
+
+    /// Splits path segments into the options that lead them and the segments after: the first
+    /// segment without a `:` starts the source (imgproxy's rule).
+    static func leading(_ segments: [String]) -> (options: [RawOption], rest: [String]) {
+        var options: [RawOption] = []
+        for (index, segment) in segments.enumerated() {
+            let parts = segment.split(separator: ":", omittingEmptySubsequences: false).map(String.init)
+            guard parts.count > 1 else { return (options, Array(segments[index...])) }
+            options.append(RawOption(name: parts[0], arguments: Array(parts.dropFirst())))
+        }
+        return (options, [])
+    }
+}
+
 /// Reads one option's arguments with imgproxy's rules, naming the option as written in every
 /// error (400).
 struct ArgumentReader {
@@ -128,5 +147,23 @@ enum FormatNames {
     static func format(named name: String) -> ImageFormat? {
         let format = ImageFormat(fileExtension: name)
         return format == .undefined || format == .raw || name.hasPrefix(".") ? nil : format
+    }
+}
+
+/// imgproxy's gravity words.
+enum GravityNames {
+    static let anchors: [String: ImageGravity.Anchor] = [
+        "ce": .center, "no": .north, "so": .south, "ea": .east, "we": .west,
+        "noea": .northEast, "nowe": .northWest, "soea": .southEast, "sowe": .southWest,
+    ]
+
+    static func name(of anchor: ImageGravity.Anchor) -> String {
+        anchors.first { $0.value == anchor }?.key ?? "ce"
+    }
+
+    /// An offset as imgproxy reads it: 1 and more (or -1 and less) in pixels, a fraction of
+    /// the side below; 0 is no offset.
+    static func offset(_ value: Double) -> ImageGravity.Offset {
+        abs(value) >= 1 || value == 0 ? .points(value) : .fraction(value)
     }
 }
