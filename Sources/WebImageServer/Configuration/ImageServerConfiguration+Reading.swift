@@ -70,16 +70,6 @@ extension ImageServerConfiguration {
         processing.autoRotate = settings.bool("autoRotate", default: processing.autoRotate)
     }
 
-    /// The URL parser for these settings: the processing settings, the signing keys.
-    public func makeParser() throws(ImageServerConfigurationError) -> ImgproxyURLParser {
-        let keys = try URLSigningKey.pairs(hexKeys: self.keys.joined(separator: ","), hexSalts: salts.joined(separator: ","))
-        let verifier = try SignatureVerifier(keys: keys, signatureSize: signatureSize, trustedSignatures: Set(trustedSignatures))
-        var processing = self.processing
-        processing.maxSourceFileSize = maxSourceFileSize
-        if localFilesystemRoot != nil { processing.sourceSchemes.insert("local") }
-        return try ImgproxyURLParser(configuration: processing, verifier: verifier)
-    }
-
     /// Reads the settings as `webimage serve` does: `arguments` (flags such as
     /// `--max-src-resolution 40`) over `environment` (`WEBIMAGE_*`) over the JSON file named by
     /// `--config` or `WEBIMAGE_CONFIG`, if any.

@@ -128,3 +128,15 @@ extension ImgproxyURLParser: ImageRequestParser {
         }
     }
 }
+
+extension ImageServerConfiguration {
+    /// The URL parser for these settings: the processing settings, the signing keys.
+    public func makeParser() throws(ImageServerConfigurationError) -> ImgproxyURLParser {
+        let keys = try URLSigningKey.pairs(hexKeys: self.keys.joined(separator: ","), hexSalts: salts.joined(separator: ","))
+        let verifier = try SignatureVerifier(keys: keys, signatureSize: signatureSize, trustedSignatures: Set(trustedSignatures))
+        var processing = self.processing
+        processing.maxSourceFileSize = maxSourceFileSize
+        if localFilesystemRoot != nil { processing.sourceSchemes.insert("local") }
+        return try ImgproxyURLParser(configuration: processing, verifier: verifier)
+    }
+}

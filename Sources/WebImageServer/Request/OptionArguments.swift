@@ -141,14 +141,6 @@ struct ArgumentReader {
     }
 }
 
-/// imgproxy's format names.
-enum FormatNames {
-    /// `jpeg`/`jpg`, `png`, `webp`, `avif`, `gif`, `heic`, `heif`, `jxl`, `tiff`, `bmp`, `svg`, `pdf`.
-    static func format(named name: String) -> ImageFormat? {
-        let format = ImageFormat(fileExtension: name)
-        return format == .undefined || format == .raw || name.hasPrefix(".") ? nil : format
-    }
-}
 
 /// imgproxy's gravity words.
 enum GravityNames {

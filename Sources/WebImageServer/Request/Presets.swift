@@ -19,10 +19,3 @@ struct Presets: Sendable {
         self.options = options
     }
 }
-
-extension String {
-    /// Without leading and trailing spaces.
-    var trimmingSpaces: String {
-        String(drop { $0 == " " }.reversed().drop { $0 == " " }.reversed())
-    }
-}

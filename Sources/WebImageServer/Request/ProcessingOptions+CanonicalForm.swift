@@ -89,10 +89,3 @@ extension ProcessingOptions {
         }
     }
 }
-
-extension String {
-    /// This string with zeros in front up to `length` characters.
-    func leftPadded(to length: Int) -> String {
-        count >= length ? self : String(repeating: "0", count: length - count) + self
-    }
-}
