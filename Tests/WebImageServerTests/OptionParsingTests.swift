@@ -204,7 +204,7 @@ import WebImageServer
         let parser = try ImgproxyURLParser(configuration: configuration)
         let request = try parser.parse(path: "/_/small:webp/plain/https://example.com/a.jpg")
         #expect(request.options.width == 100 && request.options.format == .webP)
-        #expect(request.source.url == "https://example.com/a.jpg")
+        #expect(request.source.description == "https://example.com/a.jpg")
         // Options are not presets there.
         #expect(throws: ImageServerError.self) { try parser.parse(path: "/_/rs:fit:100:100/plain/https://example.com/a.jpg") }
     }

@@ -1,8 +1,9 @@
 import Metrics
+import WebImageSupport
 
 /// The server's counters, timers and gauges (swift-metrics; `webimage serve` exports them to
 /// Prometheus on `PROMETHEUS_BIND`). Names start with `webimage_server_`.
-struct ServerMetrics: Sendable {
+final class ServerMetrics: Sendable {
     private let factory: any MetricsFactory
     /// Requests being answered.
     let inFlight: Gauge
@@ -21,6 +22,8 @@ struct ServerMetrics: Sendable {
     let responseBytes: Counter
     /// Sources refused by the source guard or the allowed-sources list.
     let sourcesRefused: Counter
+    /// Requests being answered now, behind `inFlight`.
+    private let answering = Locked(0)
 
     init(factory: (any MetricsFactory)?) {
         let factory = factory ?? MetricsSystem.factory
@@ -45,5 +48,15 @@ struct ServerMetrics: Sendable {
     /// Counts a lookup of the result cache: `memory`, `disk` or `miss`.
     func cacheLookup(tier: String) {
         Counter(label: "webimage_server_cache_lookups_total", dimensions: [("tier", tier)], factory: factory).increment()
+    }
+
+    /// A request arrived: one more in flight.
+    func requestStarted() {
+        inFlight.record(answering.withLock { count in count += 1; return count })
+    }
+
+    /// A request was answered: one fewer in flight.
+    func requestEnded() {
+        inFlight.record(answering.withLock { count in count -= 1; return count })
     }
 }

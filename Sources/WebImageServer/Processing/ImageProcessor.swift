@@ -33,25 +33,19 @@ public struct ImageProcessor: Sendable {
     /// already off the cooperative pool.
     public func processNow(_ source: Data, options: ProcessingOptions, format plan: OutputFormatPlan) throws(ImageServerError) -> ProcessedImage {
         let header = try SourceInspection.header(of: source)
+        // `raw`: the source as it came, once its header reads as an image, over any limit.
+        if options.raw {
+            return ProcessedImage(unprocessed: source, header: header)
+        }
         var format = try plan.format(for: header)
         let animated = plan.isAnimated(header) && OutputFormatPlan.animates(format)
         try SourceInspection.checkLimits(header, frames: animated ? header.frameCount : 1, options: options)
         if options.skipProcessingFormats.contains(header.format), header.format != .svg, options.format ?? header.format == header.format {
-            return ProcessedImage(
-                data: source, format: header.format, pixelWidth: header.pixelWidth, pixelHeight: header.pixelHeight,
-                frameCount: header.frameCount, source: header
-            )
+            return ProcessedImage(unprocessed: source, header: header)
         }
         let steps = ProcessingSteps(header: header, options: options, format: format, animated: animated, coders: coders)
-        var image = try steps.run(source)
-        if options.maxResultDimension > 0, max(image.pixelWidth, image.pixelHeight) > options.maxResultDimension {
-            throw .resultTooLarge(width: image.pixelWidth, height: image.pixelHeight, limit: options.maxResultDimension)
-        }
-        image = try steps.finish(image)
-        // AVIF needs 16 pixels a side (imgproxy's rule): smaller results are PNG or JPEG.
-        if format == .avif, min(image.pixelWidth, image.pixelHeight) < 16 {
-            format = image.hasAlpha ? .png : .jpeg
-        }
+        let image = try steps.finish(try steps.run(source))
+        format = OutputFormatPlan.format(format, fitting: image)
         let data = try encode(image, format: format, animated: animated, options: options)
         return ProcessedImage(
             data: data, format: format, pixelWidth: image.pixelWidth, pixelHeight: image.pixelHeight,

@@ -37,7 +37,8 @@ public struct OutputFormatPlan: Sendable, Hashable {
         enforcesAVIF = takesAVIF && configuration.enforceAVIF
         enforcesWebP = takesWebP && configuration.enforceWebP
         let negotiates = configuration.enforceAVIF || configuration.enforceWebP
-        variesWithAccept = options.format == nil ? negotiates || configuration.autoAVIF || configuration.autoWebP : negotiates
+        // `raw` sends the source as it is, whatever the client accepts.
+        variesWithAccept = !options.raw && (options.format == nil ? negotiates || configuration.autoAVIF || configuration.autoWebP : negotiates)
         preferredFormats = configuration.preferredFormats.isEmpty ? [.jpeg, .png, .gif] : configuration.preferredFormats
         flattens = options.background != nil
         addsTransparency = !options.padding.isEmpty || options.extend || options.roundCorners > 0
@@ -78,6 +79,20 @@ public struct OutputFormatPlan: Sendable, Hashable {
             throw .unsupportedOutputFormat("\(format) cannot be written")
         }
         return format
+    }
+
+    /// The format a made `image` is written in: `planned`, unless it cannot hold the image
+    /// (AVIF needs 16 pixels a side, imgproxy's rule: a smaller result is PNG, or JPEG without
+    /// alpha).
+    static func format(_ planned: ImageFormat, fitting image: Image) -> ImageFormat {
+        guard planned == .avif, min(image.pixelWidth, image.pixelHeight) < 16 else { return planned }
+        return image.hasAlpha ? .png : .jpeg
+    }
+
+    /// The largest side `format` holds (WebP 16383, AVIF and HEIF 16384, GIF 65535): a larger
+    /// result is scaled down to it.
+    static func largestSide(of format: ImageFormat) -> Int {
+        [ImageFormat.webP: 16383, .avif: 16384, .heic: 16384, .heif: 16384, .gif: 65535][format] ?? Int.max
     }
 
     /// The source is processed as an animation (kept unless `maxAnimationFrames` is 1).

@@ -24,4 +24,12 @@ public struct ProcessedImage: Sendable {
         self.frameCount = frameCount
         self.source = source
     }
+
+    /// The source itself as the result (`raw`, `skip_processing`).
+    init(unprocessed source: Data, header: ImageHeader) {
+        self.init(
+            data: source, format: header.format, pixelWidth: header.pixelWidth, pixelHeight: header.pixelHeight,
+            frameCount: header.frameCount, source: header
+        )
+    }
 }

@@ -26,13 +26,11 @@ struct ProcessingSteps {
             )
             let size = framed(width: image.pixelWidth, height: image.pixelHeight)
             geometry = ResizeGeometry(width: size.width, height: size.height, isVector: false, options: options)
+            try checkResultSize(geometry)
         } else {
             let size = sourceSize(isVector: isVector)
             geometry = ResizeGeometry(width: size.width, height: size.height, isVector: isVector, options: options)
-            let result = geometry.resultSize(options: options)
-            if options.maxResultDimension > 0, max(result.width, result.height) > options.maxResultDimension {
-                throw .resultTooLarge(width: result.width, height: result.height, limit: options.maxResultDimension)
-            }
+            try checkResultSize(geometry)
             image = try decode(data, box: loadBox(geometry, natural: framed(width: header.pixelWidth, height: header.pixelHeight)))
         }
         for transformer in orientation() { image = try apply(transformer, to: image) }
@@ -49,7 +47,7 @@ struct ProcessingSteps {
     /// a background is asked for or the format has no alpha.
     func finish(_ image: Image) throws(ImageServerError) -> Image {
         var image = image
-        let limit = [ImageFormat.webP: 16383, .avif: 16384, .heic: 16384, .heif: 16384, .gif: 65535][format] ?? Int.max
+        let limit = OutputFormatPlan.largestSide(of: format)
         let side = max(image.pixelWidth, image.pixelHeight)
         if side > limit {
             let scale = Double(limit) / Double(side)
@@ -63,6 +61,15 @@ struct ProcessingSteps {
     }
 
     // MARK: Sizes
+
+    /// 422 when the result would be larger than `maxResultDimension` on a side: known from the
+    /// geometry before the source is decoded (after trimming, when trimming).
+    private func checkResultSize(_ geometry: ResizeGeometry) throws(ImageServerError) {
+        let result = geometry.resultSize(options: options)
+        if options.maxResultDimension > 0, max(result.width, result.height) > options.maxResultDimension {
+            throw .resultTooLarge(width: result.width, height: result.height, limit: options.maxResultDimension)
+        }
+    }
 
     /// True when the options' frame is the decoder's turned a quarter: by `rotate`, or by an
     /// EXIF orientation left unapplied (`auto_rotate:0`).

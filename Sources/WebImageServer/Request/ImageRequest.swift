@@ -1,13 +1,14 @@
 import Foundation
-import WebImage
 
-/// Where a request's source image is.
-public enum ImageSource: Sendable, Hashable, CustomStringConvertible {
+/// Where a request's source image is, as its URL names it.
+public enum SourceURL: Sendable, Hashable, CustomStringConvertible {
     /// An http(s) URL, fetched through the server's downloader (and its source guard).
     case remote(URL)
     /// A path under the configured local root (imgproxy's `local://`), as written after it.
-    case local(String)
+    case local(path: String)
 
+    /// The URL as the request named it (`https://example.com/a.jpg`, `local:///photos/a.jpg`):
+    /// the source's part of the result key and the source store's key.
     public var description: String {
         switch self {
         case .remote(let url): url.absoluteString
@@ -16,71 +17,42 @@ public enum ImageSource: Sendable, Hashable, CustomStringConvertible {
     }
 }
 
-/// A source image's bytes, as fetched or read, with what HTTP said of them.
-public struct SourceImage: Sendable {
-    /// The encoded bytes.
-    public var data: Data
-    /// The origin's validators (ETag, Last-Modified), when it sent any.
-    public var validators: HTTPValidators?
-    /// The origin's `Cache-Control` and `Expires`, for `CACHE_CONTROL_PASSTHROUGH`.
-    public var cacheControl: String?
-    public var expires: String?
+/// A request read from its URL path: signature checked, options parsed (the configuration's
+/// defaults and presets applied, the extension written after the source turned into
+/// `options.format`), source decoded. The one value the reading of a request gives the rest of
+/// the server.
+public struct ImageRequest: Sendable, Hashable {
+    /// The signature segment as given.
+    public var signature: String
+    /// The path after the signature, repaired, without the query: what the signature signs, and
+    /// what logs show.
+    public var path: String
+    /// The processing asked for.
+    public var options: ProcessingOptions
+    /// Where the image comes from.
+    public var source: SourceURL
 
-    public init(data: Data, validators: HTTPValidators? = nil, cacheControl: String? = nil, expires: String? = nil) {
-        self.data = data
-        self.validators = validators
-        self.cacheControl = cacheControl
-        self.expires = expires
-    }
-}
-
-/// A request once its path is parsed and its signature checked: what the serving side needs to
-/// cache, fetch and answer it, and the processing to run on the source's bytes.
-public struct ImageRequest: Sendable {
-    /// The source image.
-    public var source: ImageSource
-    /// Identifies the result: the source, the canonical options (defaults and presets
-    /// expanded, order normalised) and the output format or the formats the request accepts.
-    /// Never the signature.
-    public var resultKey: String
-    /// True when the output format was left to the request's `Accept` header (the response then
-    /// carries `Vary: Accept`).
-    public var variesWithAccept: Bool
-    /// When the URL stops being valid (imgproxy's `expires`): 403 after it; caps `max-age`.
-    public var expires: Date?
-    /// The file name for `Content-Disposition`, without extension (imgproxy's `filename`).
-    public var filename: String?
-    /// `Content-Disposition: attachment` rather than `inline`.
-    public var isAttachment: Bool
-    /// The most source bytes this request may fetch (nil: the server's limit).
-    public var maximumSourceBytes: Int?
-    /// The path as logged: the options and source, without the signature.
-    public var loggedPath: String
-    /// Turns the source's bytes into the result. Runs once per result key at a time (shared by
-    /// identical requests) in a worker slot; it runs blocking libvips work off the cooperative
-    /// pool itself.
-    public var process: @Sendable (SourceImage) async throws -> ProcessedImage
-
-    public init(
-        source: ImageSource, resultKey: String, variesWithAccept: Bool, expires: Date? = nil,
-        filename: String? = nil, isAttachment: Bool = false, maximumSourceBytes: Int? = nil,
-        loggedPath: String, process: @escaping @Sendable (SourceImage) async throws -> ProcessedImage
-    ) {
+    /// A request made of its parts.
+    public init(signature: String, path: String, options: ProcessingOptions, source: SourceURL) {
+        self.signature = signature
+        self.path = path
+        self.options = options
         self.source = source
-        self.resultKey = resultKey
-        self.variesWithAccept = variesWithAccept
-        self.expires = expires
-        self.filename = filename
-        self.isAttachment = isAttachment
-        self.maximumSourceBytes = maximumSourceBytes
-        self.loggedPath = loggedPath
-        self.process = process
+    }
+
+    /// When the URL stops being valid (imgproxy's `expires`): checked when the path is parsed;
+    /// caps the response's `max-age`.
+    public var expires: Date? {
+        options.expires.map { Date(timeIntervalSince1970: TimeInterval($0)) }
     }
 }
 
-/// Turns a request path into an `ImageRequest`: the URL format the server speaks.
+/// Turns a request path into an `ImageRequest`: the URL format the server speaks
+/// (`ImgproxyURLParser`, or a format of your own).
 public protocol ImageRequestParser: Sendable {
-    /// `path` is everything after the mount prefix, starting with `/` (the signature first),
-    /// percent-escapes as received; `accept` is the request's `Accept` header.
-    func imageRequest(path: Substring, accept: String?) throws(ImageServerError) -> ImageRequest
+    /// `path` is the request target as received after the mount prefix, starting with `/` (the
+    /// signature first), not percent-decoded, its query allowed. Errors carry the status to
+    /// answer: 403 for the signature or an expired URL, 400 for options, 404 for the path or the
+    /// source.
+    func parse(path: String, now: Date) throws(ImageServerError) -> ImageRequest
 }

@@ -3,7 +3,7 @@ import WebImage
 
 /// Reads imgproxy's URL format, `/{signature}/{options}/{source}`: made once from the
 /// configuration (its presets are checked then), used for every request.
-public struct ImgproxyURLParser: Sendable {
+public struct ImgproxyURLParser: ImageRequestParser {
     /// The settings requests are read by.
     public let configuration: ProcessingConfiguration
     /// The signature check.
@@ -38,7 +38,7 @@ public struct ImgproxyURLParser: Sendable {
     /// `/{signature}/rs:fill:300:200/plain/https://example.com/a.jpg@webp`. Errors carry the
     /// status to answer: 403 for the signature or an expired URL, 400 for options, 404 for
     /// the path or the source.
-    public func parse(path: String, now: Date = Date()) throws(ImageServerError) -> ImgproxyRequest {
+    public func parse(path: String, now: Date = Date()) throws(ImageServerError) -> ImageRequest {
         var target = Substring(path)
         if let query = target.firstIndex(of: "?") { target = target[..<query] }
         if target.hasPrefix("/") { target = target.dropFirst() }
@@ -61,14 +61,14 @@ public struct ImgproxyURLParser: Sendable {
             for option in parsed { try applier.apply(option, to: &options, now: now) }
             sourceSegments = rest
         }
-        let source = try SourceDecoding.decode(sourceSegments, schemes: configuration.sourceSchemes)
-        if let written = source.fileExtension, !options.raw {
+        let (source, written) = try SourceDecoding.decode(sourceSegments, schemes: configuration.sourceSchemes)
+        if let written, !options.raw {
             guard let format = FormatNames.format(named: written) else {
                 throw .invalidOption("extension \(written)", reason: "\(written) is not an image format")
             }
             options.format = format
         }
-        return ImgproxyRequest(signature: signature, path: signedPath, options: options, source: source)
+        return ImageRequest(signature: signature, path: signedPath, options: options, source: source)
     }
 
     /// The options a run of option segments asks for (`rs:fill:300:200/g:sm`), with the
@@ -89,43 +89,6 @@ public struct ImgproxyURLParser: Sendable {
             try applier.apply(RawOption(name: "preset", arguments: ["default"]), to: &options, now: now)
         }
         return options
-    }
-}
-
-extension ImgproxyURLParser: ImageRequestParser {
-    /// The serving side's view of an imgproxy URL: the source, the result key (the source URL,
-    /// the canonical options and the output format plan's key), and the processing to run.
-    public func imageRequest(path: Substring, accept: String?) throws(ImageServerError) -> ImageRequest {
-        let request = try parse(path: String(path))
-        let options = request.options
-        let plan = OutputFormatPlan(options: options, accept: accept, configuration: configuration)
-        let source: ImageSource
-        if request.source.scheme == "local" {
-            source = .local(String(request.source.url.dropFirst("local://".count)))
-        } else if let url = URL(string: request.source.url), url.host != nil {
-            source = .remote(url)
-        } else {
-            throw .invalidSource("\(request.source.url) is not a URL")
-        }
-        let processor = ImageProcessor()
-        return ImageRequest(
-            source: source,
-            resultKey: request.source.url + "\n" + options.canonicalForm + "\n" + plan.cacheKey,
-            variesWithAccept: plan.variesWithAccept && !options.raw,
-            expires: options.expires.map { Date(timeIntervalSince1970: TimeInterval($0)) },
-            filename: options.filename, isAttachment: options.returnAttachment,
-            maximumSourceBytes: options.maxSourceFileSize > 0 ? options.maxSourceFileSize : nil,
-            loggedPath: request.path
-        ) { source in
-            guard options.raw else { return try await processor.process(source.data, options: options, format: plan) }
-            // `raw`: the source as it came, once it reads as an image (its header only).
-            let header: ImageHeader
-            do { header = try ImageHeader(probing: source.data) } catch { throw ImageServerError.unreadableSource("\(error)") }
-            return ProcessedImage(
-                data: source.data, format: header.format, pixelWidth: header.pixelWidth, pixelHeight: header.pixelHeight,
-                frameCount: header.frameCount, source: header
-            )
-        }
     }
 }
 

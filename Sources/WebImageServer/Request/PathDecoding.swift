@@ -1,3 +1,5 @@
+import Foundation
+
 
 /// imgproxy's repairs of paths that CDNs and proxies normalised (`handlers/path.go`): `%3A`
 /// in the options turned back into `:`, and a plain source's `scheme:/x` back into
@@ -52,7 +54,8 @@ enum PercentDecoding {
 /// (percent-escaped) or URL-safe base64 in any number of `/` chunks with `.ext` after
 /// (imgproxy's `options/parser/url.go`).
 enum SourceDecoding {
-    static func decode(_ segments: [String], schemes: Set<String>) throws(ImageServerError) -> ImgproxySource {
+    /// The source and the extension written after it (the output format), when any.
+    static func decode(_ segments: [String], schemes: Set<String>) throws(ImageServerError) -> (source: SourceURL, fileExtension: String?) {
         guard let first = segments.first else { throw .invalidSource("the source is missing") }
         let url: String, fileExtension: String?
         if first == "plain", segments.count > 1 {
@@ -71,7 +74,12 @@ enum SourceDecoding {
         guard !url.isEmpty else { throw .invalidSource("the source URL is empty") }
         guard let scheme = scheme(of: url)?.lowercased() else { throw .invalidSource("the source URL has no scheme") }
         guard schemes.contains(scheme) else { throw .unsupportedSourceScheme(scheme) }
-        return ImgproxySource(url: url, scheme: scheme, fileExtension: fileExtension)
+        if scheme == "local" {
+            guard url.hasPrefix("local://") else { throw .invalidSource("\(url) is not local://PATH") }
+            return (.local(path: String(url.dropFirst("local://".count))), fileExtension)
+        }
+        guard let remote = URL(string: url), remote.host != nil else { throw .invalidSource("\(url) is not a URL") }
+        return (.remote(remote), fileExtension)
     }
 
     /// `text` before and after its only `separator`; two of them are refused.

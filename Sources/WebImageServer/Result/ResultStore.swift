@@ -1,61 +1,44 @@
 import Foundation
-import Hummingbird
+import Logging
+import NIOCore
 import WebImage
 
-/// Processed results by result key: an `ObjectMemoryCache` of `ServedResult`s in front of an
-/// `ImageCache`'s disk tier (namespace `results`), whose extended data holds each entry's
-/// `ResultMetadata`. Results can be made again, so the disk tier may skip fsync
-/// (`ImageCacheConfig.diskCacheSyncsWrites`); stores stay atomic, and a torn entry after a power
-/// loss fails to read back as a whole result and is dropped.
+/// Processed results by result key: an `ObjectMemoryCache` of `StoredResult`s in front of an
+/// `EntryStore` (namespace `results`). Results can be made again, so the disk tier may skip
+/// fsync (`RESULT_CACHE_FSYNC`); stores stay atomic, and a torn entry after a power loss fails
+/// to read back as a whole result and is dropped.
 final class ResultStore: Sendable {
     /// Where a lookup found its result.
     enum Tier: String, Sendable {
         case memory, disk
     }
 
-    private let memory: ObjectMemoryCache<ServedResult>
-    private let disk: ImageCache
-    private let encoder = JSONEncoder()
+    private let memory: ObjectMemoryCache<StoredResult>
+    private let disk: EntryStore<ResultMetadata>
 
-    init(memoryBytes: Int, disk: ImageCache) {
+    init(memoryBytes: Int, disk: EntryStore<ResultMetadata>) {
         memory = ObjectMemoryCache(costLimit: memoryBytes)
         self.disk = disk
     }
 
     /// The result under `key` when memory holds it.
-    func memoryResult(forKey key: String) -> ServedResult? {
-        memory.object(forKey: key)
+    func memoryResult(forKey key: ResultKey) -> StoredResult? {
+        memory.object(forKey: key.text)
     }
 
     /// The result under `key`, from memory, else from disk (then kept in memory too).
-    func result(forKey key: String) async -> (ServedResult, Tier)? {
+    func result(forKey key: ResultKey) async -> (StoredResult, Tier)? {
         if let result = memoryResult(forKey: key) { return (result, .memory) }
-        let disk = self.disk
-        let found = try? await CacheIO.run { () -> ServedResult? in
-            guard let data = disk.diskCache.data(forKey: key), let extended = disk.diskCache.extendedData(forKey: key),
-                  let metadata = try? JSONDecoder().decode(ResultMetadata.self, from: extended)
-            else { return nil }
-            return ServedResult(body: ByteBuffer(bytes: data), metadata: metadata)
-        }
-        guard let found else { return nil }
-        memory.setObject(found, forKey: key, cost: found.cost)
+        guard let (data, metadata) = await disk.entry(forKey: key.text) else { return nil }
+        let found = StoredResult(body: ByteBuffer(bytes: data), metadata: metadata)
+        memory.setObject(found, forKey: key.text, cost: found.cost)
         return (found, .disk)
     }
 
-    /// Keeps `result` in memory at once and writes it to disk; a failed disk write is logged
-    /// and leaves the memory copy (the result can be made again).
-    func store(_ result: ServedResult, forKey key: String) async {
-        memory.setObject(result, forKey: key, cost: result.cost)
-        let disk = self.disk
-        guard let extended = try? encoder.encode(result.metadata) else { return }
-        let bytes = Data(result.body.readableBytesView)
-        do {
-            try await CacheIO.run {
-                try disk.diskCache.setData(bytes, forKey: key)
-                try disk.diskCache.setExtendedData(extended, forKey: key)
-            }
-        } catch {
-            ImageServerLog.logger.warning("result not stored on disk", metadata: ["error": "\(error)"])
-        }
+    /// Keeps `result` in memory at once and writes it to disk; a failed disk write is logged and
+    /// leaves the memory copy.
+    func store(_ result: StoredResult, forKey key: ResultKey, logger: Logger) async {
+        memory.setObject(result, forKey: key.text, cost: result.cost)
+        await disk.store(Data(result.body.readableBytesView), metadata: result.metadata, forKey: key.text, logger: logger)
     }
 }

@@ -1,91 +1,77 @@
 import Foundation
+import Logging
 import WebImage
 
-/// Source images, fetched once and kept on disk (an `ImageCache`'s disk tier, namespace
-/// `sources`) with what HTTP said of them, so that another size of a known source is made
-/// without fetching it again. Remote sources come through the server's `ImageDownloader`
-/// (shared requests, its source guard and limits); local ones from under the configured root.
+/// A source image's bytes, as fetched or read, with what HTTP said of them.
+public struct SourceImage: Sendable {
+    /// The encoded bytes.
+    public var data: Data
+    /// The origin's validators (ETag, Last-Modified), when it sent any.
+    public var validators: HTTPValidators?
+    /// The origin's `Cache-Control` and `Expires`, for `CACHE_CONTROL_PASSTHROUGH`.
+    public var cacheControl: String?
+    public var expires: String?
+
+    public init(data: Data, validators: HTTPValidators? = nil, cacheControl: String? = nil, expires: String? = nil) {
+        self.data = data
+        self.validators = validators
+        self.cacheControl = cacheControl
+        self.expires = expires
+    }
+}
+
+/// Source images, fetched once and kept on disk (an `EntryStore`, namespace `sources`) with what
+/// HTTP said of them, so that another size of a known source is made without fetching it again.
+/// Remote sources come through the server's `ImageDownloader` (shared requests, its source guard
+/// and limits) once `ALLOWED_SOURCES` lets them; local ones from under the configured root. The
+/// one place a source's byte limit is enforced, whichever way the bytes come.
 final class SourceStore: Sendable {
-    /// What the disk entry's extended data holds besides the bytes.
-    private struct Metadata: Codable {
+    /// What an entry holds besides the bytes.
+    struct Metadata: Codable, Sendable {
         var validators: HTTPValidators?
         var cacheControl: String?
         var expires: String?
     }
 
-    private let disk: ImageCache
+    private let disk: EntryStore<Metadata>
     private let downloader: ImageDownloader
     private let localRoot: LocalSourceRoot?
     private let allowedSources: AllowedSources
-    private let maximumBytes: Int
 
-    init(disk: ImageCache, downloader: ImageDownloader, localRoot: LocalSourceRoot?, allowedSources: AllowedSources, maximumBytes: Int) {
+    init(disk: EntryStore<Metadata>, downloader: ImageDownloader, localRoot: LocalSourceRoot?, allowedSources: AllowedSources) {
         self.disk = disk
         self.downloader = downloader
         self.localRoot = localRoot
         self.allowedSources = allowedSources
-        self.maximumBytes = maximumBytes
     }
 
-    /// The version of `source` the store holds (`EntityTag.sourceVersion`), without fetching:
-    /// lets a request answer 304 before any fetch.
-    func cachedVersion(of source: ImageSource) async -> String? {
+    /// The validators of the version of `source` the store holds, without fetching: lets a
+    /// request answer 304 before any fetch.
+    func storedValidators(of source: SourceURL) async -> HTTPValidators? {
         guard case .remote = source else { return nil }
-        let disk = self.disk
-        let key = source.description
-        return try? await CacheIO.run { () -> String? in
-            guard let extended = disk.diskCache.extendedData(forKey: key),
-                  let metadata = try? JSONDecoder().decode(Metadata.self, from: extended),
-                  let validators = metadata.validators
-            else { return nil }
-            if let tag = validators.entityTag { return "etag:" + tag }
-            return validators.lastModified.map { "date:" + $0 }
-        }
+        return await disk.metadata(forKey: source.description)?.validators
     }
 
     /// The bytes of `source`: from the store, else fetched (remote) or read (local). At most
-    /// `maximumBytes` (or the request's own lower limit). Fetched bytes are stored by `storing`,
-    /// which runs beside the caller's work (a store waits on the disk's flush).
-    func source(_ source: ImageSource, maximumBytes requestLimit: Int?) async throws -> (image: SourceImage, storing: Task<Void, Never>?) {
-        let limit = min(maximumBytes, requestLimit ?? .max)
+    /// `maximumBytes` (the request's `max_src_file_size`), or the downloader's limit when 0.
+    /// Fetched bytes are stored by `storing`, which runs beside the caller's work (a store waits
+    /// on the disk's flush).
+    func source(_ source: SourceURL, maximumBytes: Int, logger: Logger) async throws -> (image: SourceImage, storing: Task<Void, Never>?) {
+        let limit = maximumBytes > 0 ? maximumBytes : downloader.config.maximumResponseSize
         switch source {
         case .local(let path):
             guard let localRoot else { throw ImageServerError.unsupportedSourceScheme("local (no WEBIMAGE_LOCAL_FILESYSTEM_ROOT)") }
-            let data = try await localRoot.read(path, maximumBytes: limit)
-            return (SourceImage(data: data), nil)
+            return (SourceImage(data: try await localRoot.read(path, maximumBytes: limit)), nil)
         case .remote(let url):
             guard allowedSources.allows(url) else { throw ImageServerError.sourceRefused("\(url.absoluteString) is not in WEBIMAGE_ALLOWED_SOURCES") }
-            if let stored = await stored(source) {
-                guard stored.data.count <= limit else { throw ImageServerError.sourceTooLarge("\(stored.data.count) bytes, limit \(limit)") }
-                return (stored, nil)
+            let key = source.description
+            if let (data, metadata) = await disk.entry(forKey: key) {
+                guard data.count <= limit else { throw ImageServerError.sourceTooLarge("\(data.count) bytes, limit \(limit)") }
+                return (SourceImage(data: data, validators: metadata.validators, cacheControl: metadata.cacheControl, expires: metadata.expires), nil)
             }
             let fetched = try await fetch(url, maximumBytes: limit)
-            return (fetched, Task { await self.keep(fetched, for: source) })
-        }
-    }
-
-    private func stored(_ source: ImageSource) async -> SourceImage? {
-        let disk = self.disk
-        let key = source.description
-        return try? await CacheIO.run { () -> SourceImage? in
-            guard let data = disk.diskCache.data(forKey: key) else { return nil }
-            let metadata = disk.diskCache.extendedData(forKey: key).flatMap { try? JSONDecoder().decode(Metadata.self, from: $0) }
-            return SourceImage(data: data, validators: metadata?.validators, cacheControl: metadata?.cacheControl, expires: metadata?.expires)
-        }
-    }
-
-    private func keep(_ source: SourceImage, for key: ImageSource) async {
-        let disk = self.disk
-        let name = key.description
-        let metadata = Metadata(validators: source.validators, cacheControl: source.cacheControl, expires: source.expires)
-        do {
-            let extended = try JSONEncoder().encode(metadata)
-            try await CacheIO.run {
-                try disk.diskCache.setData(source.data, forKey: name)
-                try disk.diskCache.setExtendedData(extended, forKey: name)
-            }
-        } catch {
-            ImageServerLog.logger.warning("source not stored on disk", metadata: ["error": "\(error)"])
+            let metadata = Metadata(validators: fetched.validators, cacheControl: fetched.cacheControl, expires: fetched.expires)
+            return (fetched, Task { await self.disk.store(fetched.data, metadata: metadata, forKey: key, logger: logger) })
         }
     }
 

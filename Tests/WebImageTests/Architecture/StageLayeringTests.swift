@@ -1,8 +1,9 @@
 import Foundation
 import Testing
 
-/// The stages of `Sources/WebImage` stand on each other in one direction: a folder refers only
-/// to types of its own stage and the stages below (docs/architecture.md, "Stages").
+/// The stages of `Sources/WebImage`, and the folders of `Sources/WebImageServer`, stand on each
+/// other in one direction: a folder refers only to types of its own stage and the stages below
+/// (docs/architecture.md, "Stages"; docs/server.md, "Where things are").
 @Suite("Architecture: stage layering")
 struct StageLayeringTests {
     /// Each folder's height: a folder may name types of folders at its height or below.
@@ -26,11 +27,26 @@ struct StageLayeringTests {
         ],
     ]
 
-    @Test func noStageRefersToATypeOfAStageAbove() throws {
+    /// The image server's folders follow a request (docs/server.md, "Where things are"):
+    /// settings at the bottom, then reading the request, then its source and its processing side
+    /// by side, then the result, and HTTP on top.
+    static let serverHeights: [String: Int] = [
+        "Configuration": 0,
+        "Request": 1, "Storage": 1,
+        "Source": 2, "Processing": 2,
+        "Result": 3,
+        "HTTP": 4,
+    ]
+
+    /// Sources/NAME in the package.
+    static func sources(_ name: String) -> URL {
         // Tests/WebImageTests/<folder>/this file -> the package root.
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Sources/WebImage")
-        let files = try Self.swiftFiles(under: root)
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Sources/" + name)
+    }
+
+    @Test func noStageRefersToATypeOfAStageAbove() throws {
+        let files = try Self.swiftFiles(under: Self.sources("WebImage"))
         let folders = Set(files.map(\.folder))
         #expect(folders.subtracting(Self.heights.keys).isEmpty, "folders without a height: \(folders.subtracting(Self.heights.keys).sorted())")
 
@@ -50,15 +66,37 @@ struct StageLayeringTests {
                 #expect(declaredIn[name].map { $0.allSatisfy { (Self.heights[$0] ?? 0) > 0 } } == true, "\(name) is not declared above \(path)")
             }
         }
+        let arrowsUp = Self.arrowsUp(files, declaredIn: declaredIn, heights: Self.heights, carried: Self.carried)
+        #expect(arrowsUp.isEmpty, "arrows running back up:\n\(arrowsUp.sorted().joined(separator: "\n"))")
+    }
+
+    @Test func noServerFolderRefersToATypeOfAFolderAbove() throws {
+        let files = try Self.swiftFiles(under: Self.sources("WebImageServer"))
+        let folders = Set(files.map(\.folder))
+        #expect(folders == Set(Self.serverHeights.keys), "folders: \(folders.sorted()); with a height: \(Self.serverHeights.keys.sorted())")
+        var declaredIn: [String: Set<String>] = [:]
+        for file in files {
+            for name in Self.declaredTypes(in: file.text) { declaredIn[name, default: []].insert(file.folder) }
+        }
+        // The check sees the server's types where they live.
+        #expect(declaredIn["ImageServer"] == ["HTTP"] && declaredIn["ImageRequest"] == ["Request"] && declaredIn["ResultStore"] == ["Result"])
+        let arrowsUp = Self.arrowsUp(files, declaredIn: declaredIn, heights: Self.serverHeights, carried: [:])
+        #expect(arrowsUp.isEmpty, "arrows running back up:\n\(arrowsUp.sorted().joined(separator: "\n"))")
+    }
+
+    /// Each reference from a file to a type declared only in folders above its own.
+    private static func arrowsUp(
+        _ files: [SourceFile], declaredIn: [String: Set<String>], heights: [String: Int], carried: [String: Set<String>]
+    ) -> [String] {
         var arrowsUp: [String] = []
         for file in files {
-            guard let height = Self.heights[file.folder] else { continue }
-            for name in Set(Self.identifiers(in: file.text)).subtracting(Self.carried[file.relativePath] ?? []) {
-                guard let homes = declaredIn[name], !homes.contains(where: { (Self.heights[$0] ?? .max) <= height }) else { continue }
+            guard let height = heights[file.folder] else { continue }
+            for name in Set(identifiers(in: file.text)).subtracting(carried[file.relativePath] ?? []) {
+                guard let homes = declaredIn[name], !homes.contains(where: { (heights[$0] ?? .max) <= height }) else { continue }
                 arrowsUp.append("\(file.relativePath) refers to \(name) (\(homes.sorted().joined(separator: ", ")))")
             }
         }
-        #expect(arrowsUp.isEmpty, "arrows running back up:\n\(arrowsUp.sorted().joined(separator: "\n"))")
+        return arrowsUp
     }
 
     private struct SourceFile {

@@ -2,14 +2,14 @@ import Foundation
 import Hummingbird
 import WebImage
 
-/// A result ready to send: its bytes and what the response says of them. Held in memory by the
-/// result store; on disk as the bytes plus `ResultMetadata` in the entry's extended data.
-public final class ServedResult: Sendable {
+/// A result as the result store keeps it: its bytes and what the response says of them. Held in
+/// memory as it is; on disk as the bytes plus `ResultMetadata` in the entry's extended data.
+final class StoredResult: Sendable {
     /// The encoded image, in the buffer the response sends (a memory hit copies nothing).
-    public let body: ByteBuffer
-    public let metadata: ResultMetadata
+    let body: ByteBuffer
+    let metadata: ResultMetadata
 
-    public init(body: ByteBuffer, metadata: ResultMetadata) {
+    init(body: ByteBuffer, metadata: ResultMetadata) {
         self.body = body
         self.metadata = metadata
     }
@@ -19,20 +19,20 @@ public final class ServedResult: Sendable {
 }
 
 /// What a result's response says besides its bytes.
-public struct ResultMetadata: Sendable, Codable, Equatable {
+struct ResultMetadata: Sendable, Codable, Equatable {
     /// The output format's MIME type (`Content-Type`).
-    public var contentType: String
+    var contentType: String
     /// The output format's file extension, for `Content-Disposition`.
-    public var fileExtension: String
+    var fileExtension: String
     /// The entity tag: from the source's validator (or its bytes) and the result key.
-    public var entityTag: String
+    var entityTag: String
     /// The source's `Last-Modified`, passed through.
-    public var lastModified: String?
+    var lastModified: String?
     /// The source's `Cache-Control` and `Expires`, for `CACHE_CONTROL_PASSTHROUGH`.
-    public var sourceCacheControl: String?
-    public var sourceExpires: String?
+    var sourceCacheControl: String?
+    var sourceExpires: String?
 
-    public init(
+    init(
         contentType: String, fileExtension: String, entityTag: String, lastModified: String? = nil,
         sourceCacheControl: String? = nil, sourceExpires: String? = nil
     ) {

@@ -1,0 +1,69 @@
+import Foundation
+import Logging
+import NIOPosix
+import WebImage
+
+/// Entries on the disk tier of an `ImageCache` (the library's: atomic writes, size limit,
+/// expiry): each entry's bytes are its data, and its `Metadata` is JSON in its extended data.
+/// The source store and the result store both keep theirs here.
+final class EntryStore<Metadata: Codable & Sendable>: Sendable {
+    private let cache: ImageCache
+
+    /// A store in `namespace` under `directory`, with the disk tier's settings from `config`.
+    init(namespace: String, directory: String, config: ImageCacheConfig) {
+        var config = config
+        config.shouldCacheImagesInMemory = false
+        cache = ImageCache(namespace: namespace, diskCacheDirectory: directory, config: config)
+    }
+
+    /// The entry under `key`: its bytes and metadata; nil when either is missing or unreadable.
+    func entry(forKey key: String) async -> (data: Data, metadata: Metadata)? {
+        let disk = cache.diskCache
+        return try? await StoreThreads.run { () -> (data: Data, metadata: Metadata)? in
+            guard let data = disk.data(forKey: key), let metadata = Self.metadata(disk.extendedData(forKey: key)) else { return nil }
+            return (data, metadata)
+        }
+    }
+
+    /// The metadata of the entry under `key`, without reading its bytes.
+    func metadata(forKey key: String) async -> Metadata? {
+        let disk = cache.diskCache
+        return try? await StoreThreads.run { Self.metadata(disk.extendedData(forKey: key)) }
+    }
+
+    /// Writes `data` and `metadata` under `key`. A failed write is logged and leaves no entry
+    /// (the disk tier writes aside and renames): what is stored can be fetched or made again.
+    func store(_ data: Data, metadata: Metadata, forKey key: String, logger: Logger) async {
+        let disk = cache.diskCache
+        do {
+            let extended = try JSONEncoder().encode(metadata)
+            try await StoreThreads.run {
+                try disk.setData(data, forKey: key)
+                try disk.setExtendedData(extended, forKey: key)
+            }
+        } catch {
+            logger.warning("entry not stored on disk", metadata: ["error": "\(error)"])
+        }
+    }
+
+    private static func metadata(_ extended: Data?) -> Metadata? {
+        extended.flatMap { try? JSONDecoder().decode(Metadata.self, from: $0) }
+    }
+}
+
+/// The threads the stores read and write the disk on, apart from `BlockingPool`, whose threads
+/// (as many as the cores) process images: a store waits on the disk (a source is flushed to the
+/// device), and made in a `BlockingPool` thread, that wait left a core idle while images queued
+/// for a thread.
+enum StoreThreads {
+    private static let pool: NIOThreadPool = {
+        let pool = NIOThreadPool(numberOfThreads: 4)
+        pool.start()
+        return pool
+    }()
+
+    /// Runs `body` on the stores' threads and returns its result to the awaiting task.
+    static func run<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+        try await pool.runIfActive(body)
+    }
+}
