@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # `webimage convert` on a batch against vipsthumbnail and ImageMagick, all whole processes, in
-# one run: wall time and peak memory, and webimage's ratio to each (docs/cli.md has the table).
+# one run: wall time and peak memory, and webimage's ratio to each (docs/cli.md has the method,
+# docs/measurements/batch-convert.md the runs).
 #
 # Usage: scripts/batch-benchmark.sh [ROUNDS] (default 3)
 #

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # `webimage serve` against thumbor 7.8 and nginx, all on loopback, in one run: requests/s,
 # p50/p99 latency and peak resident memory under wrk, and the ratios issue 21 sets as targets
-# (docs/server-performance.md has the method and the tables).
+# (docs/server-performance.md has the method, docs/measurements/server-benchmark.md the runs and
+# their tables).
 #
 # Usage: scripts/server-benchmark.sh [--duration SECONDS] [--output FILE] [--profile]
 #   (defaults: 10 s a cell; the tables go to stdout, and also to FILE when given). --profile adds

@@ -4,12 +4,12 @@
 # server's resident memory (VmRSS), its open file descriptors (/proc/PID/fd) and a /health probe
 # (status, latency). At the end it prints whether RSS after the first minute stays within 10%,
 # the fd counts, whether /health answered throughout, and every status the mix did not ask for;
-# it writes the curve as CSV and a PNG plot (docs/server-performance.md has the method and the
-# figures).
+# it writes the curve as CSV and a PNG plot (docs/server-performance.md has the method,
+# docs/measurements/soak.md the runs and their figures).
 #
 # Usage: scripts/soak.sh [--duration SECONDS] [--connections N] [--output-dir DIR] [--skip KINDS]
-#   (defaults: 600 s, 8 connections, docs: DIR/soak.csv and DIR/soak-rss.png; --skip leaves the
-#   named kinds of request out of the mix, comma-separated, e.g. large-full-size)
+#   (defaults: 600 s, 8 connections, DIR docs/measurements: DIR/soak.csv and DIR/soak-rss.png;
+#   --skip leaves the named kinds of request out of the mix, comma-separated, e.g. large-full-size)
 #
 # The mix (scripts/soak.lua, weights out of 84): memory-cache hits (30), new results of cached
 # sources (20), new source URLs fetched from the origin (10), full-size re-encodes (5),
@@ -31,7 +31,7 @@ repository=$PWD
 
 duration=600
 connections=8
-output_dir=docs
+output_dir=docs/measurements
 skip=""
 while [ $# -gt 0 ]; do
     case $1 in

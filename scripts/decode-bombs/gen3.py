@@ -1,4 +1,4 @@
-# The third round's files (docs/decode-limits.md): python3 gen3.py OUT [names...]
+# The third round's files (docs/measurements/decode-limits.md): python3 gen3.py OUT [names...]
 #   pdfforms   a page drawing a form XObject 10^8 times (4 levels of 100 `Do`), 2 KB
 #   svgrects   40,000 full-canvas rectangles on 2000x2000, no <use> and no filter, 1.7 MB
 #   svgrects10k  the same on 10000x10000 (25 of libvips' 2000x2000 SVG tiles)

@@ -1,6 +1,6 @@
 #!/bin/bash
-# The third round's figures (docs/decode-limits.md): each file of gen3.py (and gen.py's
-# apng100mp) through two builds of webimage, one after the other. BINARIES="before after".
+# The third round's figures (docs/measurements/decode-limits.md): each file of gen3.py (and
+# gen.py's apng100mp) through two builds of webimage, one after the other. BINARIES="before after".
 REPO=$(cd "$(dirname "$0")/../.." && pwd)
 mkdir -p ${BOMBS:=/tmp/bombs} && cd "$BOMBS"
 export TIMEOUT=300
