@@ -43,10 +43,10 @@ import WebImageServer
 
     @Test func plainSourcesArePercentUnescaped() throws {
         let request = try Self.parse("/sig/w:300/plain/https://example.com/a%20b%3Fq%3D1%40x.jpg@png")
-        #expect(request.source.description == "https://example.com/a b?q=1@x.jpg")
+        #expect(request.source == .remote(try #require(URL(string: "https://example.com/a b?q=1@x.jpg"))))
         #expect(request.options.format == .png)
         // `+` stays a plus (a path, not a form); UTF-8 escapes decode.
-        #expect(try Self.parse("/_/plain/http://e.com/a+b%C3%A9.jpg").source.description == "http://e.com/a+bé.jpg")
+        #expect(try Self.parse("/_/plain/http://e.com/a+b%C3%A9.jpg").source == .remote(try #require(URL(string: "http://e.com/a+bé.jpg"))))
         // No options at all.
         #expect(try Self.parse("/_/plain/http://e.com/x.png").options == ProcessingOptions(configuration: ProcessingConfiguration()))
     }

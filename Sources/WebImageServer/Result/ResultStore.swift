@@ -29,7 +29,8 @@ final class ResultStore: Sendable {
     /// The result under `key`, from memory, else from disk (then kept in memory too).
     func result(forKey key: ResultKey) async -> (StoredResult, Tier)? {
         if let result = memoryResult(forKey: key) { return (result, .memory) }
-        guard let (data, metadata) = await disk.entry(forKey: key.text) else { return nil }
+        // A result is sent with its metadata (its content type, its tag) or not at all.
+        guard let (data, metadata) = await disk.entry(forKey: key.text), let metadata else { return nil }
         let found = StoredResult(body: ByteBuffer(bytes: data), metadata: metadata)
         memory.setObject(found, forKey: key.text, cost: found.cost)
         return (found, .disk)

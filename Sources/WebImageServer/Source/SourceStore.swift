@@ -67,7 +67,7 @@ final class SourceStore: Sendable {
             let key = source.description
             if let (data, metadata) = await disk.entry(forKey: key) {
                 guard data.count <= limit else { throw ImageServerError.sourceTooLarge("\(data.count) bytes, limit \(limit)") }
-                return (SourceImage(data: data, validators: metadata.validators, cacheControl: metadata.cacheControl, expires: metadata.expires), nil)
+                return (SourceImage(data: data, validators: metadata?.validators, cacheControl: metadata?.cacheControl, expires: metadata?.expires), nil)
             }
             let fetched = try await fetch(url, maximumBytes: limit)
             let metadata = Metadata(validators: fetched.validators, cacheControl: fetched.cacheControl, expires: fetched.expires)

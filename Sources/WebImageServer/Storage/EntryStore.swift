@@ -16,12 +16,13 @@ final class EntryStore<Metadata: Codable & Sendable>: Sendable {
         cache = ImageCache(namespace: namespace, diskCacheDirectory: directory, config: config)
     }
 
-    /// The entry under `key`: its bytes and metadata; nil when either is missing or unreadable.
-    func entry(forKey key: String) async -> (data: Data, metadata: Metadata)? {
+    /// The entry under `key`: its bytes, and its metadata when readable (the bytes are renamed
+    /// into place before the metadata is written beside them, so a reader in between sees none).
+    func entry(forKey key: String) async -> (data: Data, metadata: Metadata?)? {
         let disk = cache.diskCache
-        return try? await StoreThreads.run { () -> (data: Data, metadata: Metadata)? in
-            guard let data = disk.data(forKey: key), let metadata = Self.metadata(disk.extendedData(forKey: key)) else { return nil }
-            return (data, metadata)
+        return try? await StoreThreads.run { () -> (data: Data, metadata: Metadata?)? in
+            guard let data = disk.data(forKey: key) else { return nil }
+            return (data, Self.metadata(disk.extendedData(forKey: key)))
         }
     }
 
