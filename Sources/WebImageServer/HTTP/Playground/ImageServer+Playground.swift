@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import NIOCore
+import WebImage
 
 extension ImageServer {
     /// Adds the playground, when the configuration serves it: the page at the routes' root and
@@ -12,7 +13,8 @@ extension ImageServer {
         routes.get("/") { _, context in
             // The page's own address: the router's root or the group's prefix.
             let prefix = context.endpointPath.map { $0 == "/" ? "" : $0 } ?? ""
-            return Self.text(PlaygroundPage.html(base: prefix + "/", samples: self.playgroundSamples()), type: "text/html; charset=utf-8")
+            let samples = await self.playgroundSamples()
+            return Self.text(PlaygroundPage.html(base: prefix + "/", samples: samples), type: "text/html; charset=utf-8")
         }
         routes.get("playground/sign") { request, _ in
             let query = request.uri.queryParameters
@@ -37,23 +39,33 @@ extension ImageServer {
         return try URLSigner(key: URLSigningKey(hexKey: key, hexSalt: salt), signatureSize: configuration.signatureSize).signedPath(path)
     }
 
-    /// Up to six images of 20 KB or more under the local root (its top level, then the first of
-    /// each folder), as `local://` sources.
-    private func playgroundSamples() -> [String] {
+    /// Up to six images of 20 KB or more under the local root that the server reads (its top
+    /// level, then the first of each folder), as `local://` sources: a file whose header does
+    /// not read (a 12-bit JPEG, say) would show as a broken image.
+    private func playgroundSamples() async -> [String] {
         guard let root = configuration.localFilesystemRoot else { return [] }
+        return (try? await BlockingPool.run { Self.samples(under: root) }) ?? []
+    }
+
+    private static func samples(under root: String) -> [String] {
         let rootURL = URL(fileURLWithPath: root)
         let extensions: Set<String> = ["jpg", "jpeg", "png", "gif", "webp", "avif", "heic", "svg"]
         var found: [String] = []
-        for folder in [""] + ((try? FileManager.default.contentsOfDirectory(atPath: root)) ?? []).sorted() {
+        for folder in [""] + ((try? FileManager.default.contentsOfDirectory(atPath: root)) ?? []).sorted() where found.count < 6 {
             let names = (try? FileManager.default.contentsOfDirectory(atPath: rootURL.appendingPathComponent(folder).path)) ?? []
             // Every top-level image, and the first of each folder: a varied gallery.
             // Files under 20 KB are icons and test oddities more often than pictures.
-            let images = names.sorted().filter { name in
+            // Lazy: a folder's files are read only until its first readable image.
+            let images = names.sorted().lazy.filter { name in
                 let path = rootURL.appendingPathComponent(folder).appendingPathComponent(name).path
                 let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
-                return extensions.contains((name as NSString).pathExtension.lowercased()) && size >= 20_000
+                guard extensions.contains((name as NSString).pathExtension.lowercased()), size >= 20_000,
+                      let data = FileManager.default.contents(atPath: path)
+                else { return false }
+                return (try? ImageHeader(probing: data)) != nil
             }
-            for name in folder.isEmpty ? images : Array(images.prefix(1)) {
+            let shown = folder.isEmpty ? Array(images) : images.first.map({ [$0] }) ?? []
+            for name in shown {
                 found.append("local:///" + (folder.isEmpty ? name : folder + "/" + name))
             }
         }

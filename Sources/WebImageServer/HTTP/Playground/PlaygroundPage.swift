@@ -24,6 +24,7 @@ enum PlaygroundPage {
         figure { margin: 0; }
         figcaption { font-size: 13px; color: #555; }
         #gallery { display: grid; grid-template-columns: repeat(auto-fill, minmax(220px, 1fr)); gap: 1em; }
+        [hidden] { display: none !important; }
         #gallery img { max-width: 100%; background: repeating-conic-gradient(#ddd 0 25%, #fff 0 50%) 0 0 / 16px 16px; }
         .error { color: #b00; }
         </style>
@@ -43,7 +44,7 @@ enum PlaygroundPage {
           <span></span><button type="submit">Process</button>
         </form>
         <p>Signed URL: <code id="signed">(none yet)</code></p>
-        <div class="pair">
+        <div class="pair" id="pair" hidden>
           <figure><img id="result" alt="result"><figcaption id="result-info"></figcaption></figure>
           <figure><img id="original" alt="source" style="max-width: 400px"><figcaption>source</figcaption></figure>
         </div>
@@ -65,6 +66,7 @@ enum PlaygroundPage {
           try {
             const path = await signed(source, options, format);
             document.getElementById("signed").textContent = path;
+            document.getElementById("pair").hidden = false;
             const started = performance.now();
             const response = await fetch(base + path.slice(1));
             const blob = await response.blob();
