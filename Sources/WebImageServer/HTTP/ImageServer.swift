@@ -115,6 +115,7 @@ public final class ImageServer: Sendable {
             if let result = results.memoryResult(forKey: job.key) {
                 // Answered at once: no timeout or client watch to set up.
                 metrics.cacheLookup(tier: ResultStore.Tier.memory.rawValue)
+                try result.metadata.check(imageRequest.options)
                 return ImageResponse.result(result, job: job, cache: ResultStore.Tier.memory.rawValue, ifNoneMatch: ifNoneMatch, configuration: configuration)
             }
             let closed = (context as? any ClientConnectionContext)?.connectionClosed
@@ -144,6 +145,7 @@ public final class ImageServer: Sendable {
     private func answer(_ job: ImageJob, ifNoneMatch: String?, logger: Logger) async throws -> Response {
         if let (result, tier) = await results.result(forKey: job.key) {
             metrics.cacheLookup(tier: tier.rawValue)
+            try result.metadata.check(job.request.options)
             return ImageResponse.result(result, job: job, cache: tier.rawValue, ifNoneMatch: ifNoneMatch, configuration: configuration)
         }
         metrics.cacheLookup(tier: "miss")
@@ -177,12 +179,13 @@ public final class ImageServer: Sendable {
             let processed = try await processor.process(source.data, options: job.request.options, format: job.format)
             metrics.processingDuration.recordNanoseconds((ContinuousClock.now - started).nanoseconds)
             metrics.processed.increment()
-            let metadata = ResultMetadata(
+            var metadata = ResultMetadata(
                 contentType: processed.format.mimeType, fileExtension: processed.format.fileExtension,
                 entityTag: EntityTag.make(sourceVersion: EntityTag.sourceVersion(source), key: job.key),
                 lastModified: source.validators?.lastModified,
                 sourceCacheControl: source.cacheControl, sourceExpires: source.expires
             )
+            (metadata.pixelWidth, metadata.pixelHeight, metadata.sourceFacts) = (processed.pixelWidth, processed.pixelHeight, processed.sourceFacts)
             return (StoredResult(body: ByteBuffer(bytes: processed.data), metadata: metadata), sourceKept)
         }
         await results.store(result, forKey: job.key, logger: logger)

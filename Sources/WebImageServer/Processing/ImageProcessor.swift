@@ -39,18 +39,23 @@ public struct ImageProcessor: Sendable {
         }
         var format = try plan.format(for: header)
         let animated = plan.isAnimated(header) && OutputFormatPlan.animates(format)
-        try SourceInspection.checkLimits(header, frames: animated ? header.frameCount : 1, options: options)
+        let facts = SourceFacts(header: header, frames: animated ? header.frameCount : 1, byteCount: source.count)
+        try facts.check(options)
         if options.skipProcessingFormats.contains(header.format), header.format != .svg, options.format ?? header.format == header.format {
-            return ProcessedImage(unprocessed: source, header: header)
+            var unprocessed = ProcessedImage(unprocessed: source, header: header)
+            unprocessed.sourceFacts = facts
+            return unprocessed
         }
         let steps = ProcessingSteps(header: header, options: options, format: format, animated: animated, coders: coders)
         let image = try steps.finish(try steps.run(source))
         format = OutputFormatPlan.format(format, fitting: image)
         let data = try encode(image, format: format, animated: animated, options: options)
-        return ProcessedImage(
+        var processed = ProcessedImage(
             data: data, format: format, pixelWidth: image.pixelWidth, pixelHeight: image.pixelHeight,
             frameCount: animated ? image.frameCount : 1, source: header
         )
+        processed.sourceFacts = facts
+        return processed
     }
 
     private func encode(_ image: Image, format: ImageFormat, animated: Bool, options: ProcessingOptions) throws(ImageServerError) -> Data {

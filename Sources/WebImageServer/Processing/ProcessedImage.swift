@@ -14,6 +14,8 @@ public struct ProcessedImage: Sendable {
     public var frameCount: Int
     /// The source's header, as read before decoding.
     public var source: ImageHeader
+    /// What the request's limits were checked against; nil when none were (`raw`).
+    var sourceFacts: SourceFacts?
 
     /// A result of `format`, `pixelWidth` x `pixelHeight`, from the source `source`.
     public init(data: Data, format: ImageFormat, pixelWidth: Int, pixelHeight: Int, frameCount: Int, source: ImageHeader) {

@@ -1,8 +1,8 @@
 import Foundation
 import WebImage
 
-/// A source's header checked against the request's limits before any pixel is decoded
-/// (imgproxy's `checkImageSize`, with this server's frame limit).
+/// A source's header, read before any pixel is decoded, and coding failures as the statuses they
+/// answer.
 enum SourceInspection {
     /// The header of `data`: 422 when it is not an image the server reads.
     static func header(of data: Data) throws(ImageServerError) -> ImageHeader {
@@ -10,29 +10,6 @@ enum SourceInspection {
             return try ImageHeader(probing: data)
         } catch {
             throw mapped(error)
-        }
-    }
-
-    /// Throws 422 when the source asks for more than the limits allow: more frames than
-    /// `maxAnimationFrames`, more pixels than `maxSourceResolution` (frames x canvas), or,
-    /// when `maxAnimationFrameResolution` is set, frames larger than it. `frames` is the
-    /// number processed (1 when an animation is flattened to its first frame). Vector sources
-    /// are drawn at a size within the limit instead.
-    static func checkLimits(_ header: ImageHeader, frames: Int, options: ProcessingOptions) throws(ImageServerError) {
-        guard !isVector(header) else { return }
-        if frames > 1, frames > options.maxAnimationFrames {
-            throw .sourceTooLarge("\(frames) frames, more than the limit of \(options.maxAnimationFrames)")
-        }
-        let canvas = header.pixelWidth.multipliedReportingOverflow(by: header.pixelHeight)
-        if frames > 1, options.maxAnimationFrameResolution > 0 {
-            if canvas.overflow || canvas.partialValue > options.maxAnimationFrameResolution {
-                throw .sourceTooLarge("frames of \(header.pixelWidth)x\(header.pixelHeight), more than \(options.maxAnimationFrameResolution) pixels")
-            }
-            return
-        }
-        let total = canvas.partialValue.multipliedReportingOverflow(by: max(1, frames))
-        if canvas.overflow || total.overflow || total.partialValue > options.maxSourceResolution {
-            throw .sourceTooLarge("\(frames) frame(s) of \(header.pixelWidth)x\(header.pixelHeight), more than \(options.maxSourceResolution) pixels")
         }
     }
 
@@ -46,6 +23,53 @@ enum SourceInspection {
         switch error {
         case .tooManyPixels, .overLimit, .overEncodeLimit: .sourceTooLarge(error.description)
         default: .unreadableSource(error.description)
+        }
+    }
+}
+
+/// What a request's limits are checked against: the source's size, frames and bytes, as read
+/// from its header before any pixel is decoded. Kept with the result, so that a cached result is
+/// refused by a URL's own limits as its making would have been (the limits are not in the
+/// result's key: they decide whether a result is made, not what it is).
+struct SourceFacts: Codable, Sendable, Hashable {
+    /// Drawn at the size asked for, within the resolution limit (SVG, PDF): no pixel limit.
+    var isVector: Bool
+    var pixelWidth: Int
+    var pixelHeight: Int
+    /// Frames processed: 1 when an animation is flattened to its first frame.
+    var frames: Int
+    var byteCount: Int
+
+    init(header: ImageHeader, frames: Int, byteCount: Int) {
+        isVector = SourceInspection.isVector(header)
+        pixelWidth = header.pixelWidth
+        pixelHeight = header.pixelHeight
+        self.frames = frames
+        self.byteCount = byteCount
+    }
+
+    /// Throws 422 when the source is over a limit of `options` (imgproxy's `checkImageSize`,
+    /// with this server's frame limit): more bytes than `maxSourceFileSize`, more frames than
+    /// `maxAnimationFrames`, more pixels than `maxSourceResolution` (frames x canvas), or, when
+    /// `maxAnimationFrameResolution` is set, frames larger than it.
+    func check(_ options: ProcessingOptions) throws(ImageServerError) {
+        if options.maxSourceFileSize > 0, byteCount > options.maxSourceFileSize {
+            throw .sourceTooLarge("\(byteCount) bytes, more than the limit of \(options.maxSourceFileSize)")
+        }
+        guard !isVector else { return }
+        if frames > 1, frames > options.maxAnimationFrames {
+            throw .sourceTooLarge("\(frames) frames, more than the limit of \(options.maxAnimationFrames)")
+        }
+        let canvas = pixelWidth.multipliedReportingOverflow(by: pixelHeight)
+        if frames > 1, options.maxAnimationFrameResolution > 0 {
+            if canvas.overflow || canvas.partialValue > options.maxAnimationFrameResolution {
+                throw .sourceTooLarge("frames of \(pixelWidth)x\(pixelHeight), more than \(options.maxAnimationFrameResolution) pixels")
+            }
+            return
+        }
+        let total = canvas.partialValue.multipliedReportingOverflow(by: max(1, frames))
+        if canvas.overflow || total.overflow || total.partialValue > options.maxSourceResolution {
+            throw .sourceTooLarge("\(frames) frame(s) of \(pixelWidth)x\(pixelHeight), more than \(options.maxSourceResolution) pixels")
         }
     }
 }

@@ -31,16 +31,20 @@ struct ResultMetadata: Sendable, Codable, Equatable {
     /// The source's `Cache-Control` and `Expires`, for `CACHE_CONTROL_PASSTHROUGH`.
     var sourceCacheControl: String?
     var sourceExpires: String?
+    /// The result's size, and what the source's limits were checked against when it was made;
+    /// nil in entries written before they were kept, and `sourceFacts` nil for `raw`.
+    var pixelWidth: Int?
+    var pixelHeight: Int?
+    var sourceFacts: SourceFacts?
 
-    init(
-        contentType: String, fileExtension: String, entityTag: String, lastModified: String? = nil,
-        sourceCacheControl: String? = nil, sourceExpires: String? = nil
-    ) {
-        self.contentType = contentType
-        self.fileExtension = fileExtension
-        self.entityTag = entityTag
-        self.lastModified = lastModified
-        self.sourceCacheControl = sourceCacheControl
-        self.sourceExpires = sourceExpires
+    /// Throws what making the result under `options` would have: 422 when the source is over
+    /// one of their limits, or the result larger than `max_result_dimension`. A URL's own limits
+    /// are not in the result's key, so a result made under looser ones is checked here.
+    func check(_ options: ProcessingOptions) throws(ImageServerError) {
+        guard !options.raw else { return }
+        try sourceFacts?.check(options)
+        if options.maxResultDimension > 0, let pixelWidth, let pixelHeight, max(pixelWidth, pixelHeight) > options.maxResultDimension {
+            throw .resultTooLarge(width: pixelWidth, height: pixelHeight, limit: options.maxResultDimension)
+        }
     }
 }
