@@ -24,6 +24,8 @@ final class ServerMetrics: Sendable {
     let sourcesRefused: Counter
     /// Requests being answered now, behind `inFlight`.
     private let answering = Locked(0)
+    /// The counters with dimensions made so far, by label and dimensions.
+    private let counters = Locked<[String: Counter]>([:])
 
     init(factory: (any MetricsFactory)?) {
         let factory = factory ?? MetricsSystem.factory
@@ -41,13 +43,24 @@ final class ServerMetrics: Sendable {
 
     /// Counts an answered request by status and output format ("none" for errors).
     func requests(status: Int, format: String) {
-        Counter(label: "webimage_server_requests_total", dimensions: [("status", String(status)), ("format", format)], factory: factory)
-            .increment()
+        counter("webimage_server_requests_total", [("status", String(status)), ("format", format)]).increment()
     }
 
     /// Counts a lookup of the result cache: `memory`, `disk` or `miss`.
     func cacheLookup(tier: String) {
-        Counter(label: "webimage_server_cache_lookups_total", dimensions: [("tier", tier)], factory: factory).increment()
+        counter("webimage_server_cache_lookups_total", [("tier", tier)]).increment()
+    }
+
+    /// The counter `label` with `dimensions`, made once: a factory's lookup of a labelled
+    /// counter takes its lock and hashes every dimension, on every request.
+    private func counter(_ label: String, _ dimensions: [(String, String)]) -> Counter {
+        let key = ([label] + dimensions.map { $0.0 + "=" + $0.1 }).joined(separator: " ")
+        return counters.withLock { counters in
+            if let counter = counters[key] { return counter }
+            let counter = Counter(label: label, dimensions: dimensions, factory: factory)
+            counters[key] = counter
+            return counter
+        }
     }
 
     /// A request arrived: one more in flight.

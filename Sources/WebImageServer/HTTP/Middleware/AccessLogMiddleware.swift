@@ -7,6 +7,9 @@ import Logging
 /// failure its reason, which the client does not see.
 struct AccessLogMiddleware<Context: RequestContext>: RouterMiddleware {
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        // Nothing is formatted when the line would not be written (`webimage serve` logs at
+        // `error` unless told otherwise).
+        guard context.logger.logLevel <= .info else { return try await next(request, context) }
         let started = ContinuousClock.now
         let logger = context.logger
         let path = ImagePath.logged(request, context: context)
