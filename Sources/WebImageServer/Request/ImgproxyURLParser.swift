@@ -13,6 +13,11 @@ public struct ImgproxyURLParser: Sendable {
     /// A parser for `configuration`, checking signatures with `verifier` (none: signing off).
     /// Throws when a preset does not parse or holds an invalid option.
     public init(configuration: ProcessingConfiguration = ProcessingConfiguration(), verifier: SignatureVerifier? = nil) throws(ImageServerConfigurationError) {
+        try self.init(configuration: configuration, verifier: verifier, optionTable: .imgproxy)
+    }
+
+    /// A parser reading the options `optionTable` declares, into the options and the result key.
+    init(configuration: ProcessingConfiguration, verifier: SignatureVerifier?, optionTable: OptionTable) throws(ImageServerConfigurationError) {
         let presets = try Presets(parsing: configuration.presets)
         self.configuration = configuration
         if let verifier {
@@ -20,7 +25,7 @@ public struct ImgproxyURLParser: Sendable {
         } else {
             self.verifier = try SignatureVerifier(keys: [])
         }
-        self.applier = OptionApplier(presets: presets, allowSecurityOptions: configuration.allowSecurityOptions)
+        self.applier = OptionApplier(presets: presets, allowSecurityOptions: configuration.allowSecurityOptions, table: optionTable)
         for (name, options) in presets.options {
             var scratch = ProcessingOptions(configuration: configuration)
             for option in options {
@@ -110,7 +115,7 @@ extension ImgproxyURLParser: ImageRequestParser {
         let processor = ImageProcessor()
         return ImageRequest(
             source: source,
-            resultKey: request.source.url + "\n" + options.canonicalForm + "\n" + plan.cacheKey,
+            resultKey: request.source.url + "\n" + applier.table.canonicalForm(of: options) + "\n" + plan.cacheKey,
             variesWithAccept: plan.variesWithAccept && !options.raw,
             expires: options.expires.map { Date(timeIntervalSince1970: TimeInterval($0)) },
             filename: options.filename, isAttachment: options.returnAttachment,
