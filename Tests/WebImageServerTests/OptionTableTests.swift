@@ -109,27 +109,51 @@ import Testing
         }
     }
 
-    /// The first column of every row of docs/server.md's processing options table.
-    static func documentedNames() throws -> Set<String> {
+    /// A row of docs/server.md's processing options table, by name and by alias.
+    struct DocumentedOption {
+        let defaultValue: String
+        let inResultKey: String
+    }
+
+    /// docs/server.md's processing options table: its rows' cells under every name the first cell quotes.
+    static func documentedOptions() throws -> [String: DocumentedOption] {
         let docs = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
             .appendingPathComponent("docs/server.md")
         let text = try String(contentsOf: docs, encoding: .utf8)
         let start = try #require(text.range(of: "\n## Processing options\n"))
         let section = text[start.upperBound...]
         let end = section.range(of: "\n## ")?.lowerBound ?? section.endIndex
-        var names: Set<String> = []
+        var options: [String: DocumentedOption] = [:]
         for line in section[..<end].split(separator: "\n") where line.hasPrefix("| `") {
-            let firstCell = line.dropFirst().prefix { $0 != "|" }
-            let quoted = firstCell.split(separator: "`", omittingEmptySubsequences: false).enumerated()
-            names.formUnion(quoted.filter { $0.offset % 2 == 1 }.map { String($0.element) })
+            let cells = line.split(separator: "|", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
+            try #require(cells.count == 7, "\(line)")
+            let row = DocumentedOption(defaultValue: cells[3], inResultKey: cells[4])
+            // Quoted names are every other piece between backquotes.
+            for (index, piece) in cells[1].split(separator: "`", omittingEmptySubsequences: false).enumerated() where index % 2 == 1 {
+                options[String(piece)] = row
+            }
         }
-        return names
+        return options
     }
 
     @Test func theDocsTableNamesEveryOptionAndNoOther() throws {
-        let documented = try Self.documentedNames()
+        let documented = try Self.documentedOptions()
         let declared = Set(Self.table.declarations.flatMap(\.names))
-        #expect(declared.subtracting(documented).sorted() == [], "declared, not in docs/server.md")
-        #expect(documented.subtracting(declared).sorted() == [], "in docs/server.md, not declared")
+        #expect(declared.subtracting(documented.keys).sorted() == [], "declared, not in docs/server.md")
+        #expect(Set(documented.keys).subtracting(declared).sorted() == [], "in docs/server.md, not declared")
+    }
+
+    @Test(arguments: Self.table.declarations.map(\.name))
+    func theDocsTableSaysWhatTheDeclarationSays(name: String) throws {
+        let declaration = try #require(Self.table.declaration(named: name))
+        let row = try #require(try Self.documentedOptions()[name])
+        switch declaration.role {
+        case .result: #expect(row.inResultKey == "yes" || row.inResultKey.hasPrefix("when "), "\(name): \(row.inResultKey)")
+        case .handling: #expect(row.inResultKey == "no", "\(name): \(row.inResultKey)")
+        case .shorthand: #expect(row.inResultKey == "its options", "\(name): \(row.inResultKey)")
+        }
+        if case .setting(let setting) = declaration.defaultValue {
+            #expect(row.defaultValue.contains("`\(setting)`"), "\(name): \(row.defaultValue)")
+        }
     }
 }
