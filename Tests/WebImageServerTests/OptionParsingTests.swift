@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 import WebImage
-import WebImageServer
+@testable import WebImageServer
 
 /// imgproxy's processing options: every short form equal to its long form, argument rules,
 /// presets, security options, and the canonical form.
@@ -146,6 +146,8 @@ import WebImageServer
         }
         #expect(option == name)
         #expect(error.publicMessage.hasPrefix("Invalid \(name):"))
+        // And says what the option takes.
+        #expect(error.publicMessage.hasSuffix(" takes \(try #require(OptionTable.imgproxy.declaration(named: name)).arguments))"))
     }
 
     @Test func unknownOptionsAre400() throws {
@@ -213,12 +215,35 @@ import WebImageServer
         let forms = try ["rs:fill:300:200", "rs:fit:300:200", "rs:fill:300:201", "rs:fill:300:200/g:sm", "rs:fill:300:200/q:79", "rs:fill:300:200/cb:1"]
             .map { try Self.options($0).canonicalForm }
         #expect(Set(forms).count == forms.count)
-        #expect(forms[0] == "resizing_type:fill/size:300:200/auto_rotate:1/quality:80/format_quality:avif:63:jxl:77:webp:79/strip_metadata:1")
+        #expect(forms[0] == "resizing_type:fill/width:300/height:200/auto_rotate:1/quality:80/format_quality:avif:63:jxl:77:webp:79/strip_metadata:1")
         // What does not change the bytes is not in it; the configuration's quality is.
         #expect(try Self.options("fn:x/att:1/exp:0").canonicalForm == (try Self.options("")).canonicalForm)
         var configuration = ProcessingConfiguration()
         configuration.quality = 90
         #expect(try Self.options("", parser: try ImgproxyURLParser(configuration: configuration)).canonicalForm != (try Self.options("")).canonicalForm)
+    }
+}
+
+/// The options a URL starts from: the configuration's, set nowhere else.
+@Suite struct OptionDefaultsTests {
+    @Test func defaultsComeFromTheConfiguration() throws {
+        #expect(ProcessingOptions() == ProcessingOptions(configuration: ProcessingConfiguration()))
+        var configuration = ProcessingConfiguration()
+        configuration.quality = 90
+        configuration.formatQuality = [.webP: 60]
+        configuration.stripMetadata = false
+        configuration.autoRotate = false
+        configuration.maxSourceResolution = 1_000_000
+        configuration.maxSourceFileSize = 2000
+        configuration.maxAnimationFrames = 3
+        configuration.maxAnimationFrameResolution = 4000
+        configuration.maxResultDimension = 500
+        let options = try ImgproxyURLParser(configuration: configuration).options(parsing: "")
+        #expect(options.quality(for: .jpeg) == 90 && options.quality(for: .webP) == 60)
+        #expect(!options.stripMetadata && !options.autoRotate)
+        #expect(options.maxSourceResolution == 1_000_000 && options.maxSourceFileSize == 2000 && options.maxAnimationFrames == 3)
+        #expect(options.maxAnimationFrameResolution == 4000 && options.maxResultDimension == 500)
+        #expect(options.canonicalForm == "resizing_type:fit/width:0/height:0/auto_rotate:0/quality:90/format_quality:webp:60/strip_metadata:0")
     }
 }
 

@@ -31,13 +31,17 @@ public struct ImageRequest: Sendable, Hashable {
     public var options: ProcessingOptions
     /// Where the image comes from.
     public var source: SourceURL
+    /// The processing asked for as one string, by the option table the request was read with
+    /// (`ProcessingOptions.canonicalForm` for imgproxy's): the processing's part of the result key.
+    public var canonicalForm: String
 
-    /// A request made of its parts.
-    public init(signature: String, path: String, options: ProcessingOptions, source: SourceURL) {
+    /// A request made of its parts; `canonicalForm` nil takes `options.canonicalForm`.
+    public init(signature: String, path: String, options: ProcessingOptions, source: SourceURL, canonicalForm: String? = nil) {
         self.signature = signature
         self.path = path
         self.options = options
         self.source = source
+        self.canonicalForm = canonicalForm ?? options.canonicalForm
     }
 
     /// When the URL stops being valid (imgproxy's `expires`): checked when the path is parsed;

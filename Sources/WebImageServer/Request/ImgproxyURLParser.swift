@@ -13,6 +13,11 @@ public struct ImgproxyURLParser: ImageRequestParser {
     /// A parser for `configuration`, checking signatures with `verifier` (none: signing off).
     /// Throws when a preset does not parse or holds an invalid option.
     public init(configuration: ProcessingConfiguration = ProcessingConfiguration(), verifier: SignatureVerifier? = nil) throws(ImageServerConfigurationError) {
+        try self.init(configuration: configuration, verifier: verifier, optionTable: .imgproxy)
+    }
+
+    /// A parser reading the options `optionTable` declares, into the options and the result key.
+    init(configuration: ProcessingConfiguration, verifier: SignatureVerifier?, optionTable: OptionTable) throws(ImageServerConfigurationError) {
         let presets = try Presets(parsing: configuration.presets)
         self.configuration = configuration
         if let verifier {
@@ -20,7 +25,7 @@ public struct ImgproxyURLParser: ImageRequestParser {
         } else {
             self.verifier = try SignatureVerifier(keys: [])
         }
-        self.applier = OptionApplier(presets: presets, allowSecurityOptions: configuration.allowSecurityOptions)
+        self.applier = OptionApplier(presets: presets, allowSecurityOptions: configuration.allowSecurityOptions, table: optionTable)
         for (name, options) in presets.options {
             var scratch = ProcessingOptions(configuration: configuration)
             for option in options {
@@ -68,7 +73,10 @@ public struct ImgproxyURLParser: ImageRequestParser {
             }
             options.format = format
         }
-        return ImageRequest(signature: signature, path: signedPath, options: options, source: source)
+        return ImageRequest(
+            signature: signature, path: signedPath, options: options, source: source,
+            canonicalForm: applier.table.canonicalForm(of: options)
+        )
     }
 
     /// The options a run of option segments asks for (`rs:fill:300:200/g:sm`), with the

@@ -20,19 +20,22 @@ struct RawOption: Sendable, Hashable {
     }
 }
 
-/// Reads one option's arguments with imgproxy's rules, naming the option as written in every
-/// error (400).
-struct ArgumentReader {
+/// Reads one option's arguments with imgproxy's rules, naming the option as written and the
+/// arguments it takes in every error (400).
+struct ArgumentReader: Sendable {
     let option: String
     let arguments: [String]
+    /// The arguments the option takes, as its declaration documents them.
+    let usage: String
 
-    init(_ option: RawOption) {
+    init(_ option: RawOption, usage: String) {
         self.option = option.name
         self.arguments = option.arguments
+        self.usage = usage
     }
 
     func fail(_ reason: String) -> ImageServerError {
-        .invalidOption(option, reason: reason)
+        .invalidOption(option, reason: "\(reason) (\(option) takes \(usage))")
     }
 
     /// Refuses more than `count` arguments.
@@ -45,10 +48,16 @@ struct ArgumentReader {
         index < arguments.count && !arguments[index].isEmpty ? arguments[index] : nil
     }
 
+    /// The argument at `index`, present though maybe empty.
+    func argument(at index: Int) throws(ImageServerError) -> String {
+        guard index < arguments.count else { throw fail("an argument is missing") }
+        return arguments[index]
+    }
+
     /// The only argument.
     func single() throws(ImageServerError) -> String {
         try atMost(1)
-        return arguments[0]
+        return try argument(at: 0)
     }
 
     /// `1`, `t`, `true` or `0`, `f`, `false` (Go's ParseBool; imgproxy reads anything else as
@@ -139,8 +148,81 @@ struct ArgumentReader {
             return .anchor(anchor, x: GravityNames.offset(x), y: GravityNames.offset(y))
         }
     }
-}
 
+
+    // MARK: Arguments of several parts
+
+    func resizingType(_ text: String) throws(ImageServerError) -> ProcessingOptions.ResizingType {
+        guard let type = ProcessingOptions.ResizingType(rawValue: text) else {
+            let types = ProcessingOptions.ResizingType.allCases.map(\.rawValue).joined(separator: ", ")
+            throw fail("\(text) is not a resizing type (\(types))")
+        }
+        return type
+    }
+
+    /// `width:height:gravity...`; nil (no cut) when both sides are 0.
+    func crop() throws(ImageServerError) -> ProcessingOptions.Crop? {
+        let width = try amount(try argument(at: 0))
+        let height = try arguments.count > 1 ? amount(arguments[1]) : 0
+        let gravity = try arguments.count > 2 ? self.gravity(arguments.dropFirst(2), allowsSmart: true) : nil
+        return width == 0 && height == 0 ? nil : ProcessingOptions.Crop(width: width, height: height, gravity: gravity)
+    }
+
+    /// `threshold:colour:equal_hor:equal_ver`; an empty threshold turns trimming off (nil).
+    func trim() throws(ImageServerError) -> ProcessingOptions.Trim? {
+        try atMost(4)
+        guard let threshold = given(0) else { return nil }
+        var trim = ProcessingOptions.Trim(threshold: try number(threshold))
+        if let colour = given(1) { trim.color = try hexColor(colour) }
+        if let horizontal = given(2) { trim.equalHorizontal = try bool(horizontal) }
+        if let vertical = given(3) { trim.equalVertical = try bool(vertical) }
+        return trim
+    }
+
+    /// `top:right:bottom:left`, CSS's shorthand; an empty top keeps `current`'s.
+    func padding(replacing current: ProcessingOptions.Padding) throws(ImageServerError) -> ProcessingOptions.Padding {
+        try atMost(4)
+        var padding = current
+        if let top = given(0) { padding.top = try count(top) }
+        padding.right = try given(1).map(count) ?? padding.top
+        padding.bottom = try given(2).map(count) ?? padding.top
+        padding.left = try given(3).map(count) ?? padding.right
+        return padding
+    }
+
+    /// `rrggbb`, `r:g:b`, or empty (none: nil).
+    func background() throws(ImageServerError) -> RGBA8? {
+        switch arguments.count {
+        case 1: return try arguments[0].isEmpty ? nil : hexColor(arguments[0])
+        case 3:
+            var components: [UInt8] = []
+            for text in arguments {
+                guard let value = UInt8(text) else { throw fail("\(text) is not in 0...255") }
+                components.append(value)
+            }
+            return RGBA8(red: components[0], green: components[1], blue: components[2])
+        default: throw fail("a hex colour or red, green and blue")
+        }
+    }
+
+    /// `name:encoded`: the name, or URL-safe base64 of it when `encoded` is true; nil when empty.
+    func filename() throws(ImageServerError) -> String? {
+        try atMost(2)
+        let name = try argument(at: 0)
+        guard let encoded = given(1), try bool(encoded) else { return name.isEmpty ? nil : name }
+        guard let bytes = Base64URL.decode(name), let decoded = String(bytes: bytes, encoding: .utf8) else {
+            throw fail("not URL-safe base64 of a UTF-8 name")
+        }
+        return decoded
+    }
+
+    /// Megapixels (a number, 0 or more) in pixels.
+    func megapixels(_ text: String) throws(ImageServerError) -> Int {
+        let value = try amount(text)
+        guard value < 1e12 else { throw fail("\(text) megapixels is too many") }
+        return Int(value * 1_000_000)
+    }
+}
 
 /// imgproxy's gravity words.
 enum GravityNames {

@@ -96,7 +96,7 @@ public struct ProcessingOptions: Sendable, Hashable {
     /// Margins after resizing (`padding`).
     public var padding = Padding()
     /// Turn the source upright by its EXIF orientation (`auto_rotate`).
-    public var autoRotate = true
+    public var autoRotate: Bool
     /// Clockwise quarter turns in degrees, 0, 90, 180 or 270 (`rotate`).
     public var rotate = 0
     /// Mirror left-right, top-bottom (`flip`), after `rotate`.
@@ -122,13 +122,14 @@ public struct ProcessingOptions: Sendable, Hashable {
     /// Quality 1...100 for every lossy format (`quality`); 0 uses `formatQuality`, then `defaultQuality`.
     public var quality = 0
     /// Quality by format: the configuration's, overridden by `format_quality`.
-    public var formatQuality: [ImageFormat: Int] = [.webP: 79, .avif: 63, .jxl: 77]
+    public var formatQuality: [ImageFormat: Int]
     /// The configuration's `QUALITY`.
-    public var defaultQuality = 80
+    public var defaultQuality: Int
     /// Most bytes of the result (`max_bytes`); 0 for no limit.
     public var maxBytes = 0
-    /// Remove metadata from the result (`strip_metadata`; the encoders always do here).
-    public var stripMetadata = true
+    /// Remove metadata from the result (`strip_metadata`); false keeps what the output
+    /// format can hold.
+    public var stripMetadata: Bool
 
     // MARK: Handling
 
@@ -140,7 +141,8 @@ public struct ProcessingOptions: Sendable, Hashable {
     public var filename: String?
     /// `Content-Disposition: attachment` (`return_attachment`).
     public var returnAttachment = false
-    /// Send the source as it is, unchecked (`raw`): the HTTP side streams it.
+    /// Send the source's bytes as they are, unprocessed (`raw`), once its header reads as an
+    /// image; the whole source is fetched first.
     public var raw = false
     /// Source formats sent as they are when no other format is asked for (`skip_processing`).
     public var skipProcessingFormats: Set<ImageFormat> = []
@@ -149,14 +151,17 @@ public struct ProcessingOptions: Sendable, Hashable {
 
     /// Pixels, all frames counted; file bytes (0: none; the fetch enforces it); frames; pixels
     /// a frame (0: off); a result's largest side (0: off). See `ProcessingConfiguration`.
-    public var maxSourceResolution = 50_000_000
-    public var maxSourceFileSize = 0
-    public var maxAnimationFrames = 1000
-    public var maxAnimationFrameResolution = 0
-    public var maxResultDimension = 0
+    public var maxSourceResolution: Int
+    public var maxSourceFileSize: Int
+    public var maxAnimationFrames: Int
+    public var maxAnimationFrameResolution: Int
+    public var maxResultDimension: Int
 
-    /// imgproxy's defaults, with this server's limits.
-    public init() {}
+    /// imgproxy's defaults, with the default configuration's quality, metadata, orientation
+    /// and limits.
+    public init() {
+        self.init(configuration: ProcessingConfiguration())
+    }
 
     /// The defaults `configuration` sets: quality, format qualities, metadata, orientation, limits.
     public init(configuration: ProcessingConfiguration) {

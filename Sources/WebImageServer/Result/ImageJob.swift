@@ -14,7 +14,7 @@ struct ImageJob: Sendable, CustomStringConvertible {
 
     /// The source, the canonical options and the format's plan, on one line.
     var description: String {
-        "\(request.source) \(request.options.canonicalForm) \(format.cacheKey)"
+        "\(request.source) \(request.canonicalForm) \(format.cacheKey)"
     }
 }
 
@@ -27,6 +27,6 @@ struct ResultKey: Hashable, Sendable {
     let text: String
 
     init(request: ImageRequest, format plan: OutputFormatPlan) {
-        text = request.source.description + "\n" + request.options.canonicalForm + "\n" + plan.cacheKey
+        text = request.source.description + "\n" + request.canonicalForm + "\n" + plan.cacheKey
     }
 }
