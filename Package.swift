@@ -155,6 +155,7 @@ let package = Package(
             dependencies: [
                 "WebImage", "ImageEngine", "CBenchmarkBaselines", "WebImageTestServer",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Hummingbird", package: "hummingbird"),
             ],
             path: "Benchmarks/webimage-benchmark"
         ),

@@ -21,15 +21,18 @@
 #   thumbor uncached    thumbor 7.8, 2 processes, Pillow engine, no storage, no result storage,
 #                       each request a new source URL (?r=), so its per-source lock shares nothing
 #   nginx static        the webimage result's bytes as a static file
+#   bare route          the same bytes from memory on a bare Hummingbird route (webimage-benchmark
+#                       serve-bytes, Hummingbird's defaults): the HTTP stack's own limit, which
+#                       a cached hit is judged against
 # Each cell also reads the server's CPU time (/proc/PID/stat, all its processes): "server CPU
 # cores" is CPU seconds over wall seconds, "requests/CPU-second" the requests over CPU seconds,
 # a figure that other work on a shared machine disturbs less than requests/s. Peak resident
 # memory: each process's VmHWM reset before a cell (/proc/PID/clear_refs) and read after it,
 # summed over the server's processes (thumbor: the parent and its 2 workers; nginx: master and
 # workers). The library's own rate, measured before each image's cells: `webimage-benchmark
-# repeat IMAGE COUNT 2` (its thumbnail job, bytes in and JPEG q80 bytes out: decode shrunk to fit
-# 300x200, encode; no HTTP, fetch or cache) on 2 threads while the servers are idle, with the CPU
-# it got. thumbor takes seconds a request on TestImageLarge.jpg: those cells run 3x as long.
+# repeat IMAGE COUNT 2 source` (its thumbnail job, bytes in and q80 bytes out in the source's
+# format, as the server writes these requests: decode shrunk to fit 300x200, encode; no HTTP,
+# fetch or cache) on 2 threads while the servers are idle, with the CPU it got. thumbor takes seconds a request on TestImageLarge.jpg: those cells run 3x as long.
 #
 # Installs wrk and nginx (scripts/setup.sh) and thumbor 7.8 in /opt/thumbor-venv
 # ($THUMBOR_VENV) when they are missing; builds webimage and webimage-benchmark in release.
@@ -72,7 +75,7 @@ benchmark=$repository/.build/release/webimage-benchmark
 
 images=(photos/rocket.jpg photos/astronaut.png sdwebimage/TestImageLarge.jpg)
 concurrencies=(1 4 16)
-modes=("webimage uncached" "webimage src-cached" "thumbor uncached" "webimage cached" "nginx static")
+modes=("webimage uncached" "webimage src-cached" "thumbor uncached" "webimage cached" "bare route" "nginx static")
 
 work=$(mktemp -d /tmp/webimage-server-benchmark.XXXXXX)
 chmod 755 "$work"    # nginx's workers run as nobody
@@ -91,7 +94,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-origin_port=$(free_port); static_port=$(free_port); webimage_port=$(free_port); thumbor_port=$(free_port)
+origin_port=$(free_port); static_port=$(free_port); webimage_port=$(free_port); thumbor_port=$(free_port); bare_port=$(free_port)
 
 # --- The servers -----------------------------------------------------------------------------
 nginx_head "$work" 2 4096 >"$work/nginx.conf"
@@ -136,6 +139,7 @@ server_pids() {
         webimage) pid=$webimage_pid ;;
         thumbor) pid=$thumbor_pid ;;
         nginx) pid=$nginx_pid ;;
+        bare) pid=$bare_pid ;;
     esac
     echo "$pid" $(pgrep -P "$pid" || true)
 }
@@ -158,6 +162,7 @@ path_of() {
         "webimage cached") echo "/insecure/rs:fill:300:200/plain/$escaped" ;;
         "thumbor uncached") echo "/unsafe/300x200/$escaped%3Fr%3D{n}" ;;
         "nginx static") echo "/${file%.*}-300x200.${file##*.}" ;;
+        "bare route") echo "/${file%.*}-300x200.${file##*.}" ;;
     esac
 }
 port_of() {
@@ -165,6 +170,7 @@ port_of() {
         webimage*) echo "$webimage_port" ;;
         thumbor*) echo "$thumbor_port" ;;
         nginx*) echo "$static_port" ;;
+        bare*) echo "$bare_port" ;;
     esac
 }
 
@@ -215,9 +221,9 @@ measure() {
 # the image, jobs/s, the CPU cores it got, and jobs a CPU second.
 library_rate() {
     local image=$1 rate count line
-    rate=$("$benchmark" repeat "$image" 5 2 | sed -n 's/.*threads: \([0-9.]*\) jobs\/s.*/\1/p')
+    rate=$("$benchmark" repeat "$image" 5 2 source | sed -n 's/.*threads: \([0-9.]*\) jobs\/s.*/\1/p')
     count=$(awk -v r="$rate" -v d="$duration" 'BEGIN { c = int(r * d / 4); print (c < 5 ? 5 : c) }')
-    line=$("$benchmark" repeat "$image" "$count" 2)
+    line=$("$benchmark" repeat "$image" "$count" 2 source)
     echo "  $line" >&2
     sed -n 's/.*threads: \([0-9.]*\) jobs\/s (CPU busy \([0-9.]*\) cores.*/\1 \2/p' <<<"$line" |
         awk -v f="${image##*/}" '{ printf "%s\t%.1f\t%.2f\t%.1f\n", f, $1, $2, ($2 > 0 ? $1 / $2 : 0) }' >>"$work/library.tsv"
@@ -247,12 +253,17 @@ for image in "${images[@]}"; do
         size=$(vipsheader -f width "$made")x$(vipsheader -f height "$made")
         [ "$size" = 300x200 ] || { echo "$made is $size, not 300x200" >&2; exit 1; }
     done
+    # The bare route answers this image's result bytes.
+    "$benchmark" serve-bytes "$static" "$bare_port" >"$work/logs/bare-$file.log" 2>&1 &
+    started_pids+=($!); bare_pid=$!
+    wait_for "http://127.0.0.1:$bare_port/ready" "$work/logs"
     for concurrency in "${concurrencies[@]}"; do
         for mode in "${modes[@]}"; do
             echo "[$(date +%T)] $file, $mode, concurrency $concurrency (load $(loadavg))" >&2
             measure "$file" "$mode" "$concurrency"
         done
     done
+    kill "$bare_pid"; wait "$bare_pid" 2>/dev/null || true
 done
 load_end=$(loadavg)
 
@@ -297,8 +308,8 @@ report() {
     echo "Uncached is \"webimage uncached\" (fetch included); the library figure is its thumbnail job on 2 threads."
     echo "Per CPU-second ratios divide each side's requests by the CPU its processes used."
     echo
-    echo "| image | concurrency | uncached / thumbor (target) | per CPU-second | cached / nginx static (target 0.5x) | p99 / thumbor's (target at most 1x) | uncached / library (target 0.7x) | per CPU-second |"
-    echo "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
+    echo "| image | concurrency | uncached / thumbor (target) | per CPU-second | cached / nginx static | cached / bare route per CPU-second (target 0.7x) | p99 / thumbor's (target at most 1x) | uncached / library (target 0.75x) | per CPU-second |"
+    echo "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
     awk -F'\t' '
         FILENAME ~ /library/ { lib[$1] = $2; libcpu[$1] = $4; next }
         { rps[$1, $2, $3] = $4; p99[$1, $2, $3] = $6; eff[$1, $2, $3] = $11; if (!(($1, $3) in seen)) { seen[$1, $3] = 1; order[++rows] = $1 SUBSEP $3 } }
@@ -308,10 +319,11 @@ report() {
                 split(order[r], key, SUBSEP); f = key[1]; c = key[2]
                 target = (f ~ /TestImageLarge/) ? "20x" : "3x"
                 p = (c == 16) ? ratio(p99[f, "webimage uncached", c], p99[f, "thumbor uncached", c]) : ""
-                printf "| %s | %d | %s (%s) | %s | %s | %s | %s | %s |\n", f, c,
+                printf "| %s | %d | %s (%s) | %s | %s | %s | %s | %s | %s |\n", f, c,
                     ratio(rps[f, "webimage uncached", c], rps[f, "thumbor uncached", c]), target,
                     ratio(eff[f, "webimage uncached", c], eff[f, "thumbor uncached", c]),
-                    ratio(rps[f, "webimage cached", c], rps[f, "nginx static", c]), p,
+                    ratio(rps[f, "webimage cached", c], rps[f, "nginx static", c]),
+                    ratio(eff[f, "webimage cached", c], eff[f, "bare route", c]), p,
                     ratio(rps[f, "webimage uncached", c], lib[f]), ratio(eff[f, "webimage uncached", c], libcpu[f])
             }
         }' "$work/library.tsv" "$results"

@@ -3,9 +3,11 @@ import Foundation
 /// `swift run -c release webimage-benchmark [coders|threads|cache|memory|transformers|budget|webp-animation|download|manager|all]`
 /// (`threads`: only the 2-threads-against-1 part of `coders`; `memory`: only the memory-tier part of `cache`;
 /// `chain`: only the transformer chain of `transformers`), or
-/// `webimage-benchmark repeat IMAGE COUNT [THREADS]` to run our thumbnail job on one test image
-/// COUNT times on each of THREADS threads (under a profiler such as `perf record`), or
-/// `webimage-benchmark repeat-chain fused|stepwise IMAGE COUNT` to run the transformer chain.
+/// `webimage-benchmark repeat IMAGE COUNT [THREADS [FORMAT|source]]` to run our thumbnail job on one
+/// test image COUNT times on each of THREADS threads (under a profiler such as `perf record`), or
+/// `webimage-benchmark repeat-chain fused|stepwise IMAGE COUNT` to run the transformer chain, or
+/// `webimage-benchmark serve-bytes FILE PORT` to answer every GET with FILE's bytes from memory on
+/// a bare Hummingbird route (the HTTP stack's own limit, for the image server's benchmark).
 @main
 enum BenchmarkMain {
     static func main() async throws {
@@ -15,8 +17,16 @@ enum BenchmarkMain {
             try CoderBenchmarks.repeatThumbnailJob(
                 path: arguments.dropFirst().first ?? "photos/rocket.jpg",
                 count: arguments.dropFirst(2).first.flatMap { Int($0) } ?? 1000,
-                threads: arguments.dropFirst(3).first.flatMap { Int($0) } ?? 1
+                threads: arguments.dropFirst(3).first.flatMap { Int($0) } ?? 1,
+                format: arguments.dropFirst(4).first ?? "jpeg"
             )
+            return
+        }
+        if which == "serve-bytes" {
+            guard arguments.count == 3, let port = Int(arguments[2]) else {
+                throw CoderBenchmarks.Failure(description: "usage: webimage-benchmark serve-bytes FILE PORT")
+            }
+            try await BareRoute.serve(file: arguments[1], port: port)
             return
         }
         if which == "repeat-chain" {

@@ -148,22 +148,27 @@ enum CoderBenchmarks {
         return options
     }
 
-    /// Ours: bytes in, 300x200 JPEG q80 bytes out, through the public API.
-    static func oursThumbnailJob(_ data: Data) throws -> Data {
+    /// Ours: bytes in, 300x200 q80 bytes out (JPEG unless `format` says otherwise), through the
+    /// public API.
+    static func oursThumbnailJob(_ data: Data, format: ImageFormat = .jpeg) throws -> Data {
         let manager = ImageCodersManager.shared
         let image = try manager.decode(data, options: thumbnailOptions(lazy: true))
-        return try manager.encode(image, format: .jpeg, options: encodeOptions)
+        return try manager.encode(image, format: format, options: encodeOptions)
     }
 
     /// Our thumbnail job on one test image (`path` under the test images), `count` times on each
-    /// of `threads` threads: a steady load for a profiler.
-    static func repeatThumbnailJob(path: String, count: Int, threads: Int) throws {
+    /// of `threads` threads: a steady load for a profiler. `format` is the output's (`jpeg`,
+    /// `png`, ...), or `source` for the source's own, as the image server writes a request that
+    /// names no format.
+    static func repeatThumbnailJob(path: String, count: Int, threads: Int, format: String = "jpeg") throws {
         let data = try Data(contentsOf: testdataDirectory().appendingPathComponent(path))
-        let job: @Sendable () -> Bool = { (try? oursThumbnailJob(data)) != nil }
+        let output = format == "source" ? ImageFormat(sniffing: data) : ImageFormat(fileExtension: format)
+        guard output != .undefined else { throw Failure(description: "\(format) is not an image format") }
+        let job: @Sendable () -> Bool = { (try? oursThumbnailJob(data, format: output)) != nil }
         _ = try Round(threads: threads, jobsPerThread: 1, job: job)
         let round = try Round(threads: threads, jobsPerThread: count, job: job)
-        print(String(format: "%@: %d thumbnail jobs on %d threads: %.1f jobs/s (CPU busy %.2f cores, steal %.0f%%)",
-                     path, count, threads, round.rate, round.cpu / round.wall, round.steal * 100))
+        print(String(format: "%@: %d thumbnail jobs (%@ out) on %d threads: %.1f jobs/s (CPU busy %.2f cores, steal %.0f%%)",
+                     path, count, output.description, threads, round.rate, round.cpu / round.wall, round.steal * 100))
     }
 
     /// A named closure to time.
