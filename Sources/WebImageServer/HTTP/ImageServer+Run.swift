@@ -60,6 +60,7 @@ extension ImageServer {
             configuration: ApplicationConfiguration(
                 address: .hostname(configuration.bind.host, port: configuration.bind.port), serverName: "webimage"
             ),
+            services: [StoreWritesService(server: server)],
             onServerRunning: { channel in
                 let port = channel.localAddress?.port ?? configuration.bind.port
                 logger.info("webimage serve: listening on http://\(configuration.bind.host):\(port)")
@@ -118,5 +119,16 @@ extension ServiceGroupConfiguration {
         configuration.maximumGracefulShutdownDuration = .milliseconds(Int64(seconds * 1000))
         configuration.maximumCancellationDuration = .seconds(5)
         return configuration
+    }
+}
+
+/// Awaits the server's disk writes when the application stops: the HTTP service stops first
+/// (services stop in the reverse of their order), so no request begins a write after this waits.
+private struct StoreWritesService: Service {
+    let server: ImageServer
+
+    func run() async {
+        try? await gracefulShutdown()
+        await server.finishWrites()
     }
 }
