@@ -29,7 +29,7 @@ extension ImageServer {
             allowsLinkLocal: configuration.allowsLinkLocalSourceAddresses
         )
         config.maximumRedirects = configuration.maxRedirects
-        if configuration.maxSourceFileSize > 0 { config.maximumResponseSize = configuration.maxSourceFileSize }
+        if configuration.processing.maxSourceFileSize > 0 { config.maximumResponseSize = configuration.processing.maxSourceFileSize }
         // The server's requests share their sources; many at once is the normal case.
         config.maxConcurrentDownloads = max(16, 4 * configuration.workers)
         return config

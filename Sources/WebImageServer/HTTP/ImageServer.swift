@@ -66,7 +66,7 @@ public final class ImageServer: Sendable {
         sources = SourceStore(
             disk: ImageCache(namespace: "sources", diskCacheDirectory: folder, config: sourceConfig),
             downloader: downloader, localRoot: localRoot, allowedSources: AllowedSources(configuration.allowedSources),
-            maximumBytes: configuration.maxSourceFileSize > 0 ? configuration.maxSourceFileSize : downloader.config.maximumResponseSize
+            maximumBytes: configuration.processing.maxSourceFileSize > 0 ? configuration.processing.maxSourceFileSize : downloader.config.maximumResponseSize
         )
         let metrics = ServerMetrics(factory: metricsFactory)
         self.metrics = metrics
