@@ -34,14 +34,6 @@ extension ImageServer {
         return config
     }
 
-    /// Why `configuration` must not start: a non-loopback address without a signing key
-    /// (unless unsigned URLs are allowed explicitly). nil when it may.
-    public static func refusalToStart(_ configuration: ImageServerConfiguration) -> String? {
-        guard configuration.keys.isEmpty, !configuration.allowsUnsigned, !configuration.bind.isLoopback else { return nil }
-        return "refusing to serve unsigned URLs on \(configuration.bind), which other machines can reach: "
-            + "set WEBIMAGE_KEY and WEBIMAGE_SALT, or pass --allow-unsigned"
-    }
-
     /// The HTTP application `run` serves: the image routes at the root, listening on `bind`,
     /// fetching with `downloader` (nil: `makeDownloader(configuration:)`).
     public static func makeApplication(
@@ -78,7 +70,7 @@ extension ImageServer {
         configuration: ImageServerConfiguration, parser: any ImageRequestParser, logger: Logger,
         onListening: @escaping @Sendable (Int) async -> Void = { _ in }
     ) async throws {
-        if let refusal = refusalToStart(configuration) { throw ImageServerError.internalError(refusal) }
+        if let refusal = configuration.refusalToStart { throw refusal }
         var services: [any Service] = []
         var metricsFactory: (any MetricsFactory)?
         if let prometheusBind = configuration.prometheusBind {

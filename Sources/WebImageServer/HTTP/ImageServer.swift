@@ -60,7 +60,7 @@ public final class ImageServer: Sendable {
         var localRoot: LocalSourceRoot?
         if let root = configuration.localFilesystemRoot {
             guard let resolved = LocalSourceRoot(path: root) else {
-                throw .invalidValue(setting: "WEBIMAGE_LOCAL_FILESYSTEM_ROOT", value: root, reason: "not a folder")
+                throw .localFilesystemRootIsNotAFolder(root)
             }
             localRoot = resolved
         }
