@@ -58,9 +58,9 @@ public final class TestServer: Sendable {
         self.core = core
     }
 
-    /// The repository's test images (`Tests/Images`, or `$WEBIMAGE_TESTDATA`).
+    /// The repository's test images (`Tests/Images`, or `$WEBIMAGE_TEST_DATA`).
     public static let imagesFolder: URL = {
-        if let path = ProcessInfo.processInfo.environment["WEBIMAGE_TESTDATA"], !path.isEmpty {
+        if let path = ProcessInfo.processInfo.environment["WEBIMAGE_TEST_DATA"], !path.isEmpty {
             return URL(fileURLWithPath: path)
         }
         // Tests/WebImageTestServer/TestServer.swift -> repository root -> Tests/Images
