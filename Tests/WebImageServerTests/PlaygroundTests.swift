@@ -71,17 +71,17 @@ import WebImageTestServer
     /// The gallery a new user sees on the README's demo root: every sample is an image the
     /// server reads (no broken tiles), and the result and source are hidden until a first run.
     @Test func theGalleryShowsOnlyImagesTheServerReadsAndNothingBeforeARun() async throws {
-        let server = try await Self.start()
-        defer { Task { await server.stop() } }
-        let page = String(decoding: try await server.get("/").body, as: UTF8.self)
-        #expect(page.contains("<div class=\"pair\" id=\"pair\" hidden>"))
-        let list = try #require(page.firstMatch(of: /const samples = \[(.*)\];/)).output.1
-        let samples = list.split(separator: ",").map { $0.trimmingCharacters(in: CharacterSet(charactersIn: "\" ")) }
-        #expect(!samples.isEmpty && samples.allSatisfy { $0.hasPrefix("local:///") }, "\(samples)")
-        let signer = try URLSigner(key: URLSigningKey(hexKey: "736563726574", hexSalt: "68656c6c6f"))
-        for source in samples {
-            let result = try await server.get(signer.signedPath("/rs:fill:300:200/g:sm/plain/" + source))
-            #expect(result.status == 200, "\(source): \(result.status)")
+        try await withRunningServer(Self.configuration()) { server in
+            let page = String(decoding: try await server.get("/").body, as: UTF8.self)
+            #expect(page.contains("<div class=\"pair\" id=\"pair\" hidden>"))
+            let list = try #require(page.firstMatch(of: /const samples = \[(.*)\];/)).output.1
+            let samples = list.split(separator: ",").map { $0.trimmingCharacters(in: CharacterSet(charactersIn: "\" ")) }
+            #expect(!samples.isEmpty && samples.allSatisfy { $0.hasPrefix("local:///") }, "\(samples)")
+            let signer = try URLSigner(key: URLSigningKey(hexKey: "736563726574", hexSalt: "68656c6c6f"))
+            for source in samples {
+                let result = try await server.get(signer.signedPath("/rs:fill:300:200/g:sm/plain/" + source))
+                #expect(result.status == 200, "\(source): \(result.status)")
+            }
         }
     }
 }
