@@ -3,10 +3,11 @@
 # libvips (the image engine), libjpeg-turbo (TurboJPEG and libjpeg, the engine for small and
 # progressive JPEGs), libpng, libdeflate and lcms2 (small PNGs, colour profiles), zlib (the PNG
 # metadata limit), chromium (the image server's playground is tested in it, headless), nginx (the
-# scale-out test runs two servers behind it), and the Debian packages named as arguments (the
-# benchmarks' tools). Idempotent.
+# scale-out test runs two servers behind it), python3-venv and moto's S3-compatible server in a
+# virtual environment (scripts/moto-venv.sh: the S3 source tests), and the Debian packages named
+# as arguments (the benchmarks' tools). Idempotent.
 set -euo pipefail
-packages=(libvips-dev libturbojpeg0-dev libjpeg62-turbo-dev liblcms2-dev libpng-dev libdeflate-dev zlib1g-dev pkg-config chromium nginx "$@")
+packages=(libvips-dev libturbojpeg0-dev libjpeg62-turbo-dev liblcms2-dev libpng-dev libdeflate-dev zlib1g-dev pkg-config chromium nginx python3-venv "$@")
 missing=()
 for package in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
@@ -18,3 +19,4 @@ if [ ${#missing[@]} -gt 0 ]; then
     DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq "${missing[@]}"
 fi
 command -v swift >/dev/null || { echo "swift is not on PATH: install Swift 6.1 or newer first" >&2; exit 1; }
+bash "$(dirname "$0")/moto-venv.sh"

@@ -77,10 +77,10 @@ import Testing
         // A file's keys too, nested ones by their dotted path.
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("webimage-settings-\(UUID().uuidString).json")
         defer { try? FileManager.default.removeItem(at: file) }
-        try Data(#"{"workers": 2, "s3": {"endpoint": "http://127.0.0.1:9000"}, "wrokers": 3}"#.utf8).write(to: file)
+        try Data(#"{"workers": 2, "s3": {"assumeRoleArn": "arn:aws:iam::1:role/images"}, "wrokers": 3}"#.utf8).write(to: file)
         let problems = await Self.problems(["WEBIMAGE_CONFIG": file.path])
         #expect(problems == [
-            "WEBIMAGE_S3_ENDPOINT (--s3-endpoint): not supported yet; the server does not start with it set",
+            "WEBIMAGE_S3_ASSUME_ROLE_ARN (--s3-assume-role-arn): not supported yet; the server does not start with it set",
             "\"wrokers\" in the configuration file: not a setting of this server (docs/server.md lists them)",
         ])
         // The project's own variables are not the server's.

@@ -47,15 +47,9 @@ extension ImageServerConfiguration {
         .refused("cookiePassthroughAll", "forward all cookies regardless of URL"),
         .refused("cookieBaseUrl", "assumed scope URL of incoming cookies"),
         // sources/s3
-        .refused("useS3", "enable s3:// sources"),
-        .refused("s3.region", "S3 region (bucket region auto-detected; multi-region always on since 3.28)"),
-        .refused("s3.endpoint", "custom S3 endpoint; http:// prepended when no scheme"),
-        .refused("s3.endpointUsePathStyle", "path-style addressing for custom endpoint (only applied when S3_ENDPOINT set)"),
         .refused("s3.assumeRoleArn", "STS role to assume"),
         .refused("s3.assumeRoleExternalId", "external ID for the role"),
         .refused("s3.useDecryptionClient", aliases: ["s3.decryptionClientEnabled"], "client-side (S3 encryption client) decryption"),
-        .refused("s3.allowedBuckets", "bucket allowlist (new 4.0)"),
-        .refused("s3.deniedBuckets", "bucket denylist (new 4.0)"),
         .refused("s3.accessPoints", "bucket name -> access point ARN"),
         // sources/gcs
         .refused("useGcs", "enable gs:// sources"),

@@ -60,6 +60,20 @@ extension ImageServerConfiguration {
             throw ImageServerConfigurationError(problems: error.problems + unknown)
         }
         guard unknown.isEmpty else { throw ImageServerConfigurationError(problems: unknown) }
+        return try configuration.withAWSEnvironment(environment)
+    }
+
+    /// With `USE_S3` on, the S3 region and credentials not set otherwise taken from the AWS
+    /// variables of `environment` and the shared credentials file, as the AWS SDKs find them.
+    func withAWSEnvironment(_ environment: [String: String]) throws(ImageServerConfigurationError) -> ImageServerConfiguration {
+        guard usesS3 else { return self }
+        var configuration = self
+        if configuration.s3.region == nil {
+            configuration.s3.region = ["AWS_REGION", "AWS_DEFAULT_REGION"].lazy.compactMap { environment[$0] }.first { !$0.isEmpty }
+        }
+        if configuration.s3.credentials == nil {
+            configuration.s3.credentials = try AWSCredentials.fromEnvironment(environment)
+        }
         return configuration
     }
 

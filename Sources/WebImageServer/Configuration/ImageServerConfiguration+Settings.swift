@@ -97,6 +97,28 @@ extension ImageServerConfiguration {
             "results carry no EXIF, XMP, IPTC or ICC profile; `false` (or `sm:0`) keeps them (docs/cli.md: what each format keeps)"
         ),
         .read("autoRotate", \.processing.autoRotate, .bool, "turn sources upright by their EXIF orientation"),
+    ] + s3
+
+    /// imgproxy's S3 group, as far as it is built (docs/server.md, "S3 sources").
+    static let s3: [ImageServerSetting] = [
+        .read(
+            "useS3", \.usesS3, .bool,
+            "`s3://bucket/key` sources (`?versionId=ID`, or imgproxy's `?ID`), signed with the AWS credentials of the environment or the shared credentials file"
+        ),
+        .read(
+            "s3.region", \.s3.region, .optional(.text), defaultDescription: "`AWS_REGION`, else `AWS_DEFAULT_REGION`, else `us-west-1`",
+            "the region requests are signed for (one region for every bucket)"
+        ),
+        .read(
+            "s3.endpoint", \.s3.endpoint, .optional(.text),
+            "an S3-compatible store (`http://` when no scheme), trusted whatever its address; none: AWS"
+        ),
+        .read(
+            "s3.endpointUsePathStyle", \.s3.endpointUsesPathStyle, .bool,
+            "`ENDPOINT/bucket/key` rather than `bucket.ENDPOINT/key` (with `S3_ENDPOINT` only)"
+        ),
+        .read("s3.allowedBuckets", \.s3.allowedBuckets, .list, "buckets `s3://` may read (else 404); none: any"),
+        .read("s3.deniedBuckets", \.s3.deniedBuckets, .list, "buckets `s3://` may not read (404), whatever `S3_ALLOWED_BUCKETS` says"),
     ]
 
     /// `WEBIMAGE_KEY (--key)` for `\.keys`: the setting of `property` as a user writes it.

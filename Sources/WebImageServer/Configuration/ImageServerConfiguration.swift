@@ -65,6 +65,9 @@ public struct ImageServerConfiguration: Sendable {
     /// The level of the server's log, one of swift-log's (`trace` ... `critical`): each image
     /// request's access line is `info`.
     public var logLevel = "info"
+    /// `s3://bucket/key` sources (imgproxy's `USE_S3`), read as `s3` says.
+    public var usesS3 = false
+    public var s3 = S3Settings()
     /// What requests are parsed and processed by: quality, formats, presets, source limits.
     public var processing = ProcessingConfiguration()
 

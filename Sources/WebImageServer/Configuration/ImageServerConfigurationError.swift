@@ -23,6 +23,11 @@ public struct ImageServerConfigurationError: Error, Sendable, Hashable, CustomSt
         return Self(problems: ["\(names): \(reason)"])
     }
 
+    /// An S3 endpoint that is not a URL with a host.
+    public static func invalidS3Endpoint(_ endpoint: String) -> Self {
+        Self(problems: ["\(ImageServerConfiguration.names(of: \.s3.endpoint)): \"\(endpoint)\" is not a URL with a host"])
+    }
+
     /// A local filesystem root that does not name a folder.
     public static func localFilesystemRootIsNotAFolder(_ path: String) -> Self {
         Self(problems: ["\(ImageServerConfiguration.names(of: \.localFilesystemRoot)): \(path) is not a folder"])

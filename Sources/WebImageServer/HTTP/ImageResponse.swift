@@ -71,6 +71,7 @@ enum ImageResponse {
             switch job.request.source {
             case .remote(let url): name = url.deletingPathExtension().lastPathComponent
             case .local(let path): name = URL(fileURLWithPath: path).deletingPathExtension().lastPathComponent
+            case .s3(let object): name = URL(fileURLWithPath: object.key).deletingPathExtension().lastPathComponent
             }
         }
         if name.isEmpty || name == "/" { name = "image" }

@@ -64,9 +64,14 @@ public final class ImageServer: Sendable {
             }
             localRoot = resolved
         }
+        var s3: S3Source?
+        if configuration.usesS3 {
+            guard let source = S3Source(settings: configuration.s3, base: downloader.config) else { throw .invalidS3Endpoint(configuration.s3.endpoint ?? "") }
+            s3 = source
+        }
         sources = SourceStore(
             disk: EntryStore(namespace: "sources", directory: folder, config: sourceConfig),
-            downloader: downloader, localRoot: localRoot, allowedSources: AllowedSources(configuration.allowedSources)
+            downloader: downloader, localRoot: localRoot, allowedSources: AllowedSources(configuration.allowedSources), s3: s3
         )
         let metrics = ServerMetrics(factory: metricsFactory)
         self.metrics = metrics

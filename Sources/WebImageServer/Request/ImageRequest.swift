@@ -6,6 +6,8 @@ public enum SourceURL: Sendable, Hashable, CustomStringConvertible {
     case remote(URL)
     /// A path under the configured local root (imgproxy's `local://`), as written after it.
     case local(path: String)
+    /// An object of an S3 bucket (`s3://bucket/key`, with `USE_S3`).
+    case s3(S3ObjectAddress)
 
     /// The URL as the request named it (`https://example.com/a.jpg`, `local:///photos/a.jpg`):
     /// the source's part of the result key and the source store's key.
@@ -13,7 +15,50 @@ public enum SourceURL: Sendable, Hashable, CustomStringConvertible {
         switch self {
         case .remote(let url): url.absoluteString
         case .local(let path): "local://" + path
+        case .s3(let object): object.description
         }
+    }
+}
+
+/// An S3 object as an `s3://` source names it, read as imgproxy reads one: the bucket up to the
+/// first `/`, the key after it (leading slashes dropped; as written, with no percent-decoding
+/// beyond the URL's own), up to the first `?`; after that, the version: `versionId=ID`, or
+/// imgproxy's bare `ID`.
+public struct S3ObjectAddress: Sendable, Hashable, CustomStringConvertible {
+    public var bucket: String
+    public var key: String
+    public var versionID: String?
+
+    public init(bucket: String, key: String, versionID: String? = nil) {
+        self.bucket = bucket
+        self.key = key
+        self.versionID = versionID
+    }
+
+    /// The address in `url` (`s3://bucket/key?versionId=ID`, any case of scheme); nil when it has
+    /// no bucket or no key, or the bucket holds characters no bucket name has.
+    public init?(_ url: String) {
+        guard let separator = url.range(of: "://"), url[..<separator.lowerBound].lowercased() == "s3" else { return nil }
+        let rest = url[separator.upperBound...]
+        let bucket = rest.prefix { $0 != "/" }
+        var path = rest.dropFirst(bucket.count).drop { $0 == "/" }
+        var versionID: Substring?
+        if let question = path.firstIndex(of: "?") {
+            let query = path[path.index(after: question)...]
+            path = path[..<question]
+            let named = query.split(separator: "&").first { $0.hasPrefix("versionId=") }.map { $0.dropFirst("versionId=".count) }
+            versionID = named.map { Substring(PercentDecoding.pathUnescaped(String($0)) ?? String($0)) } ?? query
+        }
+        guard !bucket.isEmpty, !path.isEmpty,
+              bucket.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "-._".contains($0)) })
+        else { return nil }
+        self.init(bucket: String(bucket), key: String(path), versionID: versionID.flatMap { $0.isEmpty ? nil : String($0) })
+    }
+
+    /// `s3://bucket/key`, with `?versionId=ID` for a version: the source's part of the result
+    /// key and the source store's key.
+    public var description: String {
+        "s3://\(bucket)/\(key)" + (versionID.map { "?versionId=" + $0 } ?? "")
     }
 }
 

@@ -107,6 +107,7 @@ extension ImageServerConfiguration {
         let verifier = try SignatureVerifier(keys: keys, signatureSize: signatureSize, trustedSignatures: Set(trustedSignatures))
         var processing = self.processing
         if localFilesystemRoot != nil { processing.sourceSchemes.insert("local") }
+        if usesS3 { processing.sourceSchemes.insert("s3") }
         return try ImgproxyURLParser(configuration: processing, verifier: verifier)
     }
 }

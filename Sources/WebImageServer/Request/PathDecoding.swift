@@ -78,6 +78,10 @@ enum SourceDecoding {
             guard url.hasPrefix("local://") else { throw .invalidSource("\(url) is not local://PATH") }
             return (.local(path: String(url.dropFirst("local://".count))), fileExtension)
         }
+        if scheme == "s3" {
+            guard let object = S3ObjectAddress(url) else { throw .invalidSource("\(url) is not s3://BUCKET/KEY") }
+            return (.s3(object), fileExtension)
+        }
         guard let remote = URL(string: url), remote.host != nil else { throw .invalidSource("\(url) is not a URL") }
         return (.remote(remote), fileExtension)
     }

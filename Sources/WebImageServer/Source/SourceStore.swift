@@ -23,7 +23,9 @@ public struct SourceImage: Sendable {
 /// Source images, fetched once and kept on disk (an `EntryStore`, namespace `sources`) with what
 /// HTTP said of them, so that another size of a known source is made without fetching it again.
 /// Remote sources come through the server's `ImageDownloader` (shared requests, its source guard
-/// and limits) once `ALLOWED_SOURCES` lets them; local ones from under the configured root. The
+/// and limits) once `ALLOWED_SOURCES` lets them; S3 objects through `S3Source` (signed, on a
+/// downloader of the same settings), kept and revalidated alike; local ones from under the
+/// configured root. The
 /// one place a source's byte limit is enforced, whichever way the bytes come.
 final class SourceStore: Sendable {
     /// What an entry holds besides the bytes.
@@ -37,18 +39,20 @@ final class SourceStore: Sendable {
     private let downloader: ImageDownloader
     private let localRoot: LocalSourceRoot?
     private let allowedSources: AllowedSources
+    private let s3: S3Source?
 
-    init(disk: EntryStore<Metadata>, downloader: ImageDownloader, localRoot: LocalSourceRoot?, allowedSources: AllowedSources) {
+    init(disk: EntryStore<Metadata>, downloader: ImageDownloader, localRoot: LocalSourceRoot?, allowedSources: AllowedSources, s3: S3Source? = nil) {
         self.disk = disk
         self.downloader = downloader
         self.localRoot = localRoot
         self.allowedSources = allowedSources
+        self.s3 = s3
     }
 
     /// The validators of the version of `source` the store holds, without fetching: lets a
     /// request answer 304 before any fetch.
     func storedValidators(of source: SourceURL) async -> HTTPValidators? {
-        guard case .remote = source else { return nil }
+        if case .local = source { return nil }
         return await disk.metadata(forKey: source.description)?.validators
     }
 
@@ -63,19 +67,36 @@ final class SourceStore: Sendable {
             return SourceImage(data: try await localRoot.read(path, maximumBytes: limit))
         case .remote(let url):
             guard allowedSources.allows(url) else { throw ImageServerError.sourceRefused("\(url.absoluteString) is not in WEBIMAGE_ALLOWED_SOURCES") }
-            let key = source.description
-            if let (data, metadata) = await disk.entry(forKey: key) {
-                guard data.count <= limit else { throw ImageServerError.sourceTooLarge("\(data.count) bytes, limit \(limit)") }
-                return SourceImage(data: data, validators: metadata?.validators, cacheControl: metadata?.cacheControl, expires: metadata?.expires)
-            }
-            let fetched = try await fetch(url, maximumBytes: limit)
-            let metadata = Metadata(validators: fetched.validators, cacheControl: fetched.cacheControl, expires: fetched.expires)
-            disk.storeBehind(fetched.data, metadata: metadata, forKey: key, logger: logger)
-            return fetched
+            return try await stored(source, limit: limit, logger: logger) { try await self.fetch(url, maximumBytes: $0) }
+        case .s3(let object):
+            guard let s3 else { throw ImageServerError.unsupportedSourceScheme("s3 (no WEBIMAGE_USE_S3)") }
+            return try await stored(source, limit: limit, logger: logger) { try await s3.fetch(object, maximumBytes: $0) }
         }
     }
 
+    /// The stored bytes of `source`, else what `fetch` brings (at most `limit` bytes), stored
+    /// behind the caller.
+    private func stored(
+        _ source: SourceURL, limit: Int, logger: Logger, fetch: (Int) async throws -> SourceImage
+    ) async throws -> SourceImage {
+        let key = source.description
+        if let (data, metadata) = await disk.entry(forKey: key) {
+            guard data.count <= limit else { throw ImageServerError.sourceTooLarge("\(data.count) bytes, limit \(limit)") }
+            return SourceImage(data: data, validators: metadata?.validators, cacheControl: metadata?.cacheControl, expires: metadata?.expires)
+        }
+        let fetched = try await fetch(limit)
+        let metadata = Metadata(validators: fetched.validators, cacheControl: fetched.cacheControl, expires: fetched.expires)
+        disk.storeBehind(fetched.data, metadata: metadata, forKey: key, logger: logger)
+        return fetched
+    }
+
     private func fetch(_ url: URL, maximumBytes: Int) async throws -> SourceImage {
+        try await Self.download(url, with: downloader, maximumBytes: maximumBytes)
+    }
+
+    /// `url`'s bytes (at most `maximumBytes`) and what its response said of them, through
+    /// `downloader`; a failure as the client sees it (`serverError`).
+    static func download(_ url: URL, with downloader: ImageDownloader, maximumBytes: Int) async throws -> SourceImage {
         let result: ImageDataDownloadResult
         do {
             // The request's own limit stops its fetch as soon as the body passes it; a request
