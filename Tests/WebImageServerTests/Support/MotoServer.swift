@@ -46,7 +46,7 @@ final class MotoServer: Sendable {
         for attempt in 0..<3 {
             let port = try FreePort.next()
             let log = work.appendingPathComponent("moto-\(attempt).log")
-            FileManager.default.createFile(atPath: log.path, contents: nil)
+            _ = FileManager.default.createFile(atPath: log.path, contents: nil)
             let process = Process()
             process.executableURL = server
             process.arguments = ["-H", "127.0.0.1", "-p", "\(port)"]
