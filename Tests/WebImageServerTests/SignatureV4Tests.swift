@@ -116,7 +116,11 @@ struct SignatureV4Tests {
 
     @Test func theSecretIsNeverInADescription() {
         let credentials = AWSCredentials(accessKeyID: "AKIDEXAMPLE", secretAccessKey: "SECRETSECRET", sessionToken: "TOKENTOKEN")
-        let text = "\(credentials) \(String(reflecting: credentials))"
+        var dumped = ""
+        dump(credentials, to: &dumped)
+        var settings = S3Settings()
+        settings.credentials = credentials
+        let text = "\(credentials) \(String(reflecting: credentials)) \(dumped) \(settings)"
         #expect(text.contains("AKIDEXAMPLE") && !text.contains("SECRETSECRET") && !text.contains("TOKENTOKEN"))
     }
 }

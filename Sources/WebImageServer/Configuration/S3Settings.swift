@@ -36,9 +36,10 @@ public struct S3Settings: Sendable {
     }
 }
 
-/// An AWS access key, and the session token of temporary credentials. Its description shows the
-/// access key ID only: the secret is never written to a log.
-public struct AWSCredentials: Sendable, Hashable, CustomStringConvertible {
+/// An AWS access key, and the session token of temporary credentials. Its description, debug
+/// description and mirror (`dump`, a configuration printed whole) show the access key ID only:
+/// the secret is never written to a log.
+public struct AWSCredentials: Sendable, Hashable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
     public var accessKeyID: String
     public var secretAccessKey: String
     public var sessionToken: String?
@@ -50,6 +51,10 @@ public struct AWSCredentials: Sendable, Hashable, CustomStringConvertible {
     }
 
     public var description: String { "AWSCredentials(\(accessKeyID), secret redacted\(sessionToken == nil ? "" : ", session token redacted"))" }
+    public var debugDescription: String { description }
+    public var customMirror: Mirror {
+        Mirror(self, children: ["accessKeyID": accessKeyID, "secretAccessKey": "redacted", "sessionToken": sessionToken == nil ? "none" : "redacted"])
+    }
 
     /// The credentials the AWS SDKs find first, without a network call: `AWS_ACCESS_KEY_ID` and
     /// `AWS_SECRET_ACCESS_KEY` (with `AWS_SESSION_TOKEN`) in `environment`, else the profile
