@@ -7,8 +7,8 @@ import WebImageTestServer
 /// scripts/decode-bombs/bombs.py into a local root, asked of `webimage serve` (a process of its
 /// own, its defaults) by its imgproxy URL: each request ends within the server's `TIMEOUT` with
 /// 422 (or 503), or 200 for the cases that decode; the server's peak resident memory across the
-/// request stays within the case's bound over idle; no worker stays busy; and the next request
-/// is served.
+/// request stays within the case's bound over what was resident before it; no worker stays
+/// busy; and the next request is served at once.
 @Suite(.timeLimit(.minutes(TestAllowance.minutes(10)))) struct DecodeBombServingTests {
     /// The server's default `TIMEOUT`, and a second for the exchange itself.
     static let requestBound = Duration.seconds(ImageServerConfiguration().timeout) + .seconds(1)
@@ -77,7 +77,7 @@ import WebImageTestServer
             "--prometheus-bind", "127.0.0.1:\(metricsPort)",
         ])
         let pid = server.processIdentifier
-        // Warm: the libraries loaded and a thumbnail made, so that idle is the working server.
+        // Warm: the libraries loaded and a thumbnail made, so that the peaks are of a working server.
         #expect(try await ServerUnderTest.get("/unsafe/rs:fit:300:200/plain/local:///rocket.jpg@jpg", port: server.port).status == 200)
 
         let clock = ContinuousClock()

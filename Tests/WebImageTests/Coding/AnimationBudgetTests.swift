@@ -44,7 +44,8 @@ import WebImageTestServer
         // An animation budget that one frame spends: a second frame read would be refused.
         let options = Self.thumbnailOptions(animationBudget: .nanoseconds(1))
         let image = try ImageCodersManager.shared.decode(Self.restorePreviousFrames, options: options)
-        for format in [ImageFormat.jpeg, .png, .webP] {
+        // (PNG is not among them: an animated image is written as APNG.)
+        for format in [ImageFormat.jpeg, .tiff, .webP] {
             var still = options
             still.encodeFirstFrameOnly = format == .webP
             let data = try ImageCodersManager.shared.encode(image, format: format, options: still)
