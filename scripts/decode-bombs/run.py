@@ -131,18 +131,11 @@ def proc_cpu(pid):
     return (int(fields[11]) + int(fields[12]) + int(fields[13]) + int(fields[14])) / ticks
 
 
-def proc_rss_mb(pid):
+def proc_status_mb(pid, field):
+    """A field of /proc/PID/status (VmRSS: resident now, VmHWM: the peak), in MB."""
     with open(f'/proc/{pid}/status') as file:
         for line in file:
-            if line.startswith('VmRSS:'):
-                return int(line.split()[1]) // 1024
-    return 0
-
-
-def proc_peak_mb(pid):
-    with open(f'/proc/{pid}/status') as file:
-        for line in file:
-            if line.startswith('VmHWM:'):
+            if line.startswith(field + ':'):
                 return int(line.split()[1]) // 1024
     return 0
 
@@ -184,19 +177,19 @@ def serve(binary, cases, folder, timeout):
             if server.poll() is not None:
                 sys.exit(f'the server ended: see {log.name}')
             time.sleep(0.05)
-        print(f'server {binary} pid {server.pid}, {proc_rss_mb(server.pid)} MB resident; load average '
+        print(f'server {binary} pid {server.pid}, {proc_status_mb(server.pid, "VmRSS")} MB resident; load average '
               f'{os.getloadavg()[0]:.1f}: budgets judged on ' + ('wall time' if idle() else 'CPU time (busy)') +
               '; peaks over the resident memory before each request', flush=True)
         for case in cases:
             url = f'{base}/unsafe/' + case['imgproxy'].replace('{url}', 'local:///' + case['file'])
-            before_mb = proc_rss_mb(server.pid)
+            before_mb = proc_status_mb(server.pid, "VmRSS")
             reset_peak(server.pid)
             cpu_before = proc_cpu(server.pid)
             started = time.monotonic()
             status, body = get(url, timeout)
             wall = time.monotonic() - started
             cpu = proc_cpu(server.pid) - cpu_before
-            peak_mb = proc_peak_mb(server.pid)
+            peak_mb = proc_status_mb(server.pid, "VmHWM")
             health, _ = get(base + '/health', 5)
             problems = [] if status in case['statuses'] else [f'status {status}']
             if health != 200:
