@@ -36,8 +36,10 @@ import WebImageTestServer
             return
         }
         #expect(reason.contains("time budget"), "\(reason)")
-        // The budget is CPU time; wall time on a shared machine is looser.
-        #expect(clock.now - start < TestAllowance.time(.seconds(10)), "took \(clock.now - start)")
+        // The budget is CPU time, and wall time on a shared machine looser: about 0.4 s of CPU
+        // here, where main took 10 s of CPU (its workers decoding every frame into a temporary
+        // file) before its budget noticed.
+        #expect(clock.now - start < TestAllowance.time(.seconds(5)), "took \(clock.now - start)")
     }
 
     @Test func aThumbnailOfAnAnimationToAStillFormatReadsOneFrame() throws {
