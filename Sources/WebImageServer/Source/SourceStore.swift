@@ -54,8 +54,9 @@ final class SourceStore: Sendable {
 
     /// The bytes of `source`: from the store, else fetched (remote) or read (local). At most
     /// `maximumBytes` (the request's `max_src_file_size`), or the downloader's limit when 0.
-    /// Fetched bytes are written to the store behind the caller.
-    func source(_ source: SourceURL, maximumBytes: Int, logger: Logger) async throws -> SourceImage {
+    /// Fetched bytes are written to the store behind the caller. A remote source fetched with
+    /// `cookie` (`COOKIE_PASSTHROUGH`) is one client's: fetched on its own, never stored.
+    func source(_ source: SourceURL, maximumBytes: Int, cookie: String? = nil, logger: Logger) async throws -> SourceImage {
         let limit = maximumBytes > 0 ? maximumBytes : downloader.config.maximumResponseSize
         switch source {
         case .local(let path):
@@ -63,6 +64,7 @@ final class SourceStore: Sendable {
             return SourceImage(data: try await localRoot.read(path, maximumBytes: limit))
         case .remote(let url):
             guard allowedSources.allows(url) else { throw ImageServerError.sourceRefused("\(url.absoluteString) is not in WEBIMAGE_ALLOWED_SOURCES") }
+            if let cookie { return try await fetch(url, maximumBytes: limit, cookie: cookie) }
             let key = source.description
             if let (data, metadata) = await disk.entry(forKey: key) {
                 guard data.count <= limit else { throw ImageServerError.sourceTooLarge("\(data.count) bytes, limit \(limit)") }
@@ -75,13 +77,15 @@ final class SourceStore: Sendable {
         }
     }
 
-    private func fetch(_ url: URL, maximumBytes: Int) async throws -> SourceImage {
+    private func fetch(_ url: URL, maximumBytes: Int, cookie: String? = nil) async throws -> SourceImage {
         let result: ImageDataDownloadResult
         do {
             // The request's own limit stops its fetch as soon as the body passes it; a request
             // sharing the fetch without one still gets the whole body.
             var context = WebImageContext()
             context.maximumResponseSize = maximumBytes
+            // A fetch with a modifier of its own is shared with no other caller.
+            if let cookie { context.downloadRequestModifier = DownloaderRequestModifier(headers: ["Cookie": cookie]) }
             result = try await downloader.downloadData(with: url, context: context)
         } catch let error as CancellationError {
             throw error
