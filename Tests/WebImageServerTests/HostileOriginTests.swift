@@ -73,7 +73,7 @@ import WebImageTestServer
         /// Whether the busy-worker gauge reads 0 within 10 s (polled: a worker freed after a
         /// timeout's answer is freed by its cancelled task, which nothing here can await).
         func workersIdle() async -> Bool {
-            await eventually(within: .seconds(10), every: .milliseconds(10)) {
+            await eventually(within: TestAllowance.loadMargin, every: .milliseconds(10)) {
                 ((try? metrics.expectGauge("webimage_server_workers_busy").lastValue) ?? 0) == 0
             }
         }

@@ -77,7 +77,7 @@ import WebImageTestServer
                         }
                         // What a server's last trim left: it trims in the background after a write, in
                         // another process (no event here: the folder's size, polled).
-                        let trimmed = await eventually(within: .seconds(10), every: .milliseconds(50)) { Self.size(of: results) <= Self.resultCacheSize }
+                        let trimmed = await eventually(within: TestAllowance.loadMargin, every: .milliseconds(50)) { Self.size(of: results) <= Self.resultCacheSize }
                         #expect(trimmed, "\(Self.size(of: results)) bytes")
                         // Between a write and its trim, a few entries more at most.
                         #expect(largest <= Self.resultCacheSize + (64 << 10), "\(largest) bytes at most")
