@@ -65,11 +65,13 @@ import WebImageTestServer
                 ($0.fallbackImageData, $0.fallbackImagePath, $0.fallbackImageURL) = (data, file.path, url)
             }
             try await withRunningServer(all) { server in
-                #expect(try Self.size(try await server.get(missing)) == (100, 100))
+                let reply = try await server.get(missing)
+                #expect(try Self.size(reply) == (100, 100))
             }
             let pathAndURL = ImageServerConfiguration.fetchingFromLoopback { ($0.fallbackImagePath, $0.fallbackImageURL) = (file.path, url) }
             try await withRunningServer(pathAndURL) { server in
-                #expect(try Self.size(try await server.get(missing)) == (100, 67))
+                let reply = try await server.get(missing)
+                #expect(try Self.size(reply) == (100, 67))
             }
             #expect(origin.requestCount("/images/" + SourceImages.loopGIF) == 0)
             let urlOnly = ImageServerConfiguration.fetchingFromLoopback { $0.fallbackImageURL = url }

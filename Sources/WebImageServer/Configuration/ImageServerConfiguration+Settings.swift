@@ -107,7 +107,7 @@ extension ImageServerConfiguration {
         .read("healthCheckPath", \.healthCheckPath, .optional(.urlPath), "another path answering as `/health` does (under `PATH_PREFIX`)"),
         .read(
             "secret", \.secret, .optional(.text),
-            "image requests must carry `Authorization: Bearer` it (constant-time compare; else 403); none: not checked"
+            "image requests must carry `Authorization: Bearer {SECRET}` (compared in constant time; else 403); none: not checked"
         ),
         .read(
             "allowOrigin", \.allowOrigin, .optional(.text),
@@ -126,7 +126,7 @@ extension ImageServerConfiguration {
             "urlReplacements", \.processing.urlReplacements, .urlReplacements,
             "`pattern=replacement;...`: a source URL starting with a pattern (`*`: any run without `/`) has that start replaced (`$1`: a run)"
         ),
-        .read("baseUrl", \.processing.baseURL, .text, "put before source URLs that do not start with it, after `URL_REPLACEMENTS`"),
+        .read("baseUrl", \.processing.baseURL, .prefix, "put before source URLs that do not start with it, after `URL_REPLACEMENTS`"),
         .read(
             "base64.urlIncludesFilename", \.processing.base64URLIncludesFilename, .bool,
             "a base64 source's last `/` segment is a file name, not part of the URL"
@@ -135,7 +135,7 @@ extension ImageServerConfiguration {
         .read("cookiePassthroughAll", \.cookiePassthroughAll, .bool, "with `COOKIE_PASSTHROUGH`, all of them, whatever the source"),
         .read(
             "cookieBaseUrl", \.cookieBaseURL, .optional(.text),
-            "the URL the request's cookies are taken as set for; none: the request's own (`X-Forwarded-Proto`/`-Host`/`-Port`, `Host`)"
+            "the URL the request's cookies are taken as set for; none: the request's own (`X-Forwarded-Proto`, `X-Forwarded-Host` or `Host`)"
         ),
         .read(
             "fallbackImageData", \.fallbackImageData, .optional(.base64),

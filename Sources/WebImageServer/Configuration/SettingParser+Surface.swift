@@ -20,6 +20,9 @@ extension SettingParser where Value == String {
         )
     }
 
+    /// Any text, written "none" when empty (`BASE_URL`).
+    static var prefix: Self { Self(parse: { $0 }, text: { $0.isEmpty ? "none" : $0 }) }
+
     /// `ARGUMENTS_SEPARATOR`: any text but one holding `/`, which separates options.
     static var argumentsSeparator: Self {
         Self(
