@@ -10,6 +10,9 @@ internal import ImageEngine
 /// frame replays the file); going back to an earlier frame starts a new load. Frames up to
 /// `BitmapThumbnail.maxPixelCount` are thumbnailed by `PixelBuffer.resampled`, to the size
 /// libvips' thumbnail gives (libvips' box shrink took about 4 times as long on 1 MP frames).
+/// A pass has one `WorkBudget` (`decodeTimeBudget.animation`): the loader's work, and the
+/// shaping of each frame (its copy, colour conversion and thumbnail), counted in it, and no
+/// frame read once it is spent.
 final class VipsFrameCursor: Sendable {
     private let data: Data
     private let loader: VipsLoader
@@ -17,8 +20,15 @@ final class VipsFrameCursor: Sendable {
     private let plan: DecodePlan
     /// The CPU time one pass over the frames may take.
     private let budget: Duration
-    /// The load of every frame, and the index of the next frame it can give without starting over.
-    private let state = Locked<(strip: VipsImageRef, next: Int)?>(nil)
+    /// The load of every frame, the index of the next frame it can give without starting over,
+    /// and the pass's budget.
+    private let state = Locked<Pass?>(nil)
+
+    private struct Pass {
+        let strip: VipsImageRef
+        var next: Int
+        let budget: WorkBudget
+    }
 
     init(data: Data, loader: VipsLoader, header: VipsHeader, plan: DecodePlan, budget: Duration) {
         self.data = data
@@ -31,22 +41,25 @@ final class VipsFrameCursor: Sendable {
     /// Frame `index` as RGBA8 sRGB, upright, at the plan's size.
     func frame(at index: Int) throws(VipsError) -> PixelBuffer {
         try state.withLock { state throws(VipsError) -> PixelBuffer in
-            var current: (strip: VipsImageRef, next: Int)
+            var current: Pass
             if let state, state.next <= index {
                 current = state
             } else {
                 // A pass over the frames from the first has a budget of its own.
-                current = (try loader.allFrames(of: data, budget: WorkBudget(limit: budget)), 0)
+                let budget = WorkBudget(limit: budget)
+                current = Pass(strip: try loader.allFrames(of: data, budget: budget), next: 0, budget: budget)
             }
             // The frame is read now: the load moves past it whether or not the read succeeds.
             state = nil
+            try current.budget.check()
             let strip = current.strip
             let frameHeight = strip.pageHeight
             guard frameHeight > 0, (index + 1) * frameHeight <= strip.height else {
                 throw VipsError("no frame \(index) in an animation of \(strip.height / max(1, frameHeight)) frames")
             }
-            let frame = try strip.extractingArea(x: 0, y: index * frameHeight, width: strip.width, height: frameHeight)
-            let pixels = try shaped(frame)
+            let pixels = try current.budget.counting { () throws(VipsError) -> PixelBuffer in
+                try shaped(try strip.extractingArea(x: 0, y: index * frameHeight, width: strip.width, height: frameHeight))
+            }
             current.next = index + 1
             state = current
             return pixels

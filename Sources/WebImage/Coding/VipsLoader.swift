@@ -153,9 +153,12 @@ struct VipsLoader: Sendable {
 
     /// Every frame of an animation, top to bottom, each `pageHeight` rows, at full size: one
     /// load, in which the loader composes each frame on the canvas of the one before, its
-    /// pixels computed under `budget`.
+    /// pixels computed under `budget`. Sequential: read top to bottom as the rows are asked
+    /// for, in the reader's thread (a random-access load of over 100 MB, the strip of 25 frames
+    /// of 1 MP, is decoded whole by libvips' workers into a temporary file first, where no
+    /// budget sees it).
     func allFrames(of data: Data, budget: WorkBudget) throws(VipsError) -> VipsImageRef {
-        try VipsImageRef.load(operation, data: data, options: "fail_on=truncated,n=-1").budgeted(by: budget)
+        try VipsImageRef.load(operation, data: data, options: "fail_on=truncated,n=-1,access=sequential").budgeted(by: budget)
     }
 }
 

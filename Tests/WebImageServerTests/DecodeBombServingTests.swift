@@ -1,0 +1,111 @@
+import Foundation
+import Testing
+import WebImageTestServer
+@testable import WebImageServer
+
+/// Issue 35, part 3: every decode bomb of docs/decode-limits.md ("The bombs"), made by
+/// scripts/decode-bombs/bombs.py into a local root, asked of `webimage serve` (a process of its
+/// own, its defaults) by its imgproxy URL: each request ends within the server's `TIMEOUT` with
+/// 422 (or 503), or 200 for the cases that decode; the server's peak resident memory across the
+/// request stays within the case's bound over what was resident before it; no worker stays
+/// busy; and the next request is served at once.
+@Suite(.timeLimit(.minutes(TestAllowance.minutes(10)))) struct DecodeBombServingTests {
+    /// The server's default `TIMEOUT`, and a second for the exchange itself.
+    static let requestBound = Duration.seconds(ImageServerConfiguration().timeout) + .seconds(1)
+
+    /// One line of bombs.py's cases.tsv, as served.
+    struct Case: CustomStringConvertible {
+        let name: String
+        let bombClass: String
+        let file: String
+        let imgproxy: String
+        /// 422 (refused, stopped by the budget or an encode limit), 503 (the request's
+        /// timeout), or 200 for what the server decodes.
+        let statuses: Set<Int>
+        /// The peak resident memory over what was resident before the request.
+        let peakBytes: Int
+
+        init?(line: Substring) {
+            let fields = line.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
+            guard fields.count == 10, let peak = Int(fields[9]) else { return nil }
+            (name, bombClass, file, imgproxy) = (fields[0], fields[1], fields[2], fields[4])
+            statuses = Set(fields[8].split(separator: "/").compactMap { Int($0) })
+            peakBytes = peak << 20
+        }
+
+        var path: String { "/unsafe/" + imgproxy.replacingOccurrences(of: "{url}", with: "local:///" + file) }
+        var description: String { "\(name) (\(bombClass))" }
+    }
+
+    static let repository = TestServer.imagesFolder.deletingLastPathComponent().deletingLastPathComponent()
+
+    /// Every bomb, written into `folder` by the one generator; its cases.
+    static func generate(into folder: URL) async throws -> [Case] {
+        let script = repository.appendingPathComponent("scripts/decode-bombs/bombs.py")
+        _ = try await ServeProcess.output(of: ["python3", script.path, folder.path], executable: URL(fileURLWithPath: "/usr/bin/env"))
+        let table = try String(contentsOf: folder.appendingPathComponent("cases.tsv"), encoding: .utf8)
+        return table.split(separator: "\n").compactMap(Case.init(line:))
+    }
+
+    /// A field of /proc/PID/status, in bytes.
+    static func statusField(_ name: String, of pid: Int32) throws -> Int {
+        let text = try String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)
+        let line = try #require(text.split(separator: "\n").first { $0.hasPrefix(name) })
+        return try #require(line.split(separator: " ").compactMap { Int($0) }.first) * 1024
+    }
+
+    /// `webimage_server_workers_busy` now.
+    static func busyWorkers(metricsPort: Int) async throws -> Double {
+        let metrics = try await ServerUnderTest.get("/metrics", port: metricsPort)
+        let line = String(decoding: metrics.body, as: UTF8.self).split(separator: "\n")
+            .first { $0.hasPrefix("webimage_server_workers_busy ") }
+        return try #require(line?.split(separator: " ").last.flatMap { Double($0) })
+    }
+
+    @Test func everyDecodeBombOverHTTPEndsInTimeWithinItsMemoryAndLeavesTheServerServing() async throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("webimage-decode-bombs-" + UUID().uuidString)
+        try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: root) }
+        let cases = try await Self.generate(into: root)
+        #expect(cases.count >= 30, "\(cases.count) cases")
+        try Data(contentsOf: TestServer.imagesFolder.appendingPathComponent("photos/rocket.jpg"))
+            .write(to: root.appendingPathComponent("rocket.jpg"))
+
+        let metricsPort = try FreePort.next()
+        let server = try await ServeProcess.serve([
+            "--local-filesystem-root", root.path, "--cache-dir", root.appendingPathComponent(".cache").path,
+            "--prometheus-bind", "127.0.0.1:\(metricsPort)",
+        ])
+        let pid = server.processIdentifier
+        // Warm: the libraries loaded and a thumbnail made, so that the peaks are of a working server.
+        #expect(try await ServerUnderTest.get("/unsafe/rs:fit:300:200/plain/local:///rocket.jpg@jpg", port: server.port).status == 200)
+
+        let clock = ContinuousClock()
+        for (index, bomb) in cases.enumerated() {
+            let before = try Self.statusField("VmRSS:", of: pid)
+            try "5".write(toFile: "/proc/\(pid)/clear_refs", atomically: false, encoding: .utf8)
+            let start = clock.now
+            let reply = try await ServerUnderTest.get(bomb.path, port: server.port, deadline: .seconds(60))
+            let elapsed = clock.now - start
+            let peak = try Self.statusField("VmHWM:", of: pid)
+            #expect(bomb.statuses.contains(reply.status), "\(bomb): \(reply.status) \(String(decoding: reply.body.prefix(200), as: UTF8.self))")
+            #expect(elapsed < TestAllowance.time(Self.requestBound), "\(bomb): took \(elapsed)")
+            #expect(peak - before < TestAllowance.bytes(bomb.peakBytes), "\(bomb): peak \(peak >> 20) MB against \(before >> 20) MB before")
+            // The next request (a thumbnail no cache holds) is served at once, by a free worker.
+            let next = try await ServerUnderTest.get("/unsafe/rs:fit:\(100 + index):100/plain/local:///rocket.jpg@jpg", port: server.port, deadline: .seconds(30))
+            let nextElapsed = clock.now - start - elapsed
+            #expect(next.status == 200, "after \(bomb)")
+            #expect(nextElapsed < TestAllowance.time(.seconds(2)), "after \(bomb): the next request took \(nextElapsed)")
+        }
+        // No worker left busy: a decode that outlived its request's timeout ends at its budget.
+        let deadline = clock.now + TestAllowance.time(.seconds(10))
+        var busy = try await Self.busyWorkers(metricsPort: metricsPort)
+        while busy > 0, clock.now < deadline {
+            try await Task.sleep(for: .milliseconds(100))
+            busy = try await Self.busyWorkers(metricsPort: metricsPort)
+        }
+        #expect(busy == 0)
+        server.signal(SIGTERM)
+        #expect(await server.exitStatus() == 0)
+    }
+}
