@@ -62,8 +62,12 @@ public final class VipsImageCoder: ThrowingImageCoder {
             ? VipsAnimatedImageCoder(data: data, loader: loader, header: header, plan: plan, options: options)
             : nil
         return try Self.image(
-            from: loader.recipe(for: data, plan: plan, frames: animated ? .first : .still, budget: options.decodeTimeBudget.limit(for: plan)),
-            format: format, options: options, provider: provider, sourceByteCount: data.count, metadata: header.metadata
+            from: loader.recipe(
+                for: data, plan: plan, frames: animated ? .first : .still, budget: options.decodeTimeBudget.limit(for: plan),
+                colour: animated ? nil : header.colourToConvert
+            ),
+            format: format, options: options, provider: provider, sourceByteCount: data.count, metadata: header.metadata,
+            colorInfo: header.colorInfo
         )
     }
 
@@ -71,7 +75,8 @@ public final class VipsImageCoder: ThrowingImageCoder {
     /// that build, or keeps it lazy with that build handed to its first reader.
     static func image(
         from recipe: ImageRecipe, format: ImageFormat, options: ImageCoderOptions,
-        provider: (any AnimatedImageProvider)?, sourceByteCount: Int, metadata: ImageMetadata
+        provider: (any AnimatedImageProvider)?, sourceByteCount: Int, metadata: ImageMetadata,
+        colorInfo: ImageColorInfo = .sRGB
     ) throws(ImageCodingError) -> Image {
         do {
             let built = try recipe.prepare()
@@ -80,7 +85,7 @@ public final class VipsImageCoder: ThrowingImageCoder {
                 recipe: pixels.map(ImageRecipe.bitmap) ?? recipe, pixels: pixels, pendingBuild: built,
                 pixelWidth: built.width, pixelHeight: built.height, scale: options.decodeScaleFactor,
                 format: format, hasAlpha: built.hasAlpha, isVector: format == .svg || format == .pdf,
-                animatedImageProvider: provider, sourceByteCount: sourceByteCount, metadata: metadata
+                animatedImageProvider: provider, sourceByteCount: sourceByteCount, metadata: metadata, colorInfo: colorInfo
             )
         } catch {
             throw ImageCodingError(decoding: format, error)

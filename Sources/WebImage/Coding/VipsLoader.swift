@@ -17,6 +17,14 @@ struct VipsHeader: Sendable {
     var metadata = ImageMetadata.none
     /// Bytes a decoded pixel takes as the loader makes it (16-bit and float samples take 2 and 4).
     var bytesPerPixel = 4
+    /// The colour encoding the file declares beside what libvips reads (`SourceColour`).
+    var colour: ColourEncoding?
+    /// What the source says about its colour, for `Image.colorInfo`.
+    var colorInfo = ImageColorInfo.sRGB
+
+    /// The encoding the loader's samples must be converted from before they are 8-bit sRGB
+    /// (PQ, HLG, wide primaries), nil when libvips' own conversion is right.
+    var colourToConvert: ColourEncoding? { colour.flatMap { $0.needsConversion ? $0 : nil } }
 
     /// The embedded ICC profile, if any.
     var iccProfile: Data? { metadata.iccProfile }
@@ -96,10 +104,14 @@ struct VipsLoader: Sendable {
         } catch {
             throw .corruptData(format: format, reason: error.message)
         }
-        let header = VipsHeader(
+        var header = VipsHeader(
             storedWidth: image.width, storedHeight: image.pageHeight, orientation: image.orientation,
             pageCount: max(1, image.pageCount), hasAlpha: image.hasAlpha, loop: image.loop ?? 0,
             delays: image.delays, metadata: ImageMetadata(header: image), bytesPerPixel: image.bytesPerPixel
+        )
+        header.colour = SourceColour.encoding(of: data, format: format)
+        header.colorInfo = SourceColour.info(
+            header.colour, bytesPerSample: image.bytesPerPixel / max(1, image.bands), hasICCProfile: image.hasICCProfile
         )
         try header.checkPixelLimit(options, format: format)
         try DecodeLimits.checkAnimation(
@@ -118,7 +130,8 @@ struct VipsLoader: Sendable {
 
     /// The pipeline that decodes `data` (a still image, or `frames` of an animation) by `plan`,
     /// its pixels computed under a new `WorkBudget` of `budget` for each build.
-    func recipe(for data: Data, plan: DecodePlan, frames: Frames, budget: Duration) -> ImageRecipe {
+    func recipe(for data: Data, plan: DecodePlan, frames: Frames, budget: Duration, colour: ColourEncoding? = nil) -> ImageRecipe {
+        if let colour { return convertingRecipe(for: data, plan: plan, colour: colour, budget: budget) }
         let call = loadCall(plan: plan, frames: frames)
         let source = ImageRecipe { () throws(VipsError) in
             try VipsImageRef.load(call.operation, data: data, options: call.options, loaderOptions: call.loaderOptions)
@@ -128,6 +141,34 @@ struct VipsLoader: Sendable {
             return source.appending { image throws(VipsError) in try image.autorotated() }
         }
         return source
+    }
+
+    /// The pipeline for a source whose samples libvips would misread (PQ, HLG, wide primaries):
+    /// the whole image loaded, converted to 8-bit sRGB by our tone mapper, then shrunk for a
+    /// thumbnail. libvips' thumbnail_buffer cannot be used: it casts 16-bit samples to 8 bits,
+    /// as sRGB, before anything could convert them (HEIF and JPEG XL have no shrink-on-load in
+    /// libvips 8.14 that it would save).
+    private func convertingRecipe(for data: Data, plan: DecodePlan, colour: ColourEncoding, budget: Duration) -> ImageRecipe {
+        let signalMax = SourceColour.signalMax(format: format, bits: colour.bitsPerComponent)
+        // Sequential access streams the file once, top to bottom; rotation, and libvips'
+        // thumbnail (which turns the image upright), need random access.
+        var sequential = false
+        if case .full(let orientation) = plan.mode, orientation <= 1 { sequential = true }
+        let options = "fail_on=truncated" + (sequential ? ",access=sequential" : "")
+        let source = ImageRecipe { [operation] () throws(VipsError) in
+            try VipsImageRef.load(operation, data: data, options: options).budgeted(by: WorkBudget(limit: budget))
+                .toneMappedToSRGB(colour, signalMax: signalMax)
+        }
+        switch plan.mode {
+        case .full(let orientation) where orientation > 1:
+            return source.appending { image throws(VipsError) in try image.autorotated() }
+        case .full:
+            return source
+        case let .thumbnail(width, height, stretch):
+            return source.appending { image throws(VipsError) in
+                try image.thumbnail(width: width, height: height, sizing: stretch ? .force : .down)
+            }
+        }
     }
 
     /// The libvips call that loads `data` by `plan`: the loader, or `thumbnail_buffer`

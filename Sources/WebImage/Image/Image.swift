@@ -23,6 +23,11 @@ public final class Image: Sendable {
     public let isVector: Bool
     /// True when the pixels have an alpha channel.
     public let hasAlpha: Bool
+    /// What the source said about its colour (primaries, transfer, bits a component, HDR,
+    /// headroom), read from the file; `.sRGB` for images made from pixels. The pixels this
+    /// image hands out are 8-bit sRGB whatever the source: PQ and HLG sources tone mapped,
+    /// wide gamuts mapped into sRGB's.
+    public let colorInfo: ImageColorInfo
     /// The frames after the first of an animated image, decoded on demand.
     public let animatedImageProvider: (any AnimatedImageProvider)?
 
@@ -49,7 +54,8 @@ public final class Image: Sendable {
         isVector: Bool = false,
         animatedImageProvider: (any AnimatedImageProvider)? = nil,
         sourceByteCount: Int = 0,
-        metadata: ImageMetadata = .none
+        metadata: ImageMetadata = .none,
+        colorInfo: ImageColorInfo = .sRGB
     ) {
         self.recipe = recipe
         self.pixels = Locked(pixels)
@@ -64,6 +70,7 @@ public final class Image: Sendable {
         self.animatedImageProvider = animatedImageProvider
         self.sourceByteCount = sourceByteCount
         self.metadata = metadata
+        self.colorInfo = colorInfo
     }
 
     /// An image over a bitmap that already holds upright sRGB pixels (3 or 4 bands).
@@ -95,7 +102,7 @@ public final class Image: Sendable {
             pixelWidth: image.pixelWidth, pixelHeight: image.pixelHeight, scale: image.scale,
             format: image.format, hasAlpha: image.hasAlpha, isIncremental: image.isIncremental,
             isVector: image.isVector, animatedImageProvider: provider,
-            sourceByteCount: image.sourceByteCount, metadata: image.metadata
+            sourceByteCount: image.sourceByteCount, metadata: image.metadata, colorInfo: image.colorInfo
         )
     }
 
