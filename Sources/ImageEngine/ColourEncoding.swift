@@ -84,3 +84,81 @@ extension VipsImageRef {
     /// True when the samples are 16 bits (libvips' `ushort`).
     public var isSixteenBit: Bool { vips_image_get_format(pointer) == VIPS_FORMAT_USHORT }
 }
+
+/// 16-bit samples in memory, RGB or RGBA interleaved, rows top to bottom, full signal at 65535.
+public struct SixteenBitSamples: Sendable {
+    public let width: Int
+    public let height: Int
+    /// 3 RGB, 4 RGBA.
+    public let bands: Int
+    public let samples: [UInt16]
+
+    public init(width: Int, height: Int, bands: Int, samples: [UInt16]) {
+        self.width = width
+        self.height = height
+        self.bands = bands
+        self.samples = samples
+    }
+
+    /// Encoded as AVIF (`av1`) or HEIC at `bits` (10 or 12), at libheif's `quality` (0...100),
+    /// with an nclx box stating `encoding`'s primaries and transfer (libheif).
+    public func heifData(av1: Bool, bits: Int, quality: Int, encoding: ColourEncoding) throws(VipsError) -> Data {
+        try encoded { data, length in
+            wi_heif_save_hdr(
+                samples, Int32(width), Int32(height), Int32(bands), av1 ? 1 : 0, Int32(bits), Int32(quality),
+                Int32(encoding.primaries), Int32(encoding.transfer), &data, &length
+            )
+        }
+    }
+
+    /// Encoded as JPEG XL at butteraugli `distance` (0 lossless) with `encoding`'s primaries,
+    /// transfer and peak luminance as its colour encoding (libjxl).
+    public func jxlData(distance: Double, encoding: ColourEncoding) throws(VipsError) -> Data {
+        try encoded { data, length in
+            wi_jxl_save_hdr(
+                samples, Int32(width), Int32(height), Int32(bands), distance, Int32(encoding.primaries),
+                Int32(encoding.transfer), encoding.peakLuminance ?? 0, &data, &length
+            )
+        }
+    }
+
+    private func encoded(_ save: (inout UnsafeMutableRawPointer?, inout Int) -> Int32) throws(VipsError) -> Data {
+        wi_warnings_clear()
+        var data: UnsafeMutableRawPointer?
+        var length = 0
+        guard save(&data, &length) == 0, let data else { throw Vips.lastError(or: "HDR encode failed") }
+        defer { free(data) }
+        return Data(bytes: data, count: length)
+    }
+}
+
+extension VipsImageRef {
+    /// This image as 16-bit RGB or RGBA samples, full signal at 65535 (`signalMax` is the code
+    /// of full signal in this image), lazily.
+    public func sixteenBitNormalized(signalMax: Int) throws(VipsError) -> VipsImageRef {
+        var image = self
+        if image.bands < 3 { image = try image.call("colourspace", "space=rgb16") }
+        if image.isEightBit {
+            image = try image.linear(multipliers: [257], addends: [0]).cast(to: .ushort)
+        } else if signalMax != 65535 {
+            image = try image.linear(multipliers: [65535 / Double(signalMax)], addends: [0.5]).cast(to: .ushort)
+        }
+        if !image.isSixteenBit { image = try image.cast(to: .ushort) }
+        return image
+    }
+
+    /// This image's samples as 16-bit RGB or RGBA, full signal at 65535 (`signalMax` is the
+    /// code of full signal in this image: libvips' HEIF loader widens 10 bits by a shift).
+    public func renderSixteenBit(signalMax: Int) throws(VipsError) -> SixteenBitSamples {
+        let image = try sixteenBitNormalized(signalMax: signalMax)
+        var length = 0
+        guard let memory = wi_render(image.pointer, &length) else { throw Vips.lastError(or: "cannot compute pixels") }
+        defer { g_free(memory) }
+        let count = length / 2
+        let samples = [UInt16](unsafeUninitializedCapacity: count) { buffer, initialized in
+            if let target = buffer.baseAddress { memcpy(target, memory, count * 2) }
+            initialized = count
+        }
+        return SixteenBitSamples(width: image.width, height: image.height, bands: image.bands, samples: samples)
+    }
+}

@@ -171,6 +171,28 @@ struct VipsLoader: Sendable {
         }
     }
 
+    /// With `decodeToHDR`, the pipeline of the source's own samples at more than 8 bits, the
+    /// size (`width` x `height`) and orientation of the 8-bit rendition: the loader, turned
+    /// upright, resized (libvips' Lanczos-3 in 16 bits; libvips' thumbnail would cast to 8).
+    func highBitDepthSource(for data: Data, header: VipsHeader, width: Int, height: Int, budget: Duration) -> HighBitDepthSource {
+        let orientation = header.orientation
+        let (uprightWidth, uprightHeight) = (header.width, header.height)
+        return HighBitDepthSource(
+            build: { [operation] () throws(VipsError) in
+                var image = try VipsImageRef.load(operation, data: data, options: "fail_on=truncated").budgeted(by: WorkBudget(limit: budget))
+                if orientation > 1 { image = try image.autorotated() }
+                if width != uprightWidth || height != uprightHeight {
+                    image = try image.resized(
+                        horizontalScale: Double(width) / Double(uprightWidth), verticalScale: Double(height) / Double(uprightHeight)
+                    )
+                }
+                return image
+            },
+            signalMax: SourceColour.signalMax(format: format, bits: header.colorInfo.bitsPerComponent),
+            encoding: header.colour.flatMap { $0.declaresCICP ? $0 : nil }
+        )
+    }
+
     /// The libvips call that loads `data` by `plan`: the loader, or `thumbnail_buffer`
     /// running it (shrink-on-load), with their options.
     func loadCall(plan: DecodePlan, frames: Frames) -> LoadCall {

@@ -241,3 +241,32 @@ import WebImageTestServer
         #expect(empty.standardOutput.contains(": 0 entries, 0 bytes"))
     }
 }
+
+/// `webimage info` and `convert --hdr` on HDR sources.
+@Suite struct HDRCommandLineTests {
+    @Test func infoPrintsTheColourAnHDRFileDeclares() async throws {
+        let result = try await ChildProcess.run("webimage", ["info", TestImages.url("sdwebimage/TestHDR.avif").path])
+        #expect(result.status == 0, "\(result.standardError)")
+        #expect(result.standardOutput.hasSuffix(
+            "TestHDR.avif: avif 2048x858 frames=1 loop=0 bits=10 primaries=BT.2020 transfer=PQ range=limited icc=no hdr=yes headroom=4.93\n"
+        ), "\(result.standardOutput)")
+    }
+
+    @Test func convertToneMapsByDefaultAndKeepsHDRWithHDRKeep() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("webimage-hdr-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let source = TestImages.url("sdwebimage/TestHDR.heic").path
+        let sdr = folder.appendingPathComponent("sdr.avif").path
+        let kept = folder.appendingPathComponent("kept.avif").path
+        let first = try await ChildProcess.run("webimage", ["convert", source, sdr, "--thumbnail", "256x256"])
+        let second = try await ChildProcess.run("webimage", ["convert", source, kept, "--thumbnail", "256x256", "--hdr", "keep"])
+        #expect(first.status == 0 && second.status == 0, "\(first.standardError) \(second.standardError)")
+        let sdrInfo = try ImageHeader(probing: Data(contentsOf: URL(fileURLWithPath: sdr))).colorInfo
+        let keptInfo = try ImageHeader(probing: Data(contentsOf: URL(fileURLWithPath: kept))).colorInfo
+        #expect(!sdrInfo.isHighDynamicRange && sdrInfo.bitsPerComponent == 8, "\(sdrInfo)")
+        #expect(keptInfo.transfer == .pq && keptInfo.primaries == .bt2020 && keptInfo.bitsPerComponent == 12, "\(keptInfo)")
+        let bad = try await ChildProcess.run("webimage", ["convert", source, sdr, "--hdr", "maybe"])
+        #expect(bad.status == 64)
+    }
+}
