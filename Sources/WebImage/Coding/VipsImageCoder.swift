@@ -64,7 +64,7 @@ public final class VipsImageCoder: ThrowingImageCoder {
         return try Self.image(
             from: loader.recipe(
                 for: data, plan: plan, frames: animated ? .first : .still, budget: options.decodeTimeBudget.limit(for: plan),
-                colour: animated ? nil : header.colourToConvert
+                colour: animated ? nil : header.colourToConvert.map { ($0, header) }
             ),
             format: format, options: options, provider: provider, sourceByteCount: data.count, metadata: header.metadata,
             colorInfo: header.colorInfo,

@@ -130,8 +130,10 @@ struct VipsLoader: Sendable {
 
     /// The pipeline that decodes `data` (a still image, or `frames` of an animation) by `plan`,
     /// its pixels computed under a new `WorkBudget` of `budget` for each build.
-    func recipe(for data: Data, plan: DecodePlan, frames: Frames, budget: Duration, colour: ColourEncoding? = nil) -> ImageRecipe {
-        if let colour { return convertingRecipe(for: data, plan: plan, colour: colour, budget: budget) }
+    func recipe(
+        for data: Data, plan: DecodePlan, frames: Frames, budget: Duration, colour: (ColourEncoding, VipsHeader)? = nil
+    ) -> ImageRecipe {
+        if let (colour, header) = colour { return convertingRecipe(for: data, plan: plan, colour: colour, header: header, budget: budget) }
         let call = loadCall(plan: plan, frames: frames)
         let source = ImageRecipe { () throws(VipsError) in
             try VipsImageRef.load(call.operation, data: data, options: call.options, loaderOptions: call.loaderOptions)
@@ -147,17 +149,35 @@ struct VipsLoader: Sendable {
     /// the whole image loaded, converted to 8-bit sRGB by our tone mapper, then shrunk for a
     /// thumbnail. libvips' thumbnail_buffer cannot be used: it casts 16-bit samples to 8 bits,
     /// as sRGB, before anything could convert them (HEIF and JPEG XL have no shrink-on-load in
-    /// libvips 8.14 that it would save).
-    private func convertingRecipe(for data: Data, plan: DecodePlan, colour: ColourEncoding, budget: Duration) -> ImageRecipe {
+    /// libvips 8.14 that it would save). A thumbnail is first box-shrunk in 16 bits by the
+    /// whole factor that leaves libvips' thumbnail at least 4x to reduce, so that the tone
+    /// mapper sees a sixteenth of the pixels or fewer (at 2x, averaging PQ codes before tone
+    /// mapping put bright edges of TestHDR.avif up to CIEDE2000 7 off the reference), then made
+    /// the size libvips' thumbnail of the file would have.
+    private func convertingRecipe(
+        for data: Data, plan: DecodePlan, colour: ColourEncoding, header: VipsHeader, budget: Duration
+    ) -> ImageRecipe {
         let signalMax = SourceColour.signalMax(format: format, bits: colour.bitsPerComponent)
-        // Sequential access streams the file once, top to bottom; rotation, and libvips'
-        // thumbnail (which turns the image upright), need random access.
-        var sequential = false
-        if case .full(let orientation) = plan.mode, orientation <= 1 { sequential = true }
+        // Sequential access streams the file once, top to bottom; rotation needs random
+        // access. (A 300x200 thumbnail of TestHDR.avif took 5x the CPU time from libvips' HEIF
+        // loader in random access: its work is redone for the strips the thumbnail asks for.)
+        let sequential = header.orientation <= 1
+        var shrink = 1
+        var target: (width: Int, height: Int)?
+        switch plan.mode {
+        case .full:
+            break
+        case let .thumbnail(width, height, stretch):
+            let size = (try? BitmapThumbnail.libvipsSize(header: header, shrink: 1, width: width, height: height, stretch: stretch))
+                ?? (width: width, height: height)
+            target = size
+            shrink = max(1, min(header.width / max(1, size.width), header.height / max(1, size.height)) / 4)
+        }
         let options = "fail_on=truncated" + (sequential ? ",access=sequential" : "")
-        let source = ImageRecipe { [operation] () throws(VipsError) in
-            try VipsImageRef.load(operation, data: data, options: options).budgeted(by: WorkBudget(limit: budget))
-                .toneMappedToSRGB(colour, signalMax: signalMax)
+        let source = ImageRecipe { [operation, shrink] () throws(VipsError) in
+            var image = try VipsImageRef.load(operation, data: data, options: options).budgeted(by: WorkBudget(limit: budget))
+            if shrink > 1 { image = try image.shrunk(horizontal: shrink, vertical: shrink) }
+            return try image.toneMappedToSRGB(colour, signalMax: signalMax)
         }
         switch plan.mode {
         case .full(let orientation) where orientation > 1:
@@ -165,8 +185,11 @@ struct VipsLoader: Sendable {
         case .full:
             return source
         case let .thumbnail(width, height, stretch):
+            // Unshrunk, libvips' thumbnail of the box is the file's; shrunk, the size is forced.
+            let size = shrink > 1 ? target ?? (width: width, height: height) : (width: width, height: height)
+            let sizing: VipsImageRef.ThumbnailSizing = stretch || shrink > 1 ? .force : .down
             return source.appending { image throws(VipsError) in
-                try image.thumbnail(width: width, height: height, sizing: stretch ? .force : .down)
+                try image.thumbnail(width: size.width, height: size.height, sizing: sizing)
             }
         }
     }
@@ -179,7 +202,9 @@ struct VipsLoader: Sendable {
         let (uprightWidth, uprightHeight) = (header.width, header.height)
         return HighBitDepthSource(
             build: { [operation] () throws(VipsError) in
-                var image = try VipsImageRef.load(operation, data: data, options: "fail_on=truncated").budgeted(by: WorkBudget(limit: budget))
+                let access = orientation <= 1 ? ",access=sequential" : ""
+                var image = try VipsImageRef.load(operation, data: data, options: "fail_on=truncated" + access)
+                    .budgeted(by: WorkBudget(limit: budget))
                 if orientation > 1 { image = try image.autorotated() }
                 if width != uprightWidth || height != uprightHeight {
                     image = try image.resized(

@@ -3,7 +3,9 @@ import Foundation
 /// Colour primaries as CICP code points (ITU-T H.273, ISO/IEC 23091-2), as HEIF/AVIF nclx
 /// boxes, JPEG XL and PNG's `cICP` chunk write them.
 public struct ColorPrimaries: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    /// The CICP code point.
     public let rawValue: Int
+    /// The primaries of CICP code point `rawValue`.
     public init(rawValue: Int) { self.rawValue = rawValue }
 
     /// BT.709, the primaries of sRGB.
@@ -17,6 +19,7 @@ public struct ColorPrimaries: RawRepresentable, Hashable, Sendable, CustomString
     /// Display P3 (SMPTE EG 432-1): P3 primaries, D65 white.
     public static let displayP3 = ColorPrimaries(rawValue: 12)
 
+    /// "BT.2020", "Display-P3", "CICP 22" for a code point without a name here.
     public var description: String {
         switch rawValue {
         case 1: "BT.709"
@@ -31,7 +34,9 @@ public struct ColorPrimaries: RawRepresentable, Hashable, Sendable, CustomString
 
 /// Transfer characteristics (the curve from signal to light) as CICP code points (ITU-T H.273).
 public struct TransferCharacteristics: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    /// The CICP code point.
     public let rawValue: Int
+    /// The transfer of CICP code point `rawValue`.
     public init(rawValue: Int) { self.rawValue = rawValue }
 
     /// BT.709 (also 6, 14 and 15: the same curve).
@@ -50,6 +55,7 @@ public struct TransferCharacteristics: RawRepresentable, Hashable, Sendable, Cus
     /// PQ or HLG.
     public var isHighDynamicRange: Bool { self == .pq || self == .hlg }
 
+    /// "PQ", "HLG", "sRGB", "CICP 17" for a code point without a name here.
     public var description: String {
         switch rawValue {
         case 1, 6, 14, 15: "BT.709"
@@ -84,7 +90,7 @@ public struct ImageColorInfo: Hashable, Sendable, CustomStringConvertible {
     /// intensity target), nil when it says none.
     public var peakLuminance: Double?
 
-    /// A source with sRGB's primaries and transfer at `bitsPerComponent` bits.
+    /// A source's colour; by default an 8-bit source that states no primaries or transfer.
     public init(
         primaries: ColorPrimaries = .unspecified, transfer: TransferCharacteristics = .unspecified,
         matrixCoefficients: Int = 2, isFullRange: Bool = true, bitsPerComponent: Int = 8,
