@@ -150,8 +150,8 @@ struct VipsLoader: Sendable {
     /// thumbnail. libvips' thumbnail_buffer cannot be used: it casts 16-bit samples to 8 bits,
     /// as sRGB, before anything could convert them (HEIF and JPEG XL have no shrink-on-load in
     /// libvips 8.14 that it would save). A thumbnail is first box-shrunk in 16 bits by the
-    /// whole factor that leaves libvips' thumbnail at least 4x to reduce, so that the tone
-    /// mapper sees a sixteenth of the pixels or fewer (at 2x, averaging PQ codes before tone
+    /// whole factor that leaves libvips' thumbnail at least 3x to reduce, so that the tone
+    /// mapper sees a quarter of the pixels or fewer (leaving 2x, averaging PQ codes before tone
     /// mapping put bright edges of TestHDR.avif up to CIEDE2000 7 off the reference), then made
     /// the size libvips' thumbnail of the file would have.
     private func convertingRecipe(
@@ -171,7 +171,7 @@ struct VipsLoader: Sendable {
             let size = (try? BitmapThumbnail.libvipsSize(header: header, shrink: 1, width: width, height: height, stretch: stretch))
                 ?? (width: width, height: height)
             target = size
-            shrink = max(1, min(header.width / max(1, size.width), header.height / max(1, size.height)) / 4)
+            shrink = max(1, min(header.width / max(1, size.width), header.height / max(1, size.height)) / 3)
         }
         let options = "fail_on=truncated" + (sequential ? ",access=sequential" : "")
         let source = ImageRecipe { [operation, shrink] () throws(VipsError) in
