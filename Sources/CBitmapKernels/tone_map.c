@@ -252,7 +252,8 @@ const wi_tone_map *wi_tone_map_shared(int transfer, int primaries, int signal_ma
         }
     }
     wi_tone_map *map = NULL;
-    // A full cache (32 encodings seen) evicts nothing: images still read the tables they hold.
+    // A full cache (32 encodings seen) evicts nothing, since images still read the tables they
+    // hold: wi_tone_map_new makes tables of their own for the encodings past it.
     if (wi_tone_map_cache_count < WI_TONE_MAP_CACHE_SIZE && (map = calloc(1, sizeof *map)) != NULL) {
         map->transfer = transfer;
         map->primaries = primaries;
@@ -263,6 +264,26 @@ const wi_tone_map *wi_tone_map_shared(int transfer, int primaries, int signal_ma
     }
     pthread_mutex_unlock(&wi_tone_map_lock);
     return map;
+}
+
+wi_tone_map *wi_tone_map_new(int transfer, int primaries, int signal_max, double peak_luminance) {
+    if (signal_max < 255 || signal_max > 65535) {
+        return NULL;
+    }
+    wi_tone_map *map = calloc(1, sizeof *map);
+    if (map == NULL) {
+        return NULL;
+    }
+    map->transfer = transfer;
+    map->primaries = primaries;
+    map->signal_max = signal_max;
+    map->peak = transfer == 16 && peak_luminance >= 1 ? (int)lrint(fmin(peak_luminance, 10000)) : 1000;
+    wi_tone_map_fill(map);
+    return map;
+}
+
+void wi_tone_map_free(wi_tone_map *map) {
+    free(map);
 }
 
 static inline float wi_gain_at(const wi_tone_map *map, float luminance) {

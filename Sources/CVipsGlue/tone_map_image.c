@@ -31,6 +31,11 @@ static int wi_tone_map_generate(VipsRegion *out, void *sequence, void *a, void *
     return 0;
 }
 
+static void wi_tone_map_image_free(VipsImage *image, void *map) {
+    (void)image;
+    wi_tone_map_free(map);
+}
+
 VipsImage *wi_tone_map_lazy(VipsImage *in, int transfer, int primaries, int signal_max, double peak_luminance) {
     if ((in->BandFmt != VIPS_FORMAT_USHORT && in->BandFmt != VIPS_FORMAT_UCHAR) || in->Bands < 1 || in->Bands > 4 ||
         in->Coding != VIPS_CODING_NONE) {
@@ -41,13 +46,23 @@ VipsImage *wi_tone_map_lazy(VipsImage *in, int transfer, int primaries, int sign
         signal_max = 65535;
     }
     const wi_tone_map *map = wi_tone_map_shared(transfer, primaries, signal_max, peak_luminance);
+    wi_tone_map *own = NULL;
+    if (map == NULL) {
+        // Past the encodings the process keeps: tables of this image's own, freed with it.
+        own = wi_tone_map_new(transfer, primaries, signal_max, peak_luminance);
+        map = own;
+    }
     if (map == NULL) {
         vips_error("wi_tone_map", "no tone mapping tables for this colour encoding");
         return NULL;
     }
     VipsImage *out = wi_lazy_image_over(in);
     if (out == NULL) {
+        wi_tone_map_free(own);
         return NULL;
+    }
+    if (own != NULL) {
+        g_signal_connect(out, "close", G_CALLBACK(wi_tone_map_image_free), own);
     }
     out->Bands = in->Bands == 2 || in->Bands == 4 ? 4 : 3;
     out->BandFmt = VIPS_FORMAT_UCHAR;
@@ -55,7 +70,8 @@ VipsImage *wi_tone_map_lazy(VipsImage *in, int transfer, int primaries, int sign
     // The pixels are sRGB now: the source's profile (libjxl's description of PQ or HLG) no
     // longer describes them.
     vips_image_remove(out, VIPS_META_ICC_NAME);
-    // The tables live for the process (wi_tone_map_shared); the workers read only them.
+    // The tables live for the process (wi_tone_map_shared) or as long as the image (its own);
+    // the workers only read them.
     if (vips_image_generate(out, vips_start_one, wi_tone_map_generate, vips_stop_one, in, (void *)map) != 0) {
         g_object_unref(out);
         return NULL;

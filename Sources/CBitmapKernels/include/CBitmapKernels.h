@@ -102,6 +102,10 @@ int wi_icc_rgb8_supported(const void *profile, size_t profile_length, int bands)
 /// past them or for a `signal_max` out of 255...65535). Immutable: any thread may read it.
 typedef struct wi_tone_map wi_tone_map;
 const wi_tone_map *wi_tone_map_shared(int transfer, int primaries, int signal_max, double peak_luminance);
+/// The same tables, the caller's own (free with wi_tone_map_free): for encodings past the 32
+/// that wi_tone_map_shared keeps.
+wi_tone_map *wi_tone_map_new(int transfer, int primaries, int signal_max, double peak_luminance);
+void wi_tone_map_free(wi_tone_map *map);
 /// One pixel's codes to 8-bit sRGB (`out[0...2]`).
 void wi_tone_map_pixel(const wi_tone_map *map, uint16_t r, uint16_t g, uint16_t b, uint8_t out[3]);
 /// `pixels` pixels of `bands` (1 grey, 2 grey + alpha, 3 RGB, 4 RGBA) 16-bit samples into
