@@ -171,3 +171,37 @@ import WebImage
         #expect(image.pixelHeight == 300 && image.pixelWidth == 200)
     }
 }
+
+/// The tone mapper's tables are kept for 32 encodings; files of more encodings than that still
+/// decode (tables of their own past the 32).
+@Suite struct ToneMapTableTests {
+    /// chart-pq.png with its cICP chunk saying `primaries` and `transfer` instead.
+    static func chart(primaries: UInt8, transfer: UInt8) throws -> Data {
+        var png = try TestImages.data("hdr/chart-pq.png")
+        // The cICP chunk follows IHDR: length at 33, type at 37, body at 41, CRC at 45.
+        try #require(png[37..<41] == Data("cICP".utf8))
+        png[41] = primaries
+        png[42] = transfer
+        var crc: UInt32 = 0xFFFF_FFFF
+        for byte in png[37..<45] {
+            crc ^= UInt32(byte)
+            for _ in 0..<8 { crc = crc & 1 == 1 ? (crc >> 1) ^ 0xEDB8_8320 : crc >> 1 }
+        }
+        crc ^= 0xFFFF_FFFF
+        png.replaceSubrange(45..<49, with: [UInt8(crc >> 24), UInt8(crc >> 16 & 0xFF), UInt8(crc >> 8 & 0xFF), UInt8(crc & 0xFF)])
+        return png
+    }
+
+    @Test func moreEncodingsThanTheTablesKeptStillDecode() throws {
+        var decoded = 0
+        for transfer: UInt8 in [16, 18, 1, 4, 8, 13] {
+            for primaries: UInt8 in [9, 12, 11, 5, 6, 7] {
+                let image = try TestImages.decoded(try Self.chart(primaries: primaries, transfer: transfer))
+                #expect(image.colorInfo.transfer.rawValue == Int(transfer) && image.colorInfo.primaries.rawValue == Int(primaries))
+                #expect(image.pixel(x: 0, y: 0) == RGBA8(red: 0, green: 0, blue: 0))
+                decoded += 1
+            }
+        }
+        #expect(decoded == 36)
+    }
+}
