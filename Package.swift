@@ -38,10 +38,12 @@ let package = Package(
         ),
         // Non-variadic entry points into libvips (Swift cannot call C variadic functions), and
         // the animated WebP saver over libwebp's WebPAnimEncoder (libwebp-dev, a libvips-dev
-        // dependency): libvips 8.14's own leaks on a failed save.
+        // dependency): libvips 8.14's own leaks on a failed save. The colour encoding HEIF and
+        // JPEG XL files declare, read with libheif (libheif-dev) and libjxl (libjxl-dev), which
+        // libvips 8.14 drops or turns into an ICC profile.
         .target(
             name: "CVipsGlue", dependencies: ["CLibvips", "CBitmapKernels"],
-            linkerSettings: [.linkedLibrary("webpmux"), .linkedLibrary("webp")]
+            linkerSettings: [.linkedLibrary("webpmux"), .linkedLibrary("webp"), .linkedLibrary("heif"), .linkedLibrary("jxl")]
         ),
         // Kernels over bitmaps in memory: resampling, orientation, round-corner coverage, and ICC
         // conversion through lcms2 (liblcms2-dev).
@@ -205,6 +207,7 @@ let package = Package(
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "NIOFoundationCompat", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
             ]
         ),

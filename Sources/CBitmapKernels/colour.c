@@ -1,6 +1,7 @@
 // Colour conversion to sRGB of small bitmaps, cached per ICC profile: tables for matrix-shaper
 // profiles, an lcms2 transform otherwise (wi_icc_rgb8_supported, wi_icc_rgb8_to_srgb).
 #include "CBitmapKernels.h"
+#include "colour_math.h"
 
 #include <glib.h>
 #include <lcms2.h>
@@ -89,7 +90,7 @@ static int wi_colorants(cmsHPROFILE profile, double m[9]) {
     return 0;
 }
 
-static int wi_invert3(const double m[9], double out[9]) {
+int wi_invert3(const double m[9], double out[9]) {
     double det = m[0] * (m[4] * m[8] - m[5] * m[7]) - m[1] * (m[3] * m[8] - m[5] * m[6]) + m[2] * (m[3] * m[7] - m[4] * m[6]);
     if (det > -1e-12 && det < 1e-12) {
         return -1;

@@ -11,6 +11,7 @@
 
 #include "CVipsGlue.h"
 #include "CBitmapKernels.h"
+#include "lazy_image.h"
 #include "tsan_handoff.h"
 
 typedef struct {
@@ -41,17 +42,25 @@ static int wi_row_kernel_generate(VipsRegion *out, void *sequence, void *a, void
     return 0;
 }
 
-static VipsImage *wi_row_kernel_lazy(VipsImage *in, const wi_row_kernel *kernel) {
-    if (in->BandFmt != VIPS_FORMAT_UCHAR || in->Bands != kernel->in_bands || in->Coding != VIPS_CODING_NONE) {
-        vips_error(kernel->name, "8-bit image of %d bands expected", kernel->in_bands);
-        return NULL;
-    }
+VipsImage *wi_lazy_image_over(VipsImage *in) {
     VipsImage *out = vips_image_new();
     // The output holds the input until it closes.
     g_object_ref(in);
     vips_object_local(out, in);
     if (vips_image_pipelinev(out, VIPS_DEMAND_STYLE_THINSTRIP, in, NULL) != 0) {
         g_object_unref(out);
+        return NULL;
+    }
+    return out;
+}
+
+static VipsImage *wi_row_kernel_lazy(VipsImage *in, const wi_row_kernel *kernel) {
+    if (in->BandFmt != VIPS_FORMAT_UCHAR || in->Bands != kernel->in_bands || in->Coding != VIPS_CODING_NONE) {
+        vips_error(kernel->name, "8-bit image of %d bands expected", kernel->in_bands);
+        return NULL;
+    }
+    VipsImage *out = wi_lazy_image_over(in);
+    if (out == NULL) {
         return NULL;
     }
     out->Bands = kernel->out_bands;

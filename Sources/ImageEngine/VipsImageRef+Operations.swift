@@ -5,6 +5,8 @@ extension VipsImageRef {
     public enum BandFormat: String, Sendable {
         /// 8 bits unsigned.
         case uchar
+        /// 16 bits unsigned.
+        case ushort
         /// 32-bit floating point.
         case float
     }

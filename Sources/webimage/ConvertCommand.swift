@@ -46,6 +46,9 @@ struct ConvertCommand: AsyncParsableCommand {
 
     @Flag var metadata: MetadataHandling = .strip
 
+    @Option(help: "HDR sources (PQ or HLG AVIF, HEIC, JPEG XL, PNG): 'tonemap' (the default) writes SDR; 'keep' writes AVIF, HEIC, JPEG XL and PNG outputs HDR, with the source's samples and colour encoding (other formats get SDR).")
+    var hdr: HDRHandling = .tonemap
+
     func validate() throws {
         guard (1...100).contains(quality) else { throw ValidationError("--quality takes 1 to 100") }
         if let jobs, jobs < 1 { throw ValidationError("--jobs takes 1 or more") }
@@ -70,7 +73,7 @@ struct ConvertCommand: AsyncParsableCommand {
         }
         let conversion = ImageConversion(
             thumbnail: try FetchCommand.thumbnailSize(thumbnail), quality: quality, transformer: transformer,
-            keepsMetadata: metadata == .keepMetadata
+            keepsMetadata: metadata == .keepMetadata, keepsHDR: hdr == .keep
         )
         let explicitFormat = format.map { ImageFormat(fileExtension: $0) }
         let naming: OutputNaming = if let outputFolder { .folder(outputFolder) } else if let outputPattern { .pattern(outputPattern) } else { .file(inputs[1]) }
@@ -119,6 +122,12 @@ struct ConvertCommand: AsyncParsableCommand {
         FileHandle.standardOutput.write(Data((progress.summary() + "\n").utf8))
         if progress.hasFailures { throw ExitCode.failure }
     }
+}
+
+/// `--hdr tonemap` (the default) or `--hdr keep`.
+enum HDRHandling: String, ExpressibleByArgument, CaseIterable {
+    case tonemap
+    case keep
 }
 
 /// `--strip` (the default) or `--keep-metadata`.

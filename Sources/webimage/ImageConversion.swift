@@ -6,16 +6,18 @@ import WebImage
 /// outputs are the same bytes.
 struct ImageConversion: Sendable {
     /// Decode and encode options: lazy decoding, the thumbnail size, the quality, metadata kept
-    /// or not.
+    /// or not, HDR kept or tone mapped.
     let options: ImageCoderOptions
     let transformer: PipelineTransformer?
 
-    init(thumbnail: CGSize?, quality: Int, transformer: PipelineTransformer?, keepsMetadata: Bool) {
+    init(thumbnail: CGSize?, quality: Int, transformer: PipelineTransformer?, keepsMetadata: Bool, keepsHDR: Bool = false) {
         var options = ImageCoderOptions()
         options.decodeUseLazyDecoding = true
         if let thumbnail { options.decodeThumbnailPixelSize = thumbnail }
         options.encodeCompressionQuality = Double(quality) / 100
         options.encodeKeepsMetadata = keepsMetadata
+        // `--hdr keep`: sources of more than 8 bits keep their samples to the formats that hold them.
+        options.decodeToHDR = keepsHDR
         self.options = options
         self.transformer = transformer
     }

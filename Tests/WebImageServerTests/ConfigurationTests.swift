@@ -49,7 +49,7 @@ import Testing
                 arguments: ["webimage", "--timeout", "soon", "--max-src-resolution", "lots"],
                 environment: [
                     "WEBIMAGE_WORKERS": "two", "WEBIMAGE_BIND": "nowhere", "WEBIMAGE_KEY": "00", "WEBIMAGE_SALT": "00,11",
-                    "WEBIMAGE_PREFERRED_FORMATS": "jpeg,bogus", "WEBIMAGE_FORMAT_QUALITY": "webp=0", "WEBIMAGE_SECRET": "s3cr3t",
+                    "WEBIMAGE_PREFERRED_FORMATS": "jpeg,bogus", "WEBIMAGE_FORMAT_QUALITY": "webp=0", "WEBIMAGE_NEW_RELIC_KEY": "abc",
                 ]
             )
         }
@@ -60,7 +60,7 @@ import Testing
             "WEBIMAGE_FORMAT_QUALITY (--format-quality): \"webp=0\": 0 is not a quality in 1...100",
             "WEBIMAGE_PREFERRED_FORMATS (--preferred-formats): \"jpeg,bogus\": bogus is not an image format",
             "WEBIMAGE_MAX_SRC_RESOLUTION (--max-src-resolution): \"lots\" is not a number of megapixels",
-            "WEBIMAGE_SECRET (--secret): not supported yet; the server does not start with it set",
+            "WEBIMAGE_NEW_RELIC_KEY (--new-relic-key): not supported yet; the server does not start with it set",
             "WEBIMAGE_KEY (--key) and WEBIMAGE_SALT (--salt): 1 keys for 2 salts (they pair in order)",
         ])
     }

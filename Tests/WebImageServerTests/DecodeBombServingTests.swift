@@ -72,40 +72,39 @@ import WebImageTestServer
             .write(to: root.appendingPathComponent("rocket.jpg"))
 
         let metricsPort = try FreePort.next()
-        let server = try await ServeProcess.serve([
+        let settings = [
             "--local-filesystem-root", root.path, "--cache-dir", root.appendingPathComponent(".cache").path,
             "--prometheus-bind", "127.0.0.1:\(metricsPort)",
-        ])
-        let pid = server.processIdentifier
-        // Warm: the libraries loaded and a thumbnail made, so that the peaks are of a working server.
-        #expect(try await ServerUnderTest.get("/unsafe/rs:fit:300:200/plain/local:///rocket.jpg@jpg", port: server.port).status == 200)
+        ]
+        try await withServeProcess(settings) { server in
+            let pid = server.processIdentifier
+            // Warm: the libraries loaded and a thumbnail made, so that the peaks are of a working server.
+            #expect(try await ServerUnderTest.get("/unsafe/rs:fit:300:200/plain/local:///rocket.jpg@jpg", port: server.port).status == 200)
 
-        let clock = ContinuousClock()
-        for (index, bomb) in cases.enumerated() {
-            let before = try Self.statusField("VmRSS:", of: pid)
-            try "5".write(toFile: "/proc/\(pid)/clear_refs", atomically: false, encoding: .utf8)
-            let start = clock.now
-            let reply = try await ServerUnderTest.get(bomb.path, port: server.port, deadline: .seconds(60))
-            let elapsed = clock.now - start
-            let peak = try Self.statusField("VmHWM:", of: pid)
-            #expect(bomb.statuses.contains(reply.status), "\(bomb): \(reply.status) \(String(decoding: reply.body.prefix(200), as: UTF8.self))")
-            #expect(elapsed < TestAllowance.time(Self.requestBound), "\(bomb): took \(elapsed)")
-            #expect(peak - before < TestAllowance.bytes(bomb.peakBytes), "\(bomb): peak \(peak >> 20) MB against \(before >> 20) MB before")
-            // The next request (a thumbnail no cache holds) is served at once, by a free worker.
-            let next = try await ServerUnderTest.get("/unsafe/rs:fit:\(100 + index):100/plain/local:///rocket.jpg@jpg", port: server.port, deadline: .seconds(30))
-            let nextElapsed = clock.now - start - elapsed
-            #expect(next.status == 200, "after \(bomb)")
-            #expect(nextElapsed < TestAllowance.time(.seconds(2)), "after \(bomb): the next request took \(nextElapsed)")
+            let clock = ContinuousClock()
+            for (index, bomb) in cases.enumerated() {
+                let before = try Self.statusField("VmRSS:", of: pid)
+                try "5".write(toFile: "/proc/\(pid)/clear_refs", atomically: false, encoding: .utf8)
+                let start = clock.now
+                let reply = try await ServerUnderTest.get(bomb.path, port: server.port, deadline: .seconds(60))
+                let elapsed = clock.now - start
+                let peak = try Self.statusField("VmHWM:", of: pid)
+                #expect(bomb.statuses.contains(reply.status), "\(bomb): \(reply.status) \(String(decoding: reply.body.prefix(200), as: UTF8.self))")
+                #expect(elapsed < TestAllowance.time(Self.requestBound), "\(bomb): took \(elapsed)")
+                #expect(peak - before < TestAllowance.bytes(bomb.peakBytes), "\(bomb): peak \(peak >> 20) MB against \(before >> 20) MB before")
+                // The next request (a thumbnail no cache holds) is served at once, by a free worker.
+                let next = try await ServerUnderTest.get("/unsafe/rs:fit:\(100 + index):100/plain/local:///rocket.jpg@jpg", port: server.port, deadline: .seconds(30))
+                let nextElapsed = clock.now - start - elapsed
+                #expect(next.status == 200, "after \(bomb)")
+                #expect(nextElapsed < TestAllowance.bound(.seconds(2)), "after \(bomb): the next request took \(nextElapsed)")
+            }
+            // No worker left busy: a decode that outlived its request's timeout ends at its budget.
+            let idle = await eventually(within: .seconds(10), every: .milliseconds(100)) {
+                (try? await Self.busyWorkers(metricsPort: metricsPort)) == 0
+            }
+            #expect(idle)
+            server.signal(SIGTERM)
+            #expect(await server.exitStatus() == 0)
         }
-        // No worker left busy: a decode that outlived its request's timeout ends at its budget.
-        let deadline = clock.now + TestAllowance.time(.seconds(10))
-        var busy = try await Self.busyWorkers(metricsPort: metricsPort)
-        while busy > 0, clock.now < deadline {
-            try await Task.sleep(for: .milliseconds(100))
-            busy = try await Self.busyWorkers(metricsPort: metricsPort)
-        }
-        #expect(busy == 0)
-        server.signal(SIGTERM)
-        #expect(await server.exitStatus() == 0)
     }
 }

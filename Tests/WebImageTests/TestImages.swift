@@ -37,7 +37,7 @@ enum TestImages {
     /// Image files (not licences or notes) in a subfolder, sorted.
     static func files(in subfolder: String) throws -> [String] {
         try FileManager.default.contentsOfDirectory(atPath: url(subfolder).path)
-            .filter { !["LICENSE", "README", "LICENSE.txt"].contains($0) && !$0.hasSuffix(".txt") }
+            .filter { !["LICENSE", "README", "LICENSE.txt"].contains($0) && !$0.hasSuffix(".txt") && !$0.hasSuffix(".json") }
             .sorted()
             .map { "\(subfolder)/\($0)" }
     }

@@ -93,4 +93,31 @@ int wi_icc_rgb8_to_srgb(const void *profile, size_t profile_length, uint8_t *pix
 /// Ask before reading pixels that can be read only once.
 int wi_icc_rgb8_supported(const void *profile, size_t profile_length, int bands);
 
+/// Tables that turn one colour encoding's samples (16-bit codes) into 8-bit sRGB: transfer
+/// (CICP: 16 PQ, 18 HLG, SDR curves), primaries (CICP), the code of full signal
+/// (`signal_max`: 65535, or 1023 << 6 for 10-bit samples libvips widened by a shift) and, for
+/// PQ, the source's peak in cd/m² (0: 1,000). PQ and HLG are tone mapped (BT.2390's EETF on
+/// luminance, 203 cd/m² to SDR white), other primaries mapped into sRGB's gamut keeping hue
+/// (tone_map.c). Built once per encoding and kept for the process (up to 32 encodings; NULL
+/// past them or for a `signal_max` out of 255...65535). Immutable: any thread may read it.
+typedef struct wi_tone_map wi_tone_map;
+const wi_tone_map *wi_tone_map_shared(int transfer, int primaries, int signal_max, double peak_luminance);
+/// The same tables, the caller's own (free with wi_tone_map_free): for encodings past the 32
+/// that wi_tone_map_shared keeps.
+wi_tone_map *wi_tone_map_new(int transfer, int primaries, int signal_max, double peak_luminance);
+void wi_tone_map_free(wi_tone_map *map);
+/// One pixel's codes to 8-bit sRGB (`out[0...2]`).
+void wi_tone_map_pixel(const wi_tone_map *map, uint16_t r, uint16_t g, uint16_t b, uint8_t out[3]);
+/// `pixels` pixels of `bands` (1 grey, 2 grey + alpha, 3 RGB, 4 RGBA) 16-bit samples into
+/// 8-bit RGB, or RGBA when `bands` has alpha (alpha scaled as the signal, full at `signal_max`).
+void wi_tone_map_row16(const wi_tone_map *map, const uint16_t *src, int bands, size_t pixels, uint8_t *dst);
+/// The same from 8-bit samples (codes widened by 257), alpha kept.
+void wi_tone_map_row8(const wi_tone_map *map, const uint8_t *src, int bands, size_t pixels, uint8_t *dst);
+/// SMPTE ST 2084: a PQ signal (0...1) to cd/m², and back.
+double wi_pq_to_nits(double signal);
+double wi_nits_to_pq(double nits);
+/// ITU-R BT.2390's EETF (5.4.1) on luminance: `nits` of a source mastered to `source_peak`
+/// onto a display of `target_peak` (black 0), in cd/m².
+double wi_bt2390_eetf(double nits, double source_peak, double target_peak);
+
 #endif

@@ -208,4 +208,43 @@ long wi_orc_lock_routed_calls(void);
 /// glibc's `mallopt(M_ARENA_MAX, count)` (not in Swift's Glibc module): 1 when set, 0 otherwise.
 int wi_malloc_arena_max(int count);
 
+/// The colour encoding a file declares, as CICP code points (ITU-T H.273; 2 = unspecified).
+typedef struct {
+    int primaries, transfer, matrix, full_range;
+    /// 1 when the file declares them (a HEIF nclx box, a JPEG XL encoded colour space).
+    int has_cicp;
+    /// 1 when it carries an ICC profile instead (or beside, in HEIF).
+    int has_icc;
+    /// Bits a sample as stored (luma's in HEIF).
+    int bits;
+    int has_alpha;
+    /// The luminance the file says its brightest signal stands for (JPEG XL's
+    /// intensity_target, cd/m²), 0 when it says none.
+    double peak_luminance;
+} wi_colour_info;
+
+/// The colour encoding of a HEIF/AVIF file's primary image, through libheif (boxes only, no
+/// pixels). Returns 0, or -1 when libheif cannot read the file.
+int wi_heif_colour_info(const void *data, size_t length, wi_colour_info *out);
+/// The colour encoding of a JPEG XL file's pixels as libjxl hands them out, through libjxl
+/// (headers only). Returns 0, or -1 when libjxl cannot read that far.
+int wi_jxl_colour_info(const void *data, size_t length, wi_colour_info *out);
+
+/// `in` (8- or 16-bit, 1 to 4 bands, in the encoding of CICP `transfer` and `primaries`, full
+/// signal at `signal_max` for 16-bit samples) as 8-bit sRGB with alpha kept, lazily, region by
+/// region: PQ and HLG tone mapped, other primaries mapped into sRGB's gamut (CBitmapKernels'
+/// wi_tone_map_shared). The ICC profile is dropped.
+VipsImage *wi_tone_map_lazy(VipsImage *in, int transfer, int primaries, int signal_max, double peak_luminance);
+
+/// 16-bit RGB or RGBA `samples` (full signal at 65535, in CICP `primaries` and `transfer`)
+/// encoded as AVIF (`av1`, always 12 bits: see hdr_save.c) or HEIC at `bits` (10 or 12) with an
+/// nclx box saying so, at libheif
+/// `quality` 0...100, through libheif. Returns 0 with `*data` (free with free()) or -1.
+int wi_heif_save_hdr(const uint16_t *samples, int width, int height, int bands, int av1, int bits, int quality,
+                     int primaries, int transfer, void **data, size_t *length);
+/// The same as JPEG XL at butteraugli `distance` (0 lossless), its colour encoding set from
+/// `primaries` and `transfer` and its intensity target from `peak_luminance` (0: libjxl's).
+int wi_jxl_save_hdr(const uint16_t *samples, int width, int height, int bands, double distance, int primaries,
+                    int transfer, double peak_luminance, void **data, size_t *length);
+
 #endif

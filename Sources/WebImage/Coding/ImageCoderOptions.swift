@@ -15,6 +15,12 @@ public struct ImageCoderOptions: Sendable, Equatable {
     public var decodeScaleDownLimitBytes = 0
     /// Keep the image a lazy pipeline until its pixels are read (true), or decode the pixels now (false).
     public var decodeUseLazyDecoding = false
+    /// Keep a source of more than 8 bits a component (10-bit PQ or HLG AVIF and HEIC, JPEG XL,
+    /// 16-bit PNG and TIFF) at 16 bits with its colour encoding (SDWebImage's `decodeToHDR`):
+    /// `Image.bitsPerComponent` is 16, `withUnsafeRGBA16Samples` gives the samples, an HDR
+    /// source says `isHighDynamicRange`, and encoders write it HDR (`encodeKeepsHDR`). The 8-bit
+    /// pixels stay SDR, tone mapped. False: 8-bit SDR only. Animations and vector images stay 8-bit.
+    public var decodeToHDR = false
     /// Decode every frame of an animation at once and keep them (`.preloadAllFrames`); set by
     /// the load path, not by coders.
     var decodePreloadsAllFrames = false
@@ -62,6 +68,12 @@ public struct ImageCoderOptions: Sendable, Equatable {
     /// upright) and the profile that describes the pixels (the file's when it is sRGB, else
     /// sRGB, every decode converting to sRGB). False by default: outputs carry none.
     public var encodeKeepsMetadata = false
+    /// Write an image decoded with `decodeToHDR` with its high bit depth and colour encoding to
+    /// formats that hold them: AVIF at 12 bits, HEIC at 10 or 12, with an nclx box (libheif), JPEG
+    /// XL with its colour encoding (libjxl), PNG at 16 bits with a `cICP` chunk. JPEG, WebP, GIF
+    /// and TIFF get the SDR (tone-mapped) pixels, as do encodes with `encodeMaxPixelSize`,
+    /// `encodeMaxFileSize` or `encodeBackgroundColor`. False: SDR for every format.
+    public var encodeKeepsHDR = true
 
     /// 100 megapixels.
     public static let defaultMaxPixelCount = 100_000_000

@@ -21,6 +21,7 @@ public enum ImageDecoding {
         if context?.imageScaleFactor == nil, context?.imageDecodeOptions == nil, let name {
             coderOptions.decodeScaleFactor = ImageScaleFactor.fromName(name)
         }
+        if context?.imageDecodeToHDR == true { coderOptions.decodeToHDR = true }
         if options.contains(.decodeFirstFrameOnly) { coderOptions.decodeFirstFrameOnly = true }
         if options.contains(.scaleDownLargeImages), coderOptions.decodeScaleDownLimitBytes == 0 {
             coderOptions.decodeScaleDownLimitBytes = ImageCoderOptions.defaultScaleDownLimitBytes

@@ -19,6 +19,9 @@ public struct ImageHeader: Sendable, Equatable {
     public var orientation: Int
     /// Whether the image has an alpha channel (or a transparent colour).
     public var hasAlpha: Bool
+    /// What the file says about its colour: primaries, transfer (PQ, HLG for HDR), bits a
+    /// component, headroom.
+    public var colorInfo: ImageColorInfo
 
     /// Reads the header of `data`; throws when the format is unknown or the header is corrupt.
     public init(probing data: Data) throws(ImageCodingError) {
@@ -41,5 +44,6 @@ public struct ImageHeader: Sendable, Equatable {
         self.loopCount = animation?.loopCount ?? (header.pageCount > 1 ? header.loop : 0)
         self.orientation = header.orientation
         self.hasAlpha = header.hasAlpha
+        self.colorInfo = header.colorInfo
     }
 }

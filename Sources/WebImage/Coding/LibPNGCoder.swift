@@ -30,7 +30,9 @@ public final class LibPNGCoder: ThrowingImageCoder {
         // libvips reads the header: orientation (eXIf), colour profile, alpha, the pixel limit.
         let header = try loader.header(of: data, options: options)
         let profile = VipsImageRef.isSRGBProfile(header.iccProfile) ? nil : header.iccProfile
+        // A cICP chunk that says PQ, HLG or wide primaries needs the tone mapper libvips' path runs.
         guard header.pageCount == 1, header.storedWidth * header.storedHeight <= BitmapThumbnail.maxPixelCount,
+              header.colourToConvert == nil,
               profile.map({ ColourConversion.supports($0, bands: 4) }) ?? true
         else { return try fallback.decode(data, options: options) }
         let orientation = header.orientation
@@ -61,7 +63,7 @@ public final class LibPNGCoder: ThrowingImageCoder {
             return Image(
                 recipe: .bitmap(pixels), pixels: pixels, pixelWidth: size.width, pixelHeight: size.height,
                 scale: options.decodeScaleFactor, format: .png, hasAlpha: hasAlpha, sourceByteCount: data.count,
-                metadata: header.metadata
+                metadata: header.metadata, colorInfo: header.colorInfo
             )
         }
         // A file libpng refuses (16-bit samples) or stops at is read by libvips' loader, which
@@ -73,7 +75,7 @@ public final class LibPNGCoder: ThrowingImageCoder {
         return Image(
             recipe: recipe, pixels: nil, pixelWidth: size.width, pixelHeight: size.height,
             scale: options.decodeScaleFactor, format: .png, hasAlpha: hasAlpha, sourceByteCount: data.count,
-            metadata: header.metadata
+            metadata: header.metadata, colorInfo: header.colorInfo
         )
     }
 }

@@ -62,8 +62,18 @@ public final class VipsImageCoder: ThrowingImageCoder {
             ? VipsAnimatedImageCoder(data: data, loader: loader, header: header, plan: plan, options: options)
             : nil
         return try Self.image(
-            from: loader.recipe(for: data, plan: plan, frames: animated ? .first : .still, budget: options.decodeTimeBudget.limit(for: plan)),
-            format: format, options: options, provider: provider, sourceByteCount: data.count, metadata: header.metadata
+            from: loader.recipe(
+                for: data, plan: plan, frames: animated ? .first : .still, budget: options.decodeTimeBudget.limit(for: plan),
+                colour: animated ? nil : header.colourToConvert.map { ($0, header) }
+            ),
+            format: format, options: options, provider: provider, sourceByteCount: data.count, metadata: header.metadata,
+            colorInfo: header.colorInfo,
+            highBitDepth: options.decodeToHDR && !animated && header.colorInfo.bitsPerComponent > 8
+                ? { width, height in
+                    loader.highBitDepthSource(
+                        for: data, header: header, width: width, height: height, budget: options.decodeTimeBudget.limit(for: plan)
+                    )
+                } : nil
         )
     }
 
@@ -71,7 +81,9 @@ public final class VipsImageCoder: ThrowingImageCoder {
     /// that build, or keeps it lazy with that build handed to its first reader.
     static func image(
         from recipe: ImageRecipe, format: ImageFormat, options: ImageCoderOptions,
-        provider: (any AnimatedImageProvider)?, sourceByteCount: Int, metadata: ImageMetadata
+        provider: (any AnimatedImageProvider)?, sourceByteCount: Int, metadata: ImageMetadata,
+        colorInfo: ImageColorInfo = .sRGB,
+        highBitDepth: ((_ width: Int, _ height: Int) -> HighBitDepthSource)? = nil
     ) throws(ImageCodingError) -> Image {
         do {
             let built = try recipe.prepare()
@@ -80,7 +92,8 @@ public final class VipsImageCoder: ThrowingImageCoder {
                 recipe: pixels.map(ImageRecipe.bitmap) ?? recipe, pixels: pixels, pendingBuild: built,
                 pixelWidth: built.width, pixelHeight: built.height, scale: options.decodeScaleFactor,
                 format: format, hasAlpha: built.hasAlpha, isVector: format == .svg || format == .pdf,
-                animatedImageProvider: provider, sourceByteCount: sourceByteCount, metadata: metadata
+                animatedImageProvider: provider, sourceByteCount: sourceByteCount, metadata: metadata, colorInfo: colorInfo,
+                highBitDepth: highBitDepth?(built.width, built.height)
             )
         } catch {
             throw ImageCodingError(decoding: format, error)
@@ -110,9 +123,12 @@ public final class VipsImageCoder: ThrowingImageCoder {
     }
 
     public func encode(_ image: Image, format: ImageFormat, options: ImageCoderOptions) throws(ImageCodingError) -> Data {
+        if let highBitDepth = image.highBitDepth, HighBitDepthEncoding.applies(to: format, options: options) {
+            return try HighBitDepthEncoding.encode(image, highBitDepth, format: format, options: options)
+        }
         let keepsMetadata = options.keepsMetadata(of: image)
         guard let saver = VipsSaver(format: format, keepsMetadata: keepsMetadata) else { throw .unsupportedFormat(format) }
-        do {
+        return try ImageCodingError.catchingEncodeFailures(to: format, from: image.format) {
             var source = try saver.frames(of: image, options: options)
             source = try saver.preparing(source, options: options)
             if keepsMetadata { source = try source.replacingMetadata(with: image.metadata) }
@@ -120,13 +136,6 @@ public final class VipsImageCoder: ThrowingImageCoder {
                 return try saver.save(source, quality: options.encodeCompressionQuality)
             }
             return try saver.saveFitting(source, maxBytes: options.encodeMaxFileSize, quality: options.encodeCompressionQuality)
-        } catch let error as ImageCodingError {
-            throw error
-        } catch let error as VipsError {
-            // A lazy image's pixels are decoded as the saver reads them.
-            throw ImageCodingError(encoding: format, from: image.format, error)
-        } catch {
-            throw .encodingFailed(format: format, reason: "\(error)")
         }
     }
 }

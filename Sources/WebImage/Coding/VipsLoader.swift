@@ -17,6 +17,14 @@ struct VipsHeader: Sendable {
     var metadata = ImageMetadata.none
     /// Bytes a decoded pixel takes as the loader makes it (16-bit and float samples take 2 and 4).
     var bytesPerPixel = 4
+    /// The colour encoding the file declares beside what libvips reads (`SourceColour`).
+    var colour: ColourEncoding?
+    /// What the source says about its colour, for `Image.colorInfo`.
+    var colorInfo = ImageColorInfo.sRGB
+
+    /// The encoding the loader's samples must be converted from before they are 8-bit sRGB
+    /// (PQ, HLG, wide primaries), nil when libvips' own conversion is right.
+    var colourToConvert: ColourEncoding? { colour.flatMap { $0.needsConversion ? $0 : nil } }
 
     /// The embedded ICC profile, if any.
     var iccProfile: Data? { metadata.iccProfile }
@@ -96,10 +104,14 @@ struct VipsLoader: Sendable {
         } catch {
             throw .corruptData(format: format, reason: error.message)
         }
-        let header = VipsHeader(
+        var header = VipsHeader(
             storedWidth: image.width, storedHeight: image.pageHeight, orientation: image.orientation,
             pageCount: max(1, image.pageCount), hasAlpha: image.hasAlpha, loop: image.loop ?? 0,
             delays: image.delays, metadata: ImageMetadata(header: image), bytesPerPixel: image.bytesPerPixel
+        )
+        header.colour = SourceColour.encoding(of: data, format: format)
+        header.colorInfo = SourceColour.info(
+            header.colour, bytesPerSample: image.bytesPerPixel / max(1, image.bands), hasICCProfile: image.hasICCProfile
         )
         try header.checkPixelLimit(options, format: format)
         try DecodeLimits.checkAnimation(
@@ -118,7 +130,10 @@ struct VipsLoader: Sendable {
 
     /// The pipeline that decodes `data` (a still image, or `frames` of an animation) by `plan`,
     /// its pixels computed under a new `WorkBudget` of `budget` for each build.
-    func recipe(for data: Data, plan: DecodePlan, frames: Frames, budget: Duration) -> ImageRecipe {
+    func recipe(
+        for data: Data, plan: DecodePlan, frames: Frames, budget: Duration, colour: (ColourEncoding, VipsHeader)? = nil
+    ) -> ImageRecipe {
+        if let (colour, header) = colour { return convertingRecipe(for: data, plan: plan, colour: colour, header: header, budget: budget) }
         let call = loadCall(plan: plan, frames: frames)
         let source = ImageRecipe { () throws(VipsError) in
             try VipsImageRef.load(call.operation, data: data, options: call.options, loaderOptions: call.loaderOptions)
@@ -128,6 +143,79 @@ struct VipsLoader: Sendable {
             return source.appending { image throws(VipsError) in try image.autorotated() }
         }
         return source
+    }
+
+    /// The pipeline for a source whose samples libvips would misread (PQ, HLG, wide primaries):
+    /// the whole image loaded, converted to 8-bit sRGB by our tone mapper, then shrunk for a
+    /// thumbnail. libvips' thumbnail_buffer cannot be used: it casts 16-bit samples to 8 bits,
+    /// as sRGB, before anything could convert them (HEIF and JPEG XL have no shrink-on-load in
+    /// libvips 8.14 that it would save). A thumbnail is first box-shrunk in 16 bits by the
+    /// whole factor that leaves libvips' thumbnail at least 3x to reduce, so that the tone
+    /// mapper sees a quarter of the pixels or fewer (leaving 2x, averaging PQ codes before tone
+    /// mapping put bright edges of TestHDR.avif up to CIEDE2000 7 off the reference), then made
+    /// the size libvips' thumbnail of the file would have.
+    private func convertingRecipe(
+        for data: Data, plan: DecodePlan, colour: ColourEncoding, header: VipsHeader, budget: Duration
+    ) -> ImageRecipe {
+        let signalMax = SourceColour.signalMax(format: format, bits: colour.bitsPerComponent)
+        // Sequential access streams the file once, top to bottom; rotation needs random
+        // access. (A 300x200 thumbnail of TestHDR.avif took 5x the CPU time from libvips' HEIF
+        // loader in random access: its work is redone for the strips the thumbnail asks for.)
+        let sequential = header.orientation <= 1
+        var shrink = 1
+        var target: (width: Int, height: Int)?
+        switch plan.mode {
+        case .full:
+            break
+        case let .thumbnail(width, height, stretch):
+            let size = (try? BitmapThumbnail.libvipsSize(header: header, shrink: 1, width: width, height: height, stretch: stretch))
+                ?? (width: width, height: height)
+            target = size
+            shrink = max(1, min(header.width / max(1, size.width), header.height / max(1, size.height)) / 3)
+        }
+        let options = "fail_on=truncated" + (sequential ? ",access=sequential" : "")
+        let source = ImageRecipe { [operation, shrink] () throws(VipsError) in
+            var image = try VipsImageRef.load(operation, data: data, options: options).budgeted(by: WorkBudget(limit: budget))
+            if shrink > 1 { image = try image.shrunk(horizontal: shrink, vertical: shrink) }
+            return try image.toneMappedToSRGB(colour, signalMax: signalMax)
+        }
+        switch plan.mode {
+        case .full(let orientation) where orientation > 1:
+            return source.appending { image throws(VipsError) in try image.autorotated() }
+        case .full:
+            return source
+        case let .thumbnail(width, height, stretch):
+            // Unshrunk, libvips' thumbnail of the box is the file's; shrunk, the size is forced.
+            let size = shrink > 1 ? target ?? (width: width, height: height) : (width: width, height: height)
+            let sizing: VipsImageRef.ThumbnailSizing = stretch || shrink > 1 ? .force : .down
+            return source.appending { image throws(VipsError) in
+                try image.thumbnail(width: size.width, height: size.height, sizing: sizing)
+            }
+        }
+    }
+
+    /// With `decodeToHDR`, the pipeline of the source's own samples at more than 8 bits, the
+    /// size (`width` x `height`) and orientation of the 8-bit rendition: the loader, turned
+    /// upright, resized (libvips' Lanczos-3 in 16 bits; libvips' thumbnail would cast to 8).
+    func highBitDepthSource(for data: Data, header: VipsHeader, width: Int, height: Int, budget: Duration) -> HighBitDepthSource {
+        let orientation = header.orientation
+        let (uprightWidth, uprightHeight) = (header.width, header.height)
+        return HighBitDepthSource(
+            build: { [operation] () throws(VipsError) in
+                let access = orientation <= 1 ? ",access=sequential" : ""
+                var image = try VipsImageRef.load(operation, data: data, options: "fail_on=truncated" + access)
+                    .budgeted(by: WorkBudget(limit: budget))
+                if orientation > 1 { image = try image.autorotated() }
+                if width != uprightWidth || height != uprightHeight {
+                    image = try image.resized(
+                        horizontalScale: Double(width) / Double(uprightWidth), verticalScale: Double(height) / Double(uprightHeight)
+                    )
+                }
+                return image
+            },
+            signalMax: SourceColour.signalMax(format: format, bits: header.colorInfo.bitsPerComponent),
+            encoding: header.colour.flatMap { $0.declaresCICP ? $0 : nil }
+        )
     }
 
     /// The libvips call that loads `data` by `plan`: the loader, or `thumbnail_buffer`

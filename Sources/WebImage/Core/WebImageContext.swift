@@ -14,6 +14,10 @@ public struct WebImageContext: Sendable {
     public var imagePreserveAspectRatio = true
     /// Decode to at most this many pixels.
     public var imageThumbnailPixelSize: CGSize?
+    /// Decode sources of more than 8 bits (HDR AVIF, HEIC, JPEG XL; 16-bit PNG) keeping their
+    /// samples and colour encoding: SDWebImage's `imageDecodeToHDR`, `decodeToHDR` of the coder
+    /// options.
+    public var imageDecodeToHDR = false
     /// Options passed to the decoder (the values above override their fields).
     public var imageDecodeOptions: ImageCoderOptions?
     /// Options passed to the encoder when a cache stores an image without data.

@@ -23,10 +23,18 @@ public final class Image: Sendable {
     public let isVector: Bool
     /// True when the pixels have an alpha channel.
     public let hasAlpha: Bool
+    /// What the source said about its colour (primaries, transfer, bits a component, HDR,
+    /// headroom), read from the file; `.sRGB` for images made from pixels. The pixels this
+    /// image hands out are 8-bit sRGB whatever the source: PQ and HLG sources tone mapped,
+    /// wide gamuts mapped into sRGB's.
+    public let colorInfo: ImageColorInfo
     /// The frames after the first of an animated image, decoded on demand.
     public let animatedImageProvider: (any AnimatedImageProvider)?
 
     let recipe: ImageRecipe
+    /// With `decodeToHDR`, how to make the source's samples at more than 8 bits.
+    let highBitDepth: HighBitDepthSource?
+    private let renderedHighBitDepth = Locked<SixteenBitSamples?>(nil)
     let sourceByteCount: Int
     /// The file's EXIF, XMP, IPTC and ICC profile, for encoders that keep them; transforms keep it.
     let metadata: ImageMetadata
@@ -49,8 +57,11 @@ public final class Image: Sendable {
         isVector: Bool = false,
         animatedImageProvider: (any AnimatedImageProvider)? = nil,
         sourceByteCount: Int = 0,
-        metadata: ImageMetadata = .none
+        metadata: ImageMetadata = .none,
+        colorInfo: ImageColorInfo = .sRGB,
+        highBitDepth: HighBitDepthSource? = nil
     ) {
+        self.highBitDepth = highBitDepth
         self.recipe = recipe
         self.pixels = Locked(pixels)
         self.pendingBuild = Locked(pixels == nil ? pendingBuild : nil)
@@ -64,6 +75,7 @@ public final class Image: Sendable {
         self.animatedImageProvider = animatedImageProvider
         self.sourceByteCount = sourceByteCount
         self.metadata = metadata
+        self.colorInfo = colorInfo
     }
 
     /// An image over a bitmap that already holds upright sRGB pixels (3 or 4 bands).
@@ -95,7 +107,8 @@ public final class Image: Sendable {
             pixelWidth: image.pixelWidth, pixelHeight: image.pixelHeight, scale: image.scale,
             format: image.format, hasAlpha: image.hasAlpha, isIncremental: image.isIncremental,
             isVector: image.isVector, animatedImageProvider: provider,
-            sourceByteCount: image.sourceByteCount, metadata: image.metadata
+            sourceByteCount: image.sourceByteCount, metadata: image.metadata, colorInfo: image.colorInfo,
+            highBitDepth: image.highBitDepth
         )
     }
 
@@ -184,6 +197,53 @@ public final class Image: Sendable {
         return buffer.withUnsafeBytes { bytes in
             let offset = (y * pixelWidth + x) * 4
             return RGBA8(red: bytes[offset], green: bytes[offset + 1], blue: bytes[offset + 2], alpha: bytes[offset + 3])
+        }
+    }
+
+    // MARK: HDR
+
+    /// Bits a component of the samples this image keeps: 16 for an image decoded with
+    /// `decodeToHDR` from a source of more than 8 bits (`withUnsafeRGBA16Samples` gives them),
+    /// else 8.
+    public var bitsPerComponent: Int { highBitDepth == nil ? 8 : 16 }
+
+    /// True when the image keeps HDR samples (PQ or HLG, decoded with `decodeToHDR`). Its 8-bit
+    /// pixels (`pixel(x:y:)`, `withUnsafeRGBA8Bytes`) are still SDR, tone mapped; encoders
+    /// write it HDR to AVIF, HEIC, JPEG XL and PNG (`encodeKeepsHDR`).
+    public var isHighDynamicRange: Bool { highBitDepth != nil && colorInfo.isHighDynamicRange }
+
+    /// Gives `body` the image's 16-bit samples, RGBA, `pixelWidth * 4` a row, rows top to
+    /// bottom, full signal at 65535: an image decoded with `decodeToHDR` gives its source's
+    /// samples unconverted (PQ or HLG codes in the source's primaries, `colorInfo` says which);
+    /// any other image its 8-bit sRGB pixels widened (`v * 257`). Decoded on first use and kept.
+    public func withUnsafeRGBA16Samples<R>(_ body: (UnsafeBufferPointer<UInt16>) throws -> R) throws -> R {
+        guard highBitDepth != nil else {
+            let widened = try withUnsafeRGBA8Bytes { bytes in bytes.map { UInt16($0) * 257 } }
+            return try widened.withUnsafeBufferPointer(body)
+        }
+        let samples = try sixteenBitSamples()
+        if samples.bands == 4 { return try samples.samples.withUnsafeBufferPointer(body) }
+        var rgba = [UInt16](repeating: .max, count: samples.width * samples.height * 4)
+        for pixel in 0..<(samples.width * samples.height) {
+            for channel in 0..<3 { rgba[pixel * 4 + channel] = samples.samples[pixel * 3 + channel] }
+        }
+        return try rgba.withUnsafeBufferPointer(body)
+    }
+
+    /// The kept 16-bit samples (RGB or RGBA), rendered once.
+    func sixteenBitSamples() throws(ImageCodingError) -> SixteenBitSamples {
+        if let rendered = renderedHighBitDepth.withLock({ $0 }) { return rendered }
+        guard let highBitDepth else { throw .unsupportedFormat(format) }
+        let rendered: SixteenBitSamples
+        do {
+            rendered = try highBitDepth.samples()
+        } catch {
+            throw ImageCodingError(decoding: format, error)
+        }
+        return renderedHighBitDepth.withLock { stored in
+            if let stored { return stored }
+            stored = rendered
+            return rendered
         }
     }
 

@@ -50,4 +50,19 @@ extension ImageCodingError {
     init(encoding format: ImageFormat, from source: ImageFormat, _ error: VipsError) {
         self = error.isOverTimeBudget ? ImageCodingError(decoding: source, error) : .encodingFailed(format: format, reason: error.message)
     }
+
+    /// Runs an encode to `format` of an image decoded from `source`, its failures as this type:
+    /// libvips' through `init(encoding:from:_:)`, others as `encodingFailed`.
+    static func catchingEncodeFailures<T>(to format: ImageFormat, from source: ImageFormat, _ body: () throws -> T) throws(ImageCodingError) -> T {
+        do {
+            return try body()
+        } catch let error as ImageCodingError {
+            throw error
+        } catch let error as VipsError {
+            // A lazy image's pixels are decoded as the saver reads them.
+            throw ImageCodingError(encoding: format, from: source, error)
+        } catch {
+            throw .encodingFailed(format: format, reason: "\(error)")
+        }
+    }
 }

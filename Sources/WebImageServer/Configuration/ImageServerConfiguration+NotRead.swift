@@ -7,16 +7,12 @@ extension ImageServerConfiguration {
     static let imgproxySettingsNotRead: [ImageServerSetting] = [
         // server
         .refused("network", "listener network"),
-        .refused("pathPrefix", "URL path prefix for all routes (incl. /health)"),
         .refused("maxClients", "max simultaneous connections (netutil.LimitListener); 0 = unlimited"),
         .refused("readRequestTimeout", aliases: ["readTimeout"], "http.Server.ReadTimeout (reading the whole request)"),
         .refused("writeResponseTimeout", "max time for writing the response body"),
         .refused("keepAliveTimeout", "http.Server.IdleTimeout; 0 = keep-alives disabled (SetKeepAlivesEnabled(false))"),
         .refused("soReuseport", "set SO_REUSEPORT on the listener"),
-        .refused("healthCheckPath", "extra path answering like /health (prefixed by PATH_PREFIX)"),
-        .refused("allowOrigin", "enables CORS headers with this origin"),
         .refused("setCanonicalHeader", "add Link: <src>; rel=\"canonical\" for http(s) sources"),
-        .refused("enableDebugHeaders", "add X-Origin-*/X-Result-* debug headers"),
         .refused("etagBuster", "global ETag buster"),
         .refused("useLastModified", aliases: ["lastModifiedEnabled"], "Last-Modified from origin; If-Modified-Since forwarded"),
         .refused("lastModifiedBuster", "treat all images as modified at least at this time"),
@@ -25,8 +21,6 @@ extension ImageServerConfiguration {
         // logging
         .refused("logMemStats", "periodically log memory stats"),
         // security
-        .refused("secret", "require Authorization: Bearer <secret>"),
-        .refused("allowedProcessingOptions", "whitelist of option names as written (full and short names listed separately); presets exempt; violation -> 404"),
         .refused("ignoreSslVerification", "skip TLS verification for sources"),
         .refused("sanitizeSvg", "sanitize SVG sources (scripts, on*, hrefs)"),
         .refused("pngUnlimited", "disable libvips PNG chunk limits"),
@@ -34,18 +28,10 @@ extension ImageServerConfiguration {
         .refused("tiffUnlimited", "disable libvips TIFF limits"),
         // error reporting
         .refused("developmentErrorsMode", "detailed error bodies / HTML error pages"),
-        // misc
-        .refused("argumentsSeparator", "option argument separator"),
         // sources
-        .refused("baseUrl", "prefix added to source URLs (not added if URL already starts with it)"),
-        .refused("urlReplacements", "prefix rewrites before BASE_URL; * = ([^/]*), ${N} in replacement"),
-        .refused("base64.urlIncludesFilename", "drop last path segment of base64 URLs (SEO filename)"),
         .refused("sourceUrlQuerySeparator", "separator of query string in non-HTTP source URLs; empty = no query extraction"),
         .refused("userAgent", "User-Agent for source requests; %current_version substituted"),
         .refused("clientKeepAliveTimeout", "idle keep-alive of the outgoing HTTP client; 0 = off"),
-        .refused("cookiePassthrough", "forward request cookies applicable to the source URL"),
-        .refused("cookiePassthroughAll", "forward all cookies regardless of URL"),
-        .refused("cookieBaseUrl", "assumed scope URL of incoming cookies"),
         // sources/s3
         .refused("s3.assumeRoleArn", "STS role to assume"),
         .refused("s3.assumeRoleExternalId", "external ID for the role"),
@@ -103,12 +89,6 @@ extension ImageServerConfiguration {
         .refused("watermarkPath", "watermark file (priority 2)"),
         .refused("watermarkUrl", "watermark URL, downloaded once at startup (priority 3)"),
         .refused("watermarkOpacity", "base opacity, multiplied by the wm option's opacity"),
-        // fallback
-        .refused("fallbackImageData", "fallback image data (priority 1)"),
-        .refused("fallbackImagePath", "fallback file (priority 2)"),
-        .refused("fallbackImageUrl", "fallback URL, downloaded at startup (priority 3)"),
-        .refused("fallbackImageHttpCode", "status when fallback served; 0 = the original error status"),
-        .refused("fallbackImageTtl", "max-age when fallback served"),
         // presets
         .refused("presetsSeparator", "separator for PRESETS"),
         .refused("presetsPath", "file with one preset per line (# comments); appended after PRESETS"),

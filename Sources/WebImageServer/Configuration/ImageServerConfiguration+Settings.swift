@@ -2,7 +2,7 @@ extension ImageServerConfiguration {
     /// Every setting, declared once: reading goes through this table, and docs/server.md's
     /// settings table is written from it (`SettingsTableTests`). imgproxy's settings keep their
     /// names and meanings; defaults are the properties' own.
-    static let settings: [ImageServerSetting] = read + imgproxySettingsNotRead
+    static let settings: [ImageServerSetting] = read + requestSurface + imgproxySettingsNotRead
 
     /// The settings this server reads.
     static let read: [ImageServerSetting] = [
@@ -119,6 +119,60 @@ extension ImageServerConfiguration {
         ),
         .read("s3.allowedBuckets", \.s3.allowedBuckets, .list, "buckets `s3://` may read (else 404); none: any"),
         .read("s3.deniedBuckets", \.s3.deniedBuckets, .list, "buckets `s3://` may not read (404), whatever `S3_ALLOWED_BUCKETS` says"),
+    ]
+
+    /// The URL and HTTP settings: how a URL is read (`ARGUMENTS_SEPARATOR`, the source URL's
+    /// rewrites), what a request must carry (`SECRET`), what a response carries (CORS, debug
+    /// headers), the routes (`PATH_PREFIX`, `HEALTH_CHECK_PATH`), cookies, the fallback image.
+    static let requestSurface: [ImageServerSetting] = [
+        .read("pathPrefix", \.pathPrefix, .urlPath, "a path every route is under, `/health` too (`/images`)"),
+        .read("healthCheckPath", \.healthCheckPath, .optional(.urlPath), "another path answering as `/health` does (under `PATH_PREFIX`)"),
+        .read(
+            "secret", \.secret, .optional(.text),
+            "image requests must carry `Authorization: Bearer {SECRET}` (compared in constant time; else 403); none: not checked"
+        ),
+        .read(
+            "allowOrigin", \.allowOrigin, .optional(.text),
+            "CORS: `Access-Control-Allow-Origin` with it and `-Methods: GET, OPTIONS` on image responses and `OPTIONS`"
+        ),
+        .read(
+            "enableDebugHeaders", \.enableDebugHeaders, .bool,
+            "`X-Origin-Content-Length`, `X-Origin-Width`, `-Height`, `X-Result-Width`, `-Height` on images"
+        ),
+        .read(
+            "allowedProcessingOptions", \.processing.allowedProcessingOptions, .list,
+            "option names a URL may write, as written (`rs` and `resize` apart; presets' contents exempt; else 404); none: any"
+        ),
+        .read("argumentsSeparator", \.processing.argumentsSeparator, .argumentsSeparator, "separates an option's name and arguments in URLs and presets"),
+        .read(
+            "urlReplacements", \.processing.urlReplacements, .urlReplacements,
+            "`pattern=replacement;...`: a source URL starting with a pattern (`*`: any run without `/`) has that start replaced (`$1`: a run)"
+        ),
+        .read("baseUrl", \.processing.baseURL, .prefix, "put before source URLs that do not start with it, after `URL_REPLACEMENTS`"),
+        .read(
+            "base64.urlIncludesFilename", \.processing.base64URLIncludesFilename, .bool,
+            "a base64 source's last `/` segment is a file name, not part of the URL"
+        ),
+        .read("cookiePassthrough", \.cookiePassthrough, .bool, "the request's cookies go with the source's fetch when their scope covers it"),
+        .read("cookiePassthroughAll", \.cookiePassthroughAll, .bool, "with `COOKIE_PASSTHROUGH`, all of them, whatever the source"),
+        .read(
+            "cookieBaseUrl", \.cookieBaseURL, .optional(.text),
+            "the URL the request's cookies are taken as set for; none: the request's own (`X-Forwarded-Proto`, `X-Forwarded-Host` or `Host`)"
+        ),
+        .read(
+            "fallbackImageData", \.fallbackImageData, .optional(.base64),
+            "an image (base64) answered, processed with the request's options, when the source cannot be had or read"
+        ),
+        .read("fallbackImagePath", \.fallbackImagePath, .optional(.text), "the same from a file, when no data is set; read at start"),
+        .read(
+            "fallbackImageUrl", \.fallbackImageURL, .optional(.text),
+            "the same from a URL, when neither is set; fetched when first needed (imgproxy: at start)"
+        ),
+        .read("fallbackImageHttpCode", \.fallbackImageHTTPCode, .statusOrZero, "the fallback's status; 0: the failure's own"),
+        .read(
+            "fallbackImageTtl", \.fallbackImageTTL, .int(),
+            "the fallback's `max-age`; 0: `TTL` below status 400, else `no-store` (imgproxy: no `Cache-Control`)"
+        ),
     ]
 
     /// `WEBIMAGE_KEY (--key)` for `\.keys`: the setting of `property` as a user writes it.

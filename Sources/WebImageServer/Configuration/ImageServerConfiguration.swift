@@ -71,6 +71,39 @@ public struct ImageServerConfiguration: Sendable {
     /// What requests are parsed and processed by: quality, formats, presets, source limits.
     public var processing = ProcessingConfiguration()
 
+    // MARK: The request surface
+
+    /// A path every route is under (`/images`: `/images/health`, `/images/{signature}/...`);
+    /// empty: the root. Written `/images`; a missing leading `/` is added, a trailing one dropped.
+    public var pathPrefix = ""
+    /// Another path (under `pathPrefix`) answering as `/health` does.
+    public var healthCheckPath: String?
+    /// Image responses (and `OPTIONS`) carry `Access-Control-Allow-Origin` with this value and
+    /// `Access-Control-Allow-Methods: GET, OPTIONS`; none: no CORS headers.
+    public var allowOrigin: String?
+    /// Image requests must carry `Authorization: Bearer <secret>` (compared in constant time);
+    /// others are 403. None: not checked. Never logged.
+    public var secret: String?
+    /// Image responses carry `X-Origin-Content-Length`, `X-Origin-Width`, `X-Origin-Height`,
+    /// `X-Result-Width` and `X-Result-Height`.
+    public var enableDebugHeaders = false
+    /// The request's cookies go with the source's fetch: those whose scope (`cookieBaseURL`, else
+    /// the request's own host) covers the source URL, or all with `cookiePassthroughAll`.
+    public var cookiePassthrough = false
+    public var cookiePassthroughAll = false
+    public var cookieBaseURL: String?
+    /// An image answered, processed with the request's options, when the source cannot be had
+    /// or read: base64 data, else a file, else a URL (fetched when first needed). Never stored
+    /// as the result.
+    public var fallbackImageData: String?
+    public var fallbackImagePath: String?
+    public var fallbackImageURL: String?
+    /// The status of a fallback image's response; 0: the status the failure would have had.
+    public var fallbackImageHTTPCode = 200
+    /// `max-age` of a fallback image's response, seconds; 0: as a result's (`ttl`) when its
+    /// status is below 400, else `no-store`.
+    public var fallbackImageTTL = 0
+
     /// Whether the playground is served.
     public var servesPlayground: Bool { playground ?? bind.isLoopback }
 

@@ -53,6 +53,18 @@ public struct ProcessingConfiguration: Sendable, Hashable {
     public var stripMetadata = true
     /// Turn sources upright by their EXIF orientation.
     public var autoRotate = true
+    /// What separates an option's name and arguments in URLs and presets (`rs:fill:300:200`).
+    public var argumentsSeparator = ":"
+    /// Option names a URL may write, as written (`rs` and `resize` are two names); empty: any.
+    /// Presets' options are not held to it (the `preset` option itself is); a name not listed is
+    /// 404.
+    public var allowedProcessingOptions: [String] = []
+    /// Source URL rewrites, in order, before `baseURL`.
+    public var urlReplacements: [URLReplacement] = []
+    /// Put before every source URL that does not start with it already.
+    public var baseURL = ""
+    /// A base64 source's last `/` segment is a file name for search engines, not part of it.
+    public var base64URLIncludesFilename = false
 
     /// The defaults.
     public init() {}

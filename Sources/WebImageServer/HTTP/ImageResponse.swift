@@ -25,10 +25,52 @@ enum ImageResponse {
         if configuration.usesETag, EntityTag.notModified(ifNoneMatch: ifNoneMatch, metadata.entityTag) {
             return Response(status: .notModified, headers: headers)
         }
+        return image(result, job: job, status: .ok, headers: headers, configuration: configuration)
+    }
+
+    /// The fallback image made for `job` in place of a source that failed with `failure`: with
+    /// `FALLBACK_IMAGE_HTTP_CODE` (0: the failure's status), `max-age` `FALLBACK_IMAGE_TTL` (0: as
+    /// a result's below 400, else `no-store`), no entity tag, `X-Cache: fallback`.
+    static func fallback(_ result: StoredResult, job: ImageJob, failure: ImageServerError, configuration: ImageServerConfiguration) -> Response {
+        let status = configuration.fallbackImageHTTPCode == 0 ? failure.status : configuration.fallbackImageHTTPCode
+        var headers = HTTPFields()
+        if configuration.fallbackImageTTL > 0 {
+            headers[.cacheControl] = "public, max-age=\(maxAge(configuration.fallbackImageTTL, job: job))"
+        } else if status >= 400 {
+            headers[.cacheControl] = "no-store"
+        } else {
+            headers[.cacheControl] = cacheControl(job: job, metadata: nil, configuration: configuration)
+        }
+        if job.format.variesWithAccept { headers[.vary] = "Accept" }
+        headers[ImageServer.cacheField] = "fallback"
+        return image(result, job: job, status: .init(code: status), headers: headers, configuration: configuration)
+    }
+
+    /// The response carrying `result`'s bytes: `headers` and those of the image itself.
+    private static func image(
+        _ result: StoredResult, job: ImageJob, status: HTTPResponse.Status, headers: HTTPFields, configuration: ImageServerConfiguration
+    ) -> Response {
+        var headers = headers
+        let metadata = result.metadata
         headers[.contentType] = metadata.contentType
         headers[.contentLength] = String(result.body.readableBytes)
         headers[.contentDisposition] = contentDisposition(job: job, fileExtension: metadata.fileExtension)
-        return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: result.body))
+        if configuration.enableDebugHeaders { addDebugHeaders(metadata, to: &headers) }
+        return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: result.body))
+    }
+
+    /// `ENABLE_DEBUG_HEADERS`' fields, as imgproxy names them: the source's bytes and size (as
+    /// its header gives it), the result's size (one frame's).
+    private static func addDebugHeaders(_ metadata: ResultMetadata, to headers: inout HTTPFields) {
+        if let source = metadata.sourceFacts {
+            headers[HTTPField.Name("X-Origin-Content-Length")!] = String(source.byteCount)
+            headers[HTTPField.Name("X-Origin-Width")!] = String(source.pixelWidth)
+            headers[HTTPField.Name("X-Origin-Height")!] = String(source.pixelHeight)
+        }
+        if let width = metadata.pixelWidth, let height = metadata.pixelHeight {
+            headers[HTTPField.Name("X-Result-Width")!] = String(width)
+            headers[HTTPField.Name("X-Result-Height")!] = String(height)
+        }
     }
 
     /// 304 with `entityTag`, decided before the result was looked for or made.
@@ -55,11 +97,13 @@ enum ImageResponse {
     /// `public, max-age=TTL`, capped by the URL's expiry.
     private static func cacheControl(job: ImageJob, metadata: ResultMetadata?, configuration: ImageServerConfiguration) -> String {
         if configuration.cacheControlPassthrough, let passed = metadata?.sourceCacheControl { return passed }
-        var maxAge = configuration.ttl
-        if let expires = job.request.expires {
-            maxAge = min(maxAge, max(0, Int(expires.timeIntervalSinceNow.rounded(.down))))
-        }
-        return "public, max-age=\(maxAge)"
+        return "public, max-age=\(maxAge(configuration.ttl, job: job))"
+    }
+
+    /// `seconds`, capped by the URL's expiry.
+    private static func maxAge(_ seconds: Int, job: ImageJob) -> Int {
+        guard let expires = job.request.expires else { return seconds }
+        return min(seconds, max(0, Int(expires.timeIntervalSinceNow.rounded(.down))))
     }
 
     /// `inline` (or `attachment`) with the file name the URL gave, else the source's, and the

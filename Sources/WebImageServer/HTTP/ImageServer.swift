@@ -22,8 +22,10 @@ import WebImage
 /// result's entity tag, or the tag the stored source's version gives, is answered 304 before any
 /// fetch or processing; otherwise the work is shared with identical requests in flight and runs
 /// in a worker slot: the source from the source store or fetched (Source), processed
-/// (Processing), stored (Result). An error is never stored. Request IDs, the access log and the
-/// request counters are middleware (HTTP/Middleware).
+/// (Processing), stored (Result). An error is never stored; a source that cannot be had or read
+/// is answered with the fallback image, when one is configured, which is not stored either.
+/// Request IDs, the access log, the request counters, CORS, the bearer secret and `HEAD` are
+/// middleware (HTTP/Middleware).
 public final class ImageServer: Sendable {
     public let configuration: ImageServerConfiguration
     let parser: any ImageRequestParser
@@ -31,10 +33,16 @@ public final class ImageServer: Sendable {
     let results: ResultStore
     let sources: SourceStore
     let slots: WorkerSlots
-    let inFlight = SharedWork<StoredResult>()
+    let inFlight = SharedWork<Made>()
     let clientGone = ClientGoneWaiters()
     let metrics: ServerMetrics
     let healthCheck = HealthCheck()
+    let downloader: ImageDownloader
+    /// `ALLOWED_SOURCES`, checked before a fetch when a fallback image may answer: a source it
+    /// refuses is 404, never the fallback (imgproxy checks it before the download too).
+    let allowedSources: AllowedSources
+    let fallbackImage: FallbackImage?
+    let sourceCookies: SourceCookies?
 
     /// A server with `configuration`, parsing paths with `parser`, fetching remote sources with
     /// `downloader` and counting with `metricsFactory` (nil: the global one).
@@ -44,6 +52,10 @@ public final class ImageServer: Sendable {
     ) throws(ImageServerConfigurationError) {
         self.configuration = configuration
         self.parser = parser
+        self.downloader = downloader
+        allowedSources = AllowedSources(configuration.allowedSources)
+        fallbackImage = try FallbackImage(configuration: configuration)
+        sourceCookies = try SourceCookies(configuration: configuration)
         var resultConfig = ImageCacheConfig()
         resultConfig.maxDiskSize = configuration.resultCacheSize
         resultConfig.maxDiskAge = -1
@@ -71,7 +83,7 @@ public final class ImageServer: Sendable {
         }
         sources = SourceStore(
             disk: EntryStore(namespace: "sources", directory: folder, config: sourceConfig),
-            downloader: downloader, localRoot: localRoot, allowedSources: AllowedSources(configuration.allowedSources), s3: s3
+            downloader: downloader, localRoot: localRoot, allowedSources: allowedSources, s3: s3
         )
         let metrics = ServerMetrics(factory: metricsFactory)
         self.metrics = metrics
@@ -90,17 +102,36 @@ public final class ImageServer: Sendable {
         )
     }
 
-    /// Adds `GET health`, the playground when configured (`/` and `playground/sign`), and
-    /// `GET **` (image URLs, behind the request ID, access log and metrics middleware) to
-    /// `routes`: a router, or a group of it under the prefix the images live at.
+    /// Adds, under `PATH_PREFIX` when set, `GET health` (and `HEALTH_CHECK_PATH`), the playground
+    /// when configured (`/` and `playground/sign`), and the image URLs to `routes`: a router, or a
+    /// group of it under the prefix the images live at. Image URLs answer `GET` and `HEAD` (the
+    /// same headers, no body) behind the request ID, access log and metrics middleware and, with
+    /// `SECRET`, the bearer check; `OPTIONS` answers 200 at once. With `ALLOW_ORIGIN`, all three
+    /// carry the CORS headers.
     public func addRoutes<Routes: RouterMethods>(to routes: Routes) {
-        routes.get("health") { _, _ in await self.healthCheck.response() }
-        addPlaygroundRoutes(to: routes)
-        routes.group()
-            .add(middleware: RequestIDMiddleware())
+        let mounted = routes.group(RouterPath(configuration.pathPrefix))
+        let healthPaths = ["/health"] + [configuration.healthCheckPath].compactMap { $0 }.filter { !$0.isEmpty && $0 != "/health" }
+        for path in healthPaths {
+            mounted.get(RouterPath(path)) { _, _ in await self.healthCheck.response() }
+            mounted.head(RouterPath(path)) { _, _ in await self.healthCheck.response().createHeadResponse() }
+        }
+        addPlaygroundRoutes(to: mounted)
+        let images = mounted.group()
+        if let origin = configuration.allowOrigin { images.add(middleware: CORSMiddleware(origin: origin)) }
+        images.on("**", method: .options) { _, _ in Response(status: .ok) }
+        answering(images.group()).get("**") { request, context in try await self.respond(to: request, context: context) }
+        answering(images.group().add(middleware: HeadMiddleware())).head("**") { request, context in
+            try await self.respond(to: request, context: context)
+        }
+    }
+
+    /// `group` with the middleware image requests are answered behind.
+    private func answering<Context: RequestContext>(_ group: RouterGroup<Context>) -> RouterGroup<Context> {
+        group.add(middleware: RequestIDMiddleware())
             .add(middleware: AccessLogMiddleware())
             .add(middleware: RequestMetricsMiddleware(metrics: metrics))
-            .get("**") { request, context in try await self.respond(to: request, context: context) }
+        if let secret = configuration.secret { group.add(middleware: BearerSecretMiddleware(secret: secret)) }
+        return group
     }
 
     /// The `X-Cache` header: where the result came from (memory, disk, miss; source for a 304
@@ -115,7 +146,8 @@ public final class ImageServer: Sendable {
         do {
             let imageRequest = try parser.parse(path: String(ImagePath.path(request, context: context)), now: Date())
             let plan = OutputFormatPlan(options: imageRequest.options, accept: request.headers[.accept], configuration: configuration.processing)
-            let job = ImageJob(request: imageRequest, format: plan)
+            let cookie = sourceCookies?.header(for: request, source: imageRequest.source)
+            let job = ImageJob(request: imageRequest, format: plan, sourceCookie: cookie)
             let ifNoneMatch = configuration.usesETag ? request.headers[.ifNoneMatch] : nil
             if let result = results.memoryResult(forKey: job.key) {
                 // Answered at once: no timeout or client watch to set up.
@@ -154,45 +186,90 @@ public final class ImageServer: Sendable {
             return ImageResponse.result(result, job: job, cache: tier.rawValue, ifNoneMatch: ifNoneMatch, configuration: configuration)
         }
         metrics.cacheLookup(tier: "miss")
-        if ifNoneMatch != nil, let version = EntityTag.sourceVersion(validators: await sources.storedValidators(of: job.request.source)) {
+        if fallbackImage != nil, case .remote(let url) = job.request.source, !allowedSources.allows(url) {
+            metrics.sourcesRefused.increment()
+            throw ImageServerError.sourceRefused("\(url.absoluteString) is not in WEBIMAGE_ALLOWED_SOURCES")
+        }
+        // A source fetched with the request's cookies is not in the source store.
+        if ifNoneMatch != nil, job.sourceCookie == nil, let version = EntityTag.sourceVersion(validators: await sources.storedValidators(of: job.request.source)) {
             let tag = EntityTag.make(sourceVersion: version, key: job.key)
             if EntityTag.notModified(ifNoneMatch: ifNoneMatch, tag) {
                 return ImageResponse.notModified(entityTag: tag, job: job, cache: "source", configuration: configuration)
             }
         }
-        let (result, _) = try await inFlight.value(forKey: job.key.text) { try await self.make(job, logger: logger) }
-        return ImageResponse.result(result, job: job, cache: "miss", ifNoneMatch: ifNoneMatch, configuration: configuration)
+        let (made, _) = try await inFlight.value(forKey: job.key.text) { try await self.make(job, logger: logger) }
+        if let failure = made.fallbackFor {
+            return ImageResponse.fallback(made.result, job: job, failure: failure, configuration: configuration)
+        }
+        return ImageResponse.result(made.result, job: job, cache: "miss", ifNoneMatch: ifNoneMatch, configuration: configuration)
+    }
+
+    /// What a making gives: the result, or the fallback image made in place of a source that
+    /// could not be had or read (`fallbackFor`: why), which is never stored.
+    struct Made: Sendable {
+        let result: StoredResult
+        let fallbackFor: ImageServerError?
     }
 
     /// Fetches and processes in a worker slot, then keeps the result: in memory at once, on disk
-    /// behind the response (as a fetched source is), so that no response waits on the disk.
-    private func make(_ job: ImageJob, logger: Logger) async throws -> StoredResult {
+    /// behind the response (as a fetched source is), so that no response waits on the disk. A
+    /// source that cannot be had (any fetch or read failure) or read (not an image, corrupt)
+    /// gives the fallback image instead, when one is configured.
+    private func make(_ job: ImageJob, logger: Logger) async throws -> Made {
         try await slots.withSlot {
             let source: SourceImage
             do {
-                source = try await sources.source(job.request.source, maximumBytes: job.request.options.maxSourceFileSize, logger: logger)
-            } catch ImageServerError.sourceRefused(let reason) {
-                metrics.sourcesRefused.increment()
-                throw ImageServerError.sourceRefused(reason)
+                source = try await sources.source(
+                    job.request.source, maximumBytes: job.request.options.maxSourceFileSize, cookie: job.sourceCookie, logger: logger
+                )
+            } catch let error as ImageServerError where error != .clientClosed {
+                if case .sourceRefused = error { metrics.sourcesRefused.increment() }
+                return try await self.fallback(for: error, job: job, logger: logger)
             }
             metrics.sourceBytes.increment(by: source.data.count)
             try Task.checkCancellation()
             logger.debug("processing", metadata: ["job": "\(job)"])
             let started = ContinuousClock.now
-            let processed = try await processor.process(source.data, options: job.request.options, format: job.format)
+            let processed: ProcessedImage
+            do {
+                processed = try await processor.process(source.data, options: job.request.options, format: job.format)
+            } catch let error as ImageServerError {
+                guard case .unreadableSource = error else { throw error }
+                return try await self.fallback(for: error, job: job, logger: logger)
+            }
             metrics.processingDuration.recordNanoseconds((ContinuousClock.now - started).nanoseconds)
             metrics.processed.increment()
-            var metadata = ResultMetadata(
-                contentType: processed.format.mimeType, fileExtension: processed.format.fileExtension,
-                entityTag: EntityTag.make(sourceVersion: EntityTag.sourceVersion(source), key: job.key),
-                lastModified: source.validators?.lastModified,
-                sourceCacheControl: source.cacheControl, sourceExpires: source.expires
-            )
-            (metadata.pixelWidth, metadata.pixelHeight, metadata.sourceFacts) = (processed.pixelWidth, processed.pixelHeight, processed.sourceFacts)
-            let result = StoredResult(body: ByteBuffer(bytes: processed.data), metadata: metadata)
+            let entityTag = EntityTag.make(sourceVersion: EntityTag.sourceVersion(source), key: job.key)
+            let result = Self.stored(processed, entityTag: entityTag, source: source)
             results.store(result, data: processed.data, forKey: job.key, logger: logger)
-            return result
+            return Made(result: result, fallbackFor: nil)
         }
+    }
+
+    /// The fallback image processed as `job` asks, in place of a source that failed with
+    /// `failure`; throws `failure` when no fallback image is configured, or it cannot be had or made.
+    private func fallback(for failure: ImageServerError, job: ImageJob, logger: Logger) async throws -> Made {
+        guard let fallbackImage, let data = await fallbackImage.data(downloader: downloader, logger: logger) else { throw failure }
+        logger.warning("the source could not be had or read: answering the fallback image", metadata: ["reason": "\(failure)"])
+        let processed: ProcessedImage
+        do {
+            processed = try await processor.process(data, options: job.request.options, format: job.format)
+        } catch {
+            logger.warning("the fallback image could not be made", metadata: ["reason": "\(error)"])
+            throw failure
+        }
+        metrics.processed.increment()
+        return Made(result: Self.stored(processed, entityTag: "", source: nil), fallbackFor: failure)
+    }
+
+    /// `processed` as the result store keeps it, with what the response says of it.
+    private static func stored(_ processed: ProcessedImage, entityTag: String, source: SourceImage?) -> StoredResult {
+        var metadata = ResultMetadata(
+            contentType: processed.format.mimeType, fileExtension: processed.format.fileExtension, entityTag: entityTag,
+            lastModified: source?.validators?.lastModified, sourceCacheControl: source?.cacheControl, sourceExpires: source?.expires
+        )
+        (metadata.pixelWidth, metadata.pixelHeight, metadata.sourceFacts) = (processed.pixelWidth, processed.pixelHeight, processed.sourceFacts)
+        return StoredResult(body: ByteBuffer(bytes: processed.data), metadata: metadata)
     }
 
     /// Returns once every source and result the server began writing to disk is written: call it

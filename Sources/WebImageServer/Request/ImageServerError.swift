@@ -22,11 +22,15 @@ public enum ImageServerError: Error, Sendable, Hashable, CustomStringConvertible
     case expired
     /// A security option (`max_src_resolution`, ...) while the configuration does not allow them.
     case securityOptionNotAllowed(String)
+    /// The request lacks `Authorization: Bearer` with the configured secret (`SECRET`).
+    case invalidSecret
 
     // MARK: 404
 
     /// The path is not `/{signature}/{options}/{source}`.
     case invalidPath(String)
+    /// An option, named as written, that `ALLOWED_PROCESSING_OPTIONS` does not list (imgproxy's 404).
+    case optionNotAllowed(String)
     /// The source cannot be decoded from the path (bad escape, bad base64, two extensions, empty).
     case invalidSource(String)
     /// The source's scheme is unknown or not enabled.
@@ -68,8 +72,8 @@ public enum ImageServerError: Error, Sendable, Hashable, CustomStringConvertible
     public var status: Int {
         switch self {
         case .unknownOption, .invalidOption: 400
-        case .invalidSignature, .signatureLooksLikeOption, .expired, .securityOptionNotAllowed: 403
-        case .invalidPath, .invalidSource, .unsupportedSourceScheme, .sourceRefused, .sourceUnreachable: 404
+        case .invalidSignature, .signatureLooksLikeOption, .expired, .securityOptionNotAllowed, .invalidSecret: 403
+        case .invalidPath, .optionNotAllowed, .invalidSource, .unsupportedSourceScheme, .sourceRefused, .sourceUnreachable: 404
         case .unreadableSource, .sourceTooLarge, .resultTooLarge, .maxBytesNotMet, .unsupportedOutputFormat: 422
         case .tooManyRequests: 429
         case .clientClosed: 499
@@ -89,7 +93,9 @@ public enum ImageServerError: Error, Sendable, Hashable, CustomStringConvertible
         case .signatureLooksLikeOption: "Invalid signature: the signature appears to be a processing option"
         case .expired: "Expired URL"
         case .securityOptionNotAllowed(let name): "Security processing options are not allowed: \(name)"
+        case .invalidSecret: "Forbidden"
         case .invalidPath: "Invalid URL"
+        case .optionNotAllowed(let name): "Processing option not allowed: \(name)"
         case .invalidSource, .unsupportedSourceScheme, .sourceRefused: "Invalid source URL"
         case .sourceUnreachable: "Source is unreachable"
         case .unreadableSource: "Broken or unsupported image"

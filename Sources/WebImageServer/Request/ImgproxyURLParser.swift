@@ -18,7 +18,7 @@ public struct ImgproxyURLParser: ImageRequestParser {
 
     /// A parser reading the options `optionTable` declares, into the options and the result key.
     init(configuration: ProcessingConfiguration, verifier: SignatureVerifier?, optionTable: OptionTable) throws(ImageServerConfigurationError) {
-        let presets = try Presets(parsing: configuration.presets)
+        let presets = try Presets(parsing: configuration.presets, separator: configuration.argumentsSeparator)
         self.configuration = configuration
         if let verifier {
             self.verifier = verifier
@@ -58,15 +58,20 @@ public struct ImgproxyURLParser: ImageRequestParser {
         var options = try defaultOptions(now: now)
         let sourceSegments: [String]
         if configuration.onlyPresets {
-            let names = segments[0].split(separator: ":", omittingEmptySubsequences: false).map(String.init)
+            let names = segments[0].components(separatedBy: configuration.argumentsSeparator)
             try applier.apply(RawOption(name: "preset", arguments: names), to: &options, now: now)
             sourceSegments = Array(segments.dropFirst())
         } else {
-            let (parsed, rest) = RawOption.leading(segments)
-            for option in parsed { try applier.apply(option, to: &options, now: now) }
+            let (parsed, rest) = RawOption.leading(segments, separator: configuration.argumentsSeparator)
+            for option in parsed {
+                try checkAllowed(option)
+                try applier.apply(option, to: &options, now: now)
+            }
             sourceSegments = rest
         }
-        let (source, written) = try SourceDecoding.decode(sourceSegments, schemes: configuration.sourceSchemes)
+        let (source, written) = try SourceDecoding.decode(
+            sourceSegments, schemes: configuration.sourceSchemes, reading: SourceURLReading(configuration)
+        )
         if let written, !options.raw {
             guard let format = FormatNames.format(named: written) else {
                 throw .invalidOption("extension \(written)", reason: "\(written) is not an image format")
@@ -84,10 +89,21 @@ public struct ImgproxyURLParser: ImageRequestParser {
     public func options(parsing text: String, now: Date = Date()) throws(ImageServerError) -> ProcessingOptions {
         var options = try defaultOptions(now: now)
         let segments = text.split(separator: "/").map(String.init)
-        let (parsed, rest) = RawOption.leading(segments)
-        if let first = rest.first { throw .invalidOption(first, reason: "not an option (name:arguments)") }
-        for option in parsed { try applier.apply(option, to: &options, now: now) }
+        let (parsed, rest) = RawOption.leading(segments, separator: configuration.argumentsSeparator)
+        if let first = rest.first { throw .invalidOption(first, reason: "not an option (name\(configuration.argumentsSeparator)arguments)") }
+        for option in parsed {
+            try checkAllowed(option)
+            try applier.apply(option, to: &options, now: now)
+        }
         return options
+    }
+
+    /// Throws 404 for an option a URL writes when `ALLOWED_PROCESSING_OPTIONS` does not list its
+    /// name as written (imgproxy's rule: `rs` and `resize` are listed apart; the options of the
+    /// presets a URL names are not checked, the `preset` option itself is).
+    private func checkAllowed(_ option: RawOption) throws(ImageServerError) {
+        let allowed = configuration.allowedProcessingOptions
+        if !allowed.isEmpty, !allowed.contains(option.name) { throw .optionNotAllowed(option.name) }
     }
 
     /// The configuration's defaults, then the `default` preset when there is one.

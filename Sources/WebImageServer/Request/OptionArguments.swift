@@ -8,11 +8,13 @@ struct RawOption: Sendable, Hashable {
     let arguments: [String]
 
     /// Splits path segments into the options that lead them and the segments after: the first
-    /// segment without a `:` starts the source (imgproxy's rule).
-    static func leading(_ segments: [String]) -> (options: [RawOption], rest: [String]) {
+    /// segment without a `separator` (`ARGUMENTS_SEPARATOR`, `:`) starts the source (imgproxy's rule).
+    static func leading(_ segments: [String], separator: String = ":") -> (options: [RawOption], rest: [String]) {
         var options: [RawOption] = []
         for (index, segment) in segments.enumerated() {
-            let parts = segment.split(separator: ":", omittingEmptySubsequences: false).map(String.init)
+            let parts = separator == ":"
+                ? segment.split(separator: ":", omittingEmptySubsequences: false).map(String.init)
+                : segment.components(separatedBy: separator)
             guard parts.count > 1 else { return (options, Array(segments[index...])) }
             options.append(RawOption(name: parts[0], arguments: Array(parts.dropFirst())))
         }

@@ -50,27 +50,54 @@ enum PercentDecoding {
     }
 }
 
+/// How a source URL is read beyond its encoding (imgproxy's `options/parser/url.go`): a base64
+/// source's last segment taken as a file name (`BASE64_URL_INCLUDES_FILENAME`), then the decoded
+/// URL rewritten by `URL_REPLACEMENTS`, then `BASE_URL` put before it unless it starts with it.
+struct SourceURLReading: Sendable {
+    var base64IncludesFilename = false
+    var replacements: [URLReplacement] = []
+    var baseURL = ""
+
+    init() {}
+
+    init(_ configuration: ProcessingConfiguration) {
+        base64IncludesFilename = configuration.base64URLIncludesFilename
+        replacements = configuration.urlReplacements
+        baseURL = configuration.baseURL
+    }
+
+    /// `url` as decoded from the path, rewritten and based.
+    func rewritten(_ url: String) -> String {
+        let replaced = replacements.reduce(url) { url, replacement in replacement.applied(to: url) }
+        return baseURL.isEmpty || replaced.hasPrefix(baseURL) ? replaced : baseURL + replaced
+    }
+}
+
 /// The source segments of a path decoded into a URL and the extension after it: `plain/URL@ext`
 /// (percent-escaped) or URL-safe base64 in any number of `/` chunks with `.ext` after
 /// (imgproxy's `options/parser/url.go`).
 enum SourceDecoding {
     /// The source and the extension written after it (the output format), when any.
-    static func decode(_ segments: [String], schemes: Set<String>) throws(ImageServerError) -> (source: SourceURL, fileExtension: String?) {
+    static func decode(
+        _ segments: [String], schemes: Set<String>, reading: SourceURLReading = SourceURLReading()
+    ) throws(ImageServerError) -> (source: SourceURL, fileExtension: String?) {
         guard let first = segments.first else { throw .invalidSource("the source is missing") }
-        let url: String, fileExtension: String?
+        var url: String, fileExtension: String?
         if first == "plain", segments.count > 1 {
             let encoded = segments.dropFirst().joined(separator: "/")
             let (body, suffix) = try split(encoded, at: "@")
             guard let unescaped = PercentDecoding.pathUnescaped(body) else { throw .invalidSource("a bad percent escape") }
             (url, fileExtension) = (unescaped, suffix)
         } else {
-            let encoded = segments.joined()
+            let chunks = reading.base64IncludesFilename && segments.count > 1 ? segments.dropLast() : segments[...]
+            let encoded = chunks.joined()
             let (body, suffix) = try split(encoded, at: ".")
             guard let bytes = Base64URL.decode(body), let text = String(validating: bytes, as: UTF8.self) else {
                 throw .invalidSource("not URL-safe base64 of a UTF-8 URL")
             }
             (url, fileExtension) = (text, suffix)
         }
+        url = reading.rewritten(url)
         guard !url.isEmpty else { throw .invalidSource("the source URL is empty") }
         guard let scheme = scheme(of: url)?.lowercased() else { throw .invalidSource("the source URL has no scheme") }
         guard schemes.contains(scheme) else { throw .unsupportedSourceScheme(scheme) }

@@ -1,15 +1,20 @@
+import Crypto
+
 /// What one image request asks the server to make, decided before any fetch: the request, its
 /// output format's plan, and the key its result is stored and shared under. A value, so that
 /// the making can read it and the log can show it.
 struct ImageJob: Sendable, CustomStringConvertible {
     let request: ImageRequest
     let format: OutputFormatPlan
+    /// The `Cookie` header the source's fetch carries (`COOKIE_PASSTHROUGH`); nil: none.
+    let sourceCookie: String?
     let key: ResultKey
 
-    init(request: ImageRequest, format: OutputFormatPlan) {
+    init(request: ImageRequest, format: OutputFormatPlan, sourceCookie: String? = nil) {
         self.request = request
         self.format = format
-        key = ResultKey(request: request, format: format)
+        self.sourceCookie = sourceCookie
+        key = ResultKey(request: request, format: format, sourceCookie: sourceCookie)
     }
 
     /// The source, the canonical options and the format's plan, on one line.
@@ -21,12 +26,18 @@ struct ImageJob: Sendable, CustomStringConvertible {
 /// What identifies a result: the source, the processing asked for (the options' canonical
 /// form: defaults and presets expanded, order normalised) and the output format's plan (the
 /// URL's format, or the formats the request's `Accept` lets the server choose). Never the
-/// signature, which changes with key rotation.
+/// signature, which changes with key rotation. A source fetched with the request's cookies adds
+/// a digest of them: one client's result is never another's.
 struct ResultKey: Hashable, Sendable {
-    /// The three parts on lines of their own: the stores' key, and what entity tags digest.
+    /// The parts on lines of their own: the stores' key, and what entity tags digest.
     let text: String
 
-    init(request: ImageRequest, format plan: OutputFormatPlan) {
-        text = request.source.description + "\n" + request.canonicalForm + "\n" + plan.cacheKey
+    init(request: ImageRequest, format plan: OutputFormatPlan, sourceCookie: String? = nil) {
+        var text = request.source.description + "\n" + request.canonicalForm + "\n" + plan.cacheKey
+        if let sourceCookie {
+            let digest = SHA256.hash(data: Array(sourceCookie.utf8)).map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()
+            text += "\ncookie " + digest
+        }
+        self.text = text
     }
 }

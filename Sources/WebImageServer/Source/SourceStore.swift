@@ -58,8 +58,9 @@ final class SourceStore: Sendable {
 
     /// The bytes of `source`: from the store, else fetched (remote) or read (local). At most
     /// `maximumBytes` (the request's `max_src_file_size`), or the downloader's limit when 0.
-    /// Fetched bytes are written to the store behind the caller.
-    func source(_ source: SourceURL, maximumBytes: Int, logger: Logger) async throws -> SourceImage {
+    /// Fetched bytes are written to the store behind the caller. A remote source fetched with
+    /// `cookie` (`COOKIE_PASSTHROUGH`) is one client's: fetched on its own, never stored.
+    func source(_ source: SourceURL, maximumBytes: Int, cookie: String? = nil, logger: Logger) async throws -> SourceImage {
         let limit = maximumBytes > 0 ? maximumBytes : downloader.config.maximumResponseSize
         switch source {
         case .local(let path):
@@ -67,6 +68,7 @@ final class SourceStore: Sendable {
             return SourceImage(data: try await localRoot.read(path, maximumBytes: limit))
         case .remote(let url):
             guard allowedSources.allows(url) else { throw ImageServerError.sourceRefused("\(url.absoluteString) is not in WEBIMAGE_ALLOWED_SOURCES") }
+            if let cookie { return try await fetch(url, maximumBytes: limit, cookie: cookie) }
             return try await stored(source, limit: limit, logger: logger) { try await self.fetch(url, maximumBytes: $0) }
         case .s3(let object):
             guard let s3 else { throw ImageServerError.unsupportedSourceScheme("s3 (no WEBIMAGE_USE_S3)") }
@@ -90,19 +92,22 @@ final class SourceStore: Sendable {
         return fetched
     }
 
-    private func fetch(_ url: URL, maximumBytes: Int) async throws -> SourceImage {
-        try await Self.download(url, with: downloader, maximumBytes: maximumBytes)
+    private func fetch(_ url: URL, maximumBytes: Int, cookie: String? = nil) async throws -> SourceImage {
+        try await Self.download(url, with: downloader, maximumBytes: maximumBytes, cookie: cookie)
     }
 
     /// `url`'s bytes (at most `maximumBytes`) and what its response said of them, through
-    /// `downloader`; a failure as the client sees it (`serverError`).
-    static func download(_ url: URL, with downloader: ImageDownloader, maximumBytes: Int) async throws -> SourceImage {
+    /// `downloader` (with `cookie`, a fetch of its own); a failure as the client sees it
+    /// (`serverError`).
+    static func download(_ url: URL, with downloader: ImageDownloader, maximumBytes: Int, cookie: String? = nil) async throws -> SourceImage {
         let result: ImageDataDownloadResult
         do {
             // The request's own limit stops its fetch as soon as the body passes it; a request
             // sharing the fetch without one still gets the whole body.
             var context = WebImageContext()
             context.maximumResponseSize = maximumBytes
+            // A fetch with a modifier of its own is shared with no other caller.
+            if let cookie { context.downloadRequestModifier = DownloaderRequestModifier(headers: ["Cookie": cookie]) }
             result = try await downloader.downloadData(with: url, context: context)
         } catch let error as CancellationError {
             throw error

@@ -16,6 +16,11 @@ import WebImage
         ("sdwebimage/IndexedPNG.png", 687, 123), ("sdwebimage/TestImage.heic", 1440, 960),
         ("sdwebimage/TestImage.heif", 1440, 960), ("sdwebimage/TestImage.pdf", 36, 36), ("sdwebimage/TestImage.svg", 131, 76),
         ("sdwebimage/TestEXIF.png", 150, 200), ("sdwebimage/TestICCProfile.jpg", 400, 300),
+        ("sdwebimage/TestHDR.avif", 2048, 858), ("sdwebimage/TestHDR.heic", 600, 400), ("sdwebimage/TestHDR.jxl", 600, 420),
+        ("sdwebimage/TestHDR.jpeg", 1662, 2493),
+        ("hdr/chart-pq.avif", 360, 48), ("hdr/chart-pq.jxl", 360, 48), ("hdr/chart-pq.png", 360, 48),
+        ("hdr/chart-hlg.avif", 336, 48), ("hdr/chart-hlg.png", 336, 48), ("hdr/TestHDR-avif-reference.png", 256, 107),
+        ("hdr/TestHDR-heic-reference.png", 256, 171), ("hdr/TestHDR-jxl-reference.png", 256, 179),
         ("libjpeg-turbo/testorig.jpg", 227, 149), ("libjpeg-turbo/testimgint.jpg", 227, 149),
         ("libjpeg-turbo/testimgari.jpg", 227, 149), ("libjpeg-turbo/monkey16.png", 149, 227),
         ("libjpeg-turbo/shira_bird8.bmp", 192, 144), ("libjpeg-turbo/testorig.png", 227, 149),
@@ -43,7 +48,7 @@ import WebImage
         let subfolders = try FileManager.default.contentsOfDirectory(atPath: TestImages.folder.path)
             .filter { !$0.contains(".") && $0 != "pngsuite" && $0 != "fuzz-regressions" }
             .sorted()
-        #expect(subfolders == ["exif-orientation", "libjpeg-turbo", "photos", "sdwebimage", "webp"])
+        #expect(subfolders == ["exif-orientation", "hdr", "libjpeg-turbo", "photos", "sdwebimage", "webp"])
         let listed = Set(Self.sizes.map(\.0))
         for folder in subfolders {
             for file in try TestImages.files(in: folder) where file != "libjpeg-turbo/monkey12.jpg" {

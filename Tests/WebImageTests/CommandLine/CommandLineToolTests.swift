@@ -15,10 +15,10 @@ import WebImageTestServer
         #expect(result.status == 0, "\(result.standardError)")
         let lines = result.standardOutput.split(separator: "\n").map(String.init)
         #expect(lines.count == 3)
-        #expect(lines.first?.hasSuffix("Landscape_6.jpg: jpeg 1800x1200 frames=1 loop=0") == true)
-        #expect(lines.dropFirst().first?.hasSuffix("TestImageAnimated.webp: webp 990x1050 frames=8 loop=0") == true)
+        #expect(lines.first?.hasSuffix("Landscape_6.jpg: jpeg 1800x1200 frames=1 loop=0 bits=8 primaries=unspecified transfer=unspecified range=full icc=no hdr=no") == true, "\(lines)")
+        #expect(lines.dropFirst().first?.contains("TestImageAnimated.webp: webp 990x1050 frames=8 loop=0 bits=8 ") == true)
         // The test images' README: TestLoopCount.gif is 72x48, 2 frames, loop count 1.
-        #expect(lines.last?.hasSuffix("TestLoopCount.gif: gif 72x48 frames=2 loop=1") == true, "\(lines)")
+        #expect(lines.last?.contains("TestLoopCount.gif: gif 72x48 frames=2 loop=1 bits=8 ") == true, "\(lines)")
     }
 
     @Test func infoOnAFileItCannotReadExitsNonZeroWithTheReasonAndStillReportsTheOthers() async throws {
@@ -45,7 +45,7 @@ import WebImageTestServer
 
             let info = try await ChildProcess.run("webimage", ["info", rocket, redirected])
             #expect(info.status == 0, "\(info.standardError)")
-            #expect(info.standardOutput.split(separator: "\n").allSatisfy { $0.hasSuffix(": jpeg 640x427 frames=1 loop=0") })
+            #expect(info.standardOutput.split(separator: "\n").allSatisfy { $0.contains(": jpeg 640x427 frames=1 loop=0 bits=8 ") })
 
             let missing = try await ChildProcess.run("webimage", ["info", server.url("/missing.png").absoluteString])
             #expect(missing.status != 0 && missing.standardError.contains("HTTP 404"))
@@ -239,5 +239,34 @@ import WebImageTestServer
         #expect(clear.status == 0)
         let empty = try await ChildProcess.run("webimage", ["cache", "stats", "--cache-dir", scratch.path])
         #expect(empty.standardOutput.contains(": 0 entries, 0 bytes"))
+    }
+}
+
+/// `webimage info` and `convert --hdr` on HDR sources.
+@Suite struct HDRCommandLineTests {
+    @Test func infoPrintsTheColourAnHDRFileDeclares() async throws {
+        let result = try await ChildProcess.run("webimage", ["info", TestImages.url("sdwebimage/TestHDR.avif").path])
+        #expect(result.status == 0, "\(result.standardError)")
+        #expect(result.standardOutput.hasSuffix(
+            "TestHDR.avif: avif 2048x858 frames=1 loop=0 bits=10 primaries=BT.2020 transfer=PQ range=limited icc=no hdr=yes headroom=4.93\n"
+        ), "\(result.standardOutput)")
+    }
+
+    @Test func convertToneMapsByDefaultAndKeepsHDRWithHDRKeep() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("webimage-hdr-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let source = TestImages.url("sdwebimage/TestHDR.heic").path
+        let sdr = folder.appendingPathComponent("sdr.avif").path
+        let kept = folder.appendingPathComponent("kept.avif").path
+        let first = try await ChildProcess.run("webimage", ["convert", source, sdr, "--thumbnail", "256x256"])
+        let second = try await ChildProcess.run("webimage", ["convert", source, kept, "--thumbnail", "256x256", "--hdr", "keep"])
+        #expect(first.status == 0 && second.status == 0, "\(first.standardError) \(second.standardError)")
+        let sdrInfo = try ImageHeader(probing: Data(contentsOf: URL(fileURLWithPath: sdr))).colorInfo
+        let keptInfo = try ImageHeader(probing: Data(contentsOf: URL(fileURLWithPath: kept))).colorInfo
+        #expect(!sdrInfo.isHighDynamicRange && sdrInfo.bitsPerComponent == 8, "\(sdrInfo)")
+        #expect(keptInfo.transfer == .pq && keptInfo.primaries == .bt2020 && keptInfo.bitsPerComponent == 12, "\(keptInfo)")
+        let bad = try await ChildProcess.run("webimage", ["convert", source, sdr, "--hdr", "maybe"])
+        #expect(bad.status == 64)
     }
 }

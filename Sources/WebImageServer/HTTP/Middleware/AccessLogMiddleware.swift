@@ -1,3 +1,4 @@
+import HTTPTypes
 import Hummingbird
 import Logging
 
@@ -17,22 +18,25 @@ struct AccessLogMiddleware<Context: RequestContext>: RouterMiddleware {
             let response = try await next(request, context)
             let bytes = response.body.contentLength ?? 0
             let cache = response.headers[ImageServer.cacheField] ?? "none"
-            log(logger, status: Int(response.status.code), path: path, bytes: bytes, cache: cache, started: started, reason: nil)
+            log(logger, method: request.method, status: Int(response.status.code), path: path, bytes: bytes, cache: cache, started: started, reason: nil)
             return response
         } catch let failure as ImageRequestFailure {
             let bytes = failure.response.body.contentLength ?? 0
-            log(logger, status: failure.error.status, path: path, bytes: bytes, cache: "none", started: started, reason: failure.error.description)
+            log(
+                logger, method: request.method, status: failure.error.status, path: path, bytes: bytes, cache: "none", started: started,
+                reason: failure.error.description
+            )
             throw failure
         }
     }
 
-    private func log(_ logger: Logger, status: Int, path: Substring, bytes: Int, cache: String, started: ContinuousClock.Instant, reason: String?) {
+    private func log(_ logger: Logger, method: HTTPRequest.Method, status: Int, path: Substring, bytes: Int, cache: String, started: ContinuousClock.Instant, reason: String?) {
         var metadata: Logger.Metadata = [
             "status": "\(status)", "path": "\(path)", "bytes": "\(bytes)",
             "duration_ms": "\(Self.milliseconds(ContinuousClock.now - started))", "cache": "\(cache)",
         ]
         if let reason { metadata["reason"] = "\(reason)" }
-        logger.info("GET \(path) \(status)", metadata: metadata)
+        logger.info("\(method.rawValue) \(path) \(status)", metadata: metadata)
     }
 
     /// `duration` in milliseconds with one decimal (without `String(format:)`, which formats

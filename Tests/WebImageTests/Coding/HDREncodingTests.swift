@@ -1,0 +1,97 @@
+import Foundation
+import Testing
+import WebImage
+
+/// HDR on request (`decodeToHDR`): more than 8 bits kept with the source's colour encoding,
+/// written back HDR to AVIF, HEIC, JPEG XL and PNG, and read back by libheif and libjxl.
+@Suite struct HDREncodingTests {
+    static func decoded(_ file: String, hdr: Bool, thumbnail: CGSize = .zero) throws -> WebImage.Image {
+        var options = ImageCoderOptions()
+        options.decodeToHDR = hdr
+        options.decodeThumbnailPixelSize = thumbnail
+        return try ImageCodersManager.shared.decode(try TestImages.data(file), options: options)
+    }
+
+    /// How many distinct values the red samples take that an 8-bit sample widened (v * 257)
+    /// could not.
+    static func samplesBeyondEightBits(_ image: WebImage.Image) throws -> Int {
+        try image.withUnsafeRGBA16Samples { samples in
+            Set(stride(from: 0, to: samples.count, by: 4).map { samples[$0] }.filter { $0 % 257 != 0 }).count
+        }
+    }
+
+    @Test(arguments: ["avif", "heic", "jxl"])
+    func sdwebimagesHDRFileDecodesToMoreThanEightBitsOnlyOnRequest(format: String) throws {
+        let hdr = try Self.decoded("sdwebimage/TestHDR.\(format)", hdr: true)
+        #expect(hdr.bitsPerComponent == 16 && hdr.isHighDynamicRange)
+        #expect(try Self.samplesBeyondEightBits(hdr) > 256)
+        try hdr.withUnsafeRGBA16Samples { #expect($0.count == hdr.pixelWidth * hdr.pixelHeight * 4) }
+        let sdr = try Self.decoded("sdwebimage/TestHDR.\(format)", hdr: false)
+        #expect(sdr.bitsPerComponent == 8 && !sdr.isHighDynamicRange && sdr.colorInfo.isHighDynamicRange)
+        #expect(try Self.samplesBeyondEightBits(sdr) == 0)
+        // The 8-bit pixels of the HDR decode are the SDR decode's.
+        #expect(hdr.pixel(x: 10, y: 10) == sdr.pixel(x: 10, y: 10))
+    }
+
+    @Test func aSixteenBitPNGKeepsSixteenBitsWithoutBeingHDRAndAnEightBitSourceStaysEightBits() throws {
+        let png = try Self.decoded("libjpeg-turbo/monkey16.png", hdr: true)
+        #expect(png.bitsPerComponent == 16 && !png.isHighDynamicRange)
+        #expect(try Self.samplesBeyondEightBits(png) > 0)
+        let jpeg = try Self.decoded("photos/rocket.jpg", hdr: true)
+        #expect(jpeg.bitsPerComponent == 8 && !jpeg.isHighDynamicRange)
+    }
+
+    static let roundTrips: [(String, ImageFormat)] = [
+        ("hdr/chart-pq.avif", .avif), ("hdr/chart-pq.avif", .heic), ("hdr/chart-pq.avif", .jxl), ("hdr/chart-pq.avif", .png),
+        ("hdr/chart-hlg.png", .avif), ("hdr/chart-hlg.png", .jxl), ("hdr/chart-hlg.png", .png),
+    ]
+
+    @Test(arguments: roundTrips)
+    func anHDRImageIsWrittenWithItsColourEncodingAndReadsBackAsTheSamePicture(file: String, format: ImageFormat) throws {
+        let image = try Self.decoded(file, hdr: true)
+        var options = ImageCoderOptions()
+        options.encodeCompressionQuality = 0.95
+        let data = try ImageCodersManager.shared.encode(image, format: format, options: options)
+        // Read back through libheif (AVIF, HEIC), libjxl (JPEG XL) or the PNG's chunks.
+        let header = try ImageHeader(probing: data)
+        #expect(header.format == format)
+        #expect(header.colorInfo.primaries == .bt2020 && header.colorInfo.transfer == image.colorInfo.transfer)
+        #expect(header.colorInfo.bitsPerComponent >= 10, "\(header.colorInfo)")
+        let layout = try HDRDecodingTests.layout(of: file)
+        let back = try ImageCodersManager.shared.decode(data, options: ImageCoderOptions())
+        let worst = HDRDecodingTests.worstDifference(back, layout: layout)
+        #expect(worst.grey <= 2 && worst.saturated <= 5, "\(file) as \(format): worst CIEDE2000 \(worst)")
+    }
+
+    @Test func aThumbnailKeepsHDRAndItsSize() throws {
+        let image = try Self.decoded("sdwebimage/TestHDR.heic", hdr: true, thumbnail: CGSize(width: 300, height: 300))
+        #expect(image.pixelWidth == 300 && image.pixelHeight == 200 && image.isHighDynamicRange)
+        try image.withUnsafeRGBA16Samples { #expect($0.count == 300 * 200 * 4) }
+        let data = try ImageCodersManager.shared.encode(image, format: .heic, options: ImageCoderOptions())
+        let header = try ImageHeader(probing: data)
+        #expect(header.pixelWidth == 300 && header.colorInfo.transfer == .pq && header.colorInfo.bitsPerComponent == 10)
+    }
+
+    @Test func formatsWithoutHDRAndEncodeKeepsHDRFalseGetTheToneMappedSDR() throws {
+        let image = try Self.decoded("hdr/chart-pq.avif", hdr: true)
+        let layout = try HDRDecodingTests.layout(of: "hdr/chart-pq.avif")
+        var sdrOnly = ImageCoderOptions()
+        sdrOnly.encodeKeepsHDR = false
+        for (format, options) in [(ImageFormat.avif, sdrOnly), (.png, sdrOnly), (.webP, ImageCoderOptions()), (.jpeg, ImageCoderOptions())] {
+            var lossless = options
+            lossless.encodeCompressionQuality = 1
+            let data = try ImageCodersManager.shared.encode(image, format: format, options: lossless)
+            let header = try ImageHeader(probing: data)
+            #expect(header.colorInfo.bitsPerComponent == 8 && !header.colorInfo.isHighDynamicRange, "\(format): \(header.colorInfo)")
+            let worst = HDRDecodingTests.worstDifference(try TestImages.decoded(data), layout: layout)
+            #expect(worst.grey <= 2 && worst.saturated <= 5, "\(format): worst CIEDE2000 \(worst)")
+        }
+    }
+
+    @Test func theContextsImageDecodeToHDRSetsTheCoderOption() {
+        var context = WebImageContext()
+        context.imageDecodeToHDR = true
+        #expect(ImageDecoding.coderOptions(forName: nil, options: [], context: context).decodeToHDR)
+        #expect(!ImageDecoding.coderOptions(forName: nil, options: [], context: nil).decodeToHDR)
+    }
+}
