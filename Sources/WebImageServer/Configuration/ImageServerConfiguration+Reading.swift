@@ -37,6 +37,13 @@ extension ImageServerConfiguration {
         shutdownTimeout = settings.seconds("shutdownTimeout", default: shutdownTimeout)
         if settings.string("playground") != nil { playground = settings.bool("playground", default: false) }
         readProcessing(&settings)
+        maxClients = settings.int("maxClients", default: maxClients)
+        readRequestTimeout = settings.seconds("readRequestTimeout", default: settings.seconds("readTimeout", default: readRequestTimeout))
+        writeResponseTimeout = settings.seconds("writeResponseTimeout", default: writeResponseTimeout)
+        keepAliveTimeout = settings.seconds("keepAliveTimeout", default: keepAliveTimeout, allowsZero: true)
+        maxHeaderFieldSize = settings.int("maxHeaderFieldSize", default: maxHeaderFieldSize, range: 1...Int.max)
+        maxHeadersSize = settings.int("maxHeadersSize", default: maxHeadersSize, range: 1...Int.max)
+        maxHeaderCount = settings.int("maxHeaderCount", default: maxHeaderCount, range: 1...Int.max)
         if keys.count != salts.count {
             settings.problems.append("WEBIMAGE_KEY and WEBIMAGE_SALT: \(keys.count) keys for \(salts.count) salts (they pair in order)")
         }

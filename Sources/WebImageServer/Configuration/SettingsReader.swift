@@ -71,10 +71,10 @@ struct SettingsReader {
         }
     }
 
-    mutating func seconds(_ key: String, default value: TimeInterval) -> TimeInterval {
+    mutating func seconds(_ key: String, default value: TimeInterval, allowsZero: Bool = false) -> TimeInterval {
         guard let text = string(key) else { return reader.double(forKey: ConfigKey(key)) ?? value }
-        guard let number = Double(text.trimmingCharacters(in: .whitespaces)), number.isFinite, number > 0 else {
-            problem(key, text, "a number of seconds above 0")
+        guard let number = Double(text.trimmingCharacters(in: .whitespaces)), number.isFinite, number > 0 || (allowsZero && number == 0) else {
+            problem(key, text, allowsZero ? "a number of seconds, 0 or more" : "a number of seconds above 0")
             return value
         }
         return number
