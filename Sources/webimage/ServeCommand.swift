@@ -26,17 +26,13 @@ struct ServeCommand: AsyncParsableCommand {
     func run() async throws {
         MallocArenas.limit(to: 2)
         let configuration: ImageServerConfiguration
-        do {
-            configuration = try await ImageServerConfiguration.load(arguments: ["webimage"] + settings)
-        } catch let error as ConfigurationError {
-            throw ValidationError("\n" + error.description)
-        }
-        if let refusal = ImageServer.refusalToStart(configuration) { throw ValidationError(refusal) }
         let parser: ImgproxyURLParser
         do {
+            configuration = try await ImageServerConfiguration.load(arguments: ["webimage"] + settings)
+            if let refusal = configuration.refusalToStart { throw refusal }
             parser = try configuration.makeParser()
-        } catch {
-            throw ValidationError("\(error)")
+        } catch let error as ImageServerConfigurationError {
+            throw ValidationError("\n" + error.description)
         }
         let logger = Logger(label: "swift-webimage.server")
         try await ImageServer.run(configuration: configuration, parser: parser, logger: logger)

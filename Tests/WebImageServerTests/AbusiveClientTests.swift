@@ -296,8 +296,11 @@ import WebImageTestServer
             arguments: ["webimage"], environment: ["WEBIMAGE_READ_TIMEOUT": "7", "WEBIMAGE_READ_REQUEST_TIMEOUT": "5"]
         )
         #expect(both.readRequestTimeout == 5)
+        // imgproxy 3.x's WRITE_TIMEOUT was its whole-request timeout (TIMEOUT's alias since 3.25), not the write's.
+        let write = try await ImageServerConfiguration.load(arguments: ["webimage"], environment: ["WEBIMAGE_WRITE_TIMEOUT": "7"])
+        #expect(write.timeout == 7 && write.writeResponseTimeout == 10)
         for (name, value) in [("WEBIMAGE_READ_REQUEST_TIMEOUT", "0"), ("WEBIMAGE_KEEP_ALIVE_TIMEOUT", "-1"), ("WEBIMAGE_MAX_CLIENTS", "-5")] {
-            await #expect(throws: ConfigurationError.self, "\(name)=\(value)") {
+            await #expect(throws: ImageServerConfigurationError.self, "\(name)=\(value)") {
                 try await ImageServerConfiguration.load(arguments: ["webimage"], environment: [name: value])
             }
         }

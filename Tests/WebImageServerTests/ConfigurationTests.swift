@@ -10,7 +10,7 @@ import Testing
         #expect(configuration.requestsQueueSize == 0 && configuration.timeout == 10 && configuration.downloadTimeout == 5)
         #expect(configuration.ttl == 31_536_000 && configuration.usesETag && !configuration.cacheControlPassthrough)
         #expect(configuration.cacheDirectory.hasSuffix("/swift-webimage") || !configuration.cacheDirectory.isEmpty)
-        #expect(ImageServer.refusalToStart(configuration) == nil)
+        #expect(configuration.refusalToStart == nil)
     }
 
     @Test func imgproxysEnvironmentNamesWorkWithTheWebImagePrefix() async throws {
@@ -23,7 +23,7 @@ import Testing
         ])
         #expect(configuration.bind == ServerAddress(host: "0.0.0.0", port: 9000))
         #expect(configuration.keys == ["736563726574", "6b6579"] && configuration.salts == ["68656c6c6f", "73616c74"])
-        #expect(configuration.signatureSize == 8 && configuration.maxSourceFileSize == 1_000_000)
+        #expect(configuration.signatureSize == 8 && configuration.processing.maxSourceFileSize == 1_000_000)
         #expect(configuration.workers == 3 && configuration.requestsQueueSize == 7 && configuration.timeout == 2.5)
         #expect(!configuration.usesETag && configuration.allowsLoopbackSourceAddresses)
         #expect(configuration.prometheusBind == ServerAddress(host: "127.0.0.1", port: 9100))
@@ -43,32 +43,42 @@ import Testing
         #expect(configuration.ttl == 60)
     }
 
-    @Test func aValueThatDoesNotParseIsAnErrorNamingTheSetting() async throws {
-        do {
-            _ = try await ImageServerConfiguration.load(
-                arguments: ["webimage", "--timeout", "soon"], environment: ["WEBIMAGE_WORKERS": "two", "WEBIMAGE_BIND": "nowhere"]
+    @Test func everyProblemIsOneLineNamingTheSettingAsTheUserWritesIt() async throws {
+        let error = await #expect(throws: ImageServerConfigurationError.self) {
+            try await ImageServerConfiguration.load(
+                arguments: ["webimage", "--timeout", "soon", "--max-src-resolution", "lots"],
+                environment: [
+                    "WEBIMAGE_WORKERS": "two", "WEBIMAGE_BIND": "nowhere", "WEBIMAGE_KEY": "00", "WEBIMAGE_SALT": "00,11",
+                    "WEBIMAGE_PREFERRED_FORMATS": "jpeg,bogus", "WEBIMAGE_FORMAT_QUALITY": "webp=0", "WEBIMAGE_SECRET": "s3cr3t",
+                ]
             )
-            Issue.record("bad settings were accepted")
-        } catch let error as ConfigurationError {
-            #expect(error.problems.contains { $0.hasPrefix("WEBIMAGE_WORKERS (--workers): \"two\"") })
-            #expect(error.problems.contains { $0.hasPrefix("WEBIMAGE_TIMEOUT (--timeout): \"soon\"") })
-            #expect(error.problems.contains { $0.hasPrefix("WEBIMAGE_BIND (--bind): \"nowhere\"") })
         }
-        await #expect(throws: ConfigurationError.self) {
-            try await ImageServerConfiguration.load(arguments: ["webimage"], environment: ["WEBIMAGE_KEY": "00", "WEBIMAGE_SALT": "00,11"])
-        }
+        #expect(error?.problems == [
+            "WEBIMAGE_BIND (--bind): \"nowhere\" is not HOST:PORT",
+            "WEBIMAGE_WORKERS (--workers): \"two\" is not a whole number in 1...4096",
+            "WEBIMAGE_TIMEOUT (--timeout): \"soon\" is not a number of seconds above 0",
+            "WEBIMAGE_FORMAT_QUALITY (--format-quality): \"webp=0\": 0 is not a quality in 1...100",
+            "WEBIMAGE_PREFERRED_FORMATS (--preferred-formats): \"jpeg,bogus\": bogus is not an image format",
+            "WEBIMAGE_MAX_SRC_RESOLUTION (--max-src-resolution): \"lots\" is not a number of megapixels",
+            "WEBIMAGE_SECRET (--secret): not supported yet; the server does not start with it set",
+            "WEBIMAGE_KEY (--key) and WEBIMAGE_SALT (--salt): 1 keys for 2 salts (they pair in order)",
+        ])
     }
 
     @Test func unsignedURLsOnAnAddressOthersReachNeedToBeAllowed() throws {
         var configuration = ImageServerConfiguration()
         configuration.bind = ServerAddress(host: "0.0.0.0", port: 8080)
-        #expect(ImageServer.refusalToStart(configuration) != nil)
+        let refusal = try #require(configuration.refusalToStart)
+        #expect(refusal.problems == [
+            "WEBIMAGE_BIND (--bind): refusing to serve unsigned URLs on 0.0.0.0:8080, which other machines can reach: "
+                + "set WEBIMAGE_KEY (--key) and WEBIMAGE_SALT (--salt), or WEBIMAGE_ALLOW_UNSIGNED (--allow-unsigned)",
+        ])
         configuration.allowsUnsigned = true
-        #expect(ImageServer.refusalToStart(configuration) == nil)
+        #expect(configuration.refusalToStart == nil)
         configuration.allowsUnsigned = false
         configuration.keys = ["00"]
         configuration.salts = ["00"]
-        #expect(ImageServer.refusalToStart(configuration) == nil)
+        #expect(configuration.refusalToStart == nil)
         #expect(ServerAddress("[::1]:8080")?.isLoopback == true && ServerAddress(":8080")?.host == "0.0.0.0")
     }
 }

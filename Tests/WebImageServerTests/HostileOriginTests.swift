@@ -36,7 +36,7 @@ import WebImageTestServer
             let server = try await ServingTests.start(metrics: metrics) { configuration in
                 configuration.downloadTimeout = HostileOriginTests.downloadTimeout
                 configuration.timeout = HostileOriginTests.timeout
-                configuration.maxSourceFileSize = HostileOriginTests.maxSourceFileSize
+                configuration.processing.maxSourceFileSize = HostileOriginTests.maxSourceFileSize
                 configure(&configuration)
             }
             return Setup(server: server, metrics: metrics, origin: origin)

@@ -3,78 +3,33 @@ import Foundation
 import SystemPackage
 
 extension ImageServerConfiguration {
-    /// The settings `reader` holds, over the defaults. Throws one error listing every setting
-    /// whose value does not parse.
-    public init(reading reader: ConfigReader) throws(ConfigurationError) {
+    /// The settings `reader` holds, over the defaults, read through `settings`. Throws one error
+    /// listing every setting that does not parse, is refused, or contradicts another.
+    public init(reading reader: ConfigReader) throws(ImageServerConfigurationError) {
         self.init()
-        var settings = SettingsReader(reader)
-        bind = settings.address("bind", default: bind) ?? bind
-        keys = settings.list("key")
-        salts = settings.list("salt")
-        signatureSize = settings.int("signatureSize", default: signatureSize, range: 1...32)
-        trustedSignatures = settings.list("trustedSignatures")
-        allowsUnsigned = settings.bool("allowUnsigned", default: allowsUnsigned)
-        localFilesystemRoot = settings.string("localFilesystemRoot")
-        allowedSources = settings.list("allowedSources")
-        allowsLoopbackSourceAddresses = settings.bool("allowLoopbackSourceAddresses", default: allowsLoopbackSourceAddresses)
-        allowsPrivateSourceAddresses = settings.bool("allowPrivateSourceAddresses", default: allowsPrivateSourceAddresses)
-        allowsLinkLocalSourceAddresses = settings.bool("allowLinkLocalSourceAddresses", default: allowsLinkLocalSourceAddresses)
-        maxSourceFileSize = settings.int("maxSrcFileSize", default: maxSourceFileSize)
-        maxRedirects = settings.int("maxRedirects", default: maxRedirects)
-        workers = settings.int("workers", default: workers, range: 1...4096)
-        requestsQueueSize = settings.int("requestsQueueSize", default: requestsQueueSize)
-        timeout = settings.seconds("timeout", default: timeout)
-        downloadTimeout = settings.seconds("downloadTimeout", default: downloadTimeout)
-        ttl = settings.int("ttl", default: ttl)
-        cacheControlPassthrough = settings.bool("cacheControlPassthrough", default: cacheControlPassthrough)
-        usesETag = settings.bool("useEtag", default: usesETag)
-        prometheusBind = settings.address("prometheusBind", default: nil)
-        cacheDirectory = settings.string("cacheDir") ?? cacheDirectory
-        resultCacheSize = settings.int("resultCacheSize", default: resultCacheSize)
-        sourceCacheSize = settings.int("sourceCacheSize", default: sourceCacheSize)
-        memoryCacheSize = settings.int("memoryCacheSize", default: memoryCacheSize)
-        resultCacheSyncsWrites = settings.bool("resultCacheFsync", default: resultCacheSyncsWrites)
-        shutdownTimeout = settings.seconds("shutdownTimeout", default: shutdownTimeout)
-        if settings.string("playground") != nil { playground = settings.bool("playground", default: false) }
-        readProcessing(&settings)
-        maxClients = settings.int("maxClients", default: maxClients)
-        readRequestTimeout = settings.seconds("readRequestTimeout", default: settings.seconds("readTimeout", default: readRequestTimeout))
-        writeResponseTimeout = settings.seconds("writeResponseTimeout", default: writeResponseTimeout)
-        keepAliveTimeout = settings.seconds("keepAliveTimeout", default: keepAliveTimeout, allowsZero: true)
-        maxHeaderFieldSize = settings.int("maxHeaderFieldSize", default: maxHeaderFieldSize, range: 1...Int.max)
-        maxHeadersSize = settings.int("maxHeadersSize", default: maxHeadersSize, range: 1...Int.max)
-        maxHeaderCount = settings.int("maxHeaderCount", default: maxHeaderCount, range: 1...Int.max)
+        var problems: [String] = []
+        for setting in Self.settings {
+            guard let (key, text) = setting.keys.lazy.compactMap({ key in reader.settingText(key).map { (key, $0) } }).first else {
+                continue
+            }
+            switch setting.state {
+            case .read(let binding):
+                do {
+                    try binding.apply(text, &self)
+                } catch {
+                    problems += error.problems.map { "\(ImageServerSetting.names(of: key)): \($0)" }
+                }
+            case .refused:
+                problems.append("\(ImageServerSetting.names(of: key)): not supported yet; the server does not start with it set")
+            }
+        }
         if keys.count != salts.count {
-            settings.problems.append("WEBIMAGE_KEY and WEBIMAGE_SALT: \(keys.count) keys for \(salts.count) salts (they pair in order)")
+            problems.append("\(Self.names(of: \.keys)) and \(Self.names(of: \.salts)): \(keys.count) keys for \(salts.count) salts (they pair in order)")
         }
         if let prometheusBind, prometheusBind == bind {
-            settings.problems.append("WEBIMAGE_PROMETHEUS_BIND: must differ from WEBIMAGE_BIND")
+            problems.append("\(Self.names(of: \.prometheusBind)): must differ from \(Self.names(of: \.bind))")
         }
-        guard settings.problems.isEmpty else { throw ConfigurationError(problems: settings.problems) }
-    }
-
-    /// imgproxy's processing settings, into `processing`.
-    private mutating func readProcessing(_ settings: inout SettingsReader) {
-        processing.quality = settings.int("quality", default: processing.quality, range: 1...100)
-        settings.parse("formatQuality") { text throws(ImageServerConfigurationError) in
-            processing.formatQuality = try ProcessingConfiguration.formatQuality(parsing: text)
-        }
-        settings.parse("preferredFormats") { text throws(ImageServerConfigurationError) in
-            processing.preferredFormats = try ProcessingConfiguration.formats(parsing: text)
-        }
-        processing.autoWebP = settings.bool("autoWebp", default: processing.autoWebP)
-        processing.autoAVIF = settings.bool("autoAvif", default: processing.autoAVIF)
-        processing.enforceWebP = settings.bool("enforceWebp", default: processing.enforceWebP)
-        processing.enforceAVIF = settings.bool("enforceAvif", default: processing.enforceAVIF)
-        if let presets = settings.string("presets") { processing.presets = ProcessingConfiguration.presets(parsing: presets) }
-        processing.onlyPresets = settings.bool("onlyPresets", default: processing.onlyPresets)
-        processing.allowSecurityOptions = settings.bool("allowSecurityOptions", default: processing.allowSecurityOptions)
-        processing.maxSourceResolution = settings.megapixels("maxSrcResolution", default: processing.maxSourceResolution)
-        processing.maxAnimationFrames = settings.int("maxAnimationFrames", default: processing.maxAnimationFrames, range: 1...Int.max)
-        processing.maxAnimationFrameResolution = settings.megapixels("maxAnimationFrameResolution", default: processing.maxAnimationFrameResolution)
-        processing.maxResultDimension = settings.int("maxResultDimension", default: processing.maxResultDimension)
-        processing.stripMetadata = settings.bool("stripMetadata", default: processing.stripMetadata)
-        processing.autoRotate = settings.bool("autoRotate", default: processing.autoRotate)
+        guard problems.isEmpty else { throw ImageServerConfigurationError(problems: problems) }
     }
 
     /// Reads the settings as `webimage serve` does: `arguments` (flags such as
@@ -87,9 +42,35 @@ extension ImageServerConfiguration {
         let variables = EnvironmentVariablesProvider(environmentVariables: environment).prefixKeys(with: "webimage")
         let first = ConfigReader(providers: [flags, variables])
         var providers: [any ConfigProvider] = [flags, variables]
-        if let file = first.string(forKey: "config"), !file.isEmpty {
+        if let file = first.settingText("config") {
             providers.append(try await FileProvider<JSONSnapshot>(filePath: FilePath(file)))
         }
         return try ImageServerConfiguration(reading: ConfigReader(providers: providers))
+    }
+
+    /// Why a server with these settings must not start; nil when it may. It refuses to serve
+    /// unsigned URLs on an address other machines reach unless told to.
+    public var refusalToStart: ImageServerConfigurationError? {
+        guard keys.isEmpty, !allowsUnsigned, !bind.isLoopback else { return nil }
+        return ImageServerConfigurationError(problems: [
+            "\(Self.names(of: \.bind)): refusing to serve unsigned URLs on \(bind), which other machines can reach: "
+                + "set \(Self.names(of: \.keys)) and \(Self.names(of: \.salts)), or \(Self.names(of: \.allowsUnsigned))",
+        ])
+    }
+}
+
+extension ConfigReader {
+    /// The text of the setting `key`; nil when unset or empty. Flags and environment variables
+    /// are text already; a JSON file's number, Boolean or array (or a flag given several
+    /// values, or none) is written as text, so that every setting is parsed, and refused, alike.
+    fileprivate func settingText(_ key: String) -> String? {
+        let key = ConfigKey(key)
+        let text: String? =
+            if let text = string(forKey: key) { text }
+            else if let number = int(forKey: key) { String(number) }
+            else if let number = double(forKey: key) { String(number) }
+            else if let flag = bool(forKey: key) { String(flag) }
+            else { stringArray(forKey: key)?.joined(separator: ",") }
+        return text?.isEmpty == false ? text : nil
     }
 }

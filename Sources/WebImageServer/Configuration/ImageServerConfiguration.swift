@@ -5,68 +5,64 @@ import WebImage
 /// The image server's settings. `webimage serve` reads them with swift-configuration: flags
 /// (`--max-src-resolution 40`) over environment variables (`WEBIMAGE_MAX_SRC_RESOLUTION=40`:
 /// imgproxy's `IMGPROXY_` names with `WEBIMAGE_` in their place) over a JSON file
-/// (`--config` / `WEBIMAGE_CONFIG`; keys as in `"maxSrcResolution": 40`). A Swift service that
-/// mounts the routes itself fills one in code. docs/server.md lists every setting with its default.
+/// (`--config` / `WEBIMAGE_CONFIG`; keys as in `"maxSrcResolution": 40`), each setting as
+/// `settings` declares it. A Swift service that mounts the routes itself fills one in code. The
+/// defaults are the values below; docs/server.md lists every setting with its default.
 public struct ImageServerConfiguration: Sendable {
-    /// Where the server listens (`BIND`); 127.0.0.1:8080.
+    /// Where the server listens.
     public var bind = ServerAddress(host: "127.0.0.1", port: 8080)
-    /// Signing keys and salts, hex, paired in order (`KEY`, `SALT`, comma-separated); none: unsigned URLs.
+    /// Signing keys and salts, hex, paired in order; none: unsigned URLs.
     public var keys: [String] = []
     public var salts: [String] = []
-    /// Bytes of the HMAC a signature keeps (`SIGNATURE_SIZE`, 1...32); 32.
+    /// Bytes of the HMAC a signature keeps, 1...32.
     public var signatureSize = 32
-    /// Signatures always accepted (`TRUSTED_SIGNATURES`).
+    /// Signatures always accepted.
     public var trustedSignatures: [String] = []
-    /// Listen on a non-loopback address without a key (`--allow-unsigned`); off.
+    /// Listen on an address other machines reach without a key.
     public var allowsUnsigned = false
-    /// The folder `local://` sources are read from (`LOCAL_FILESYSTEM_ROOT`); none: local sources off.
+    /// The folder `local://` sources are read from; none: local sources off.
     public var localFilesystemRoot: String?
-    /// Source URL prefixes allowed, `*` matching any characters but `/` (`ALLOWED_SOURCES`); none: any.
+    /// Source URL prefixes allowed, `*` matching any characters but `/`; none: any.
     public var allowedSources: [String] = []
-    /// Sources at loopback, private (and CGNAT) and link-local addresses (`ALLOW_*_SOURCE_ADDRESSES`); all refused.
+    /// Sources at loopback, private (and CGNAT) and link-local addresses.
     public var allowsLoopbackSourceAddresses = false
     public var allowsPrivateSourceAddresses = false
     public var allowsLinkLocalSourceAddresses = false
-    /// The most bytes a source may have (`MAX_SRC_FILE_SIZE`); 0: the downloader's limit, 100 MB.
-    public var maxSourceFileSize = 0
-    /// Redirects followed for one source (`MAX_REDIRECTS`); 10.
+    /// Redirects followed for one source.
     public var maxRedirects = 10
-    /// Requests processed at once (`WORKERS`); the core count.
+    /// Requests processed at once.
     public var workers = ProcessInfo.processInfo.activeProcessorCount
-    /// Requests waiting for a worker beyond them (`REQUESTS_QUEUE_SIZE`); 0: no bound. Past it: 429.
+    /// Requests waiting for a worker beyond them; 0: no bound. Past it: 429.
     public var requestsQueueSize = 0
-    /// Seconds a request may take in all (`TIMEOUT`): past it, 503; 10.
+    /// Seconds a request may take in all: past it, 503.
     public var timeout: TimeInterval = 10
-    /// Seconds a source may take to arrive (`DOWNLOAD_TIMEOUT`): past it, 504; 5.
+    /// Seconds a source may take to arrive: past it, 504.
     public var downloadTimeout: TimeInterval = 5
-    /// `max-age` of results, seconds (`TTL`); one year.
+    /// `max-age` of results, seconds.
     public var ttl = 31_536_000
-    /// Pass the source's `Cache-Control`/`Expires` on (`CACHE_CONTROL_PASSTHROUGH`); off.
+    /// Pass the source's `Cache-Control`/`Expires` on.
     public var cacheControlPassthrough = false
-    /// `ETag` on results and 304 to `If-None-Match` (`USE_ETAG`); on.
+    /// `ETag` on results and 304 to `If-None-Match`.
     public var usesETag = true
-    /// Where Prometheus metrics are served at `/metrics` (`PROMETHEUS_BIND`); none: not served.
+    /// Where Prometheus metrics are served at `/metrics`; none: not served.
     public var prometheusBind: ServerAddress?
-    /// The folder of the result and source caches (`CACHE_DIR`); the library's default cache folder.
+    /// The folder of the result and source caches.
     public var cacheDirectory = ImageCache.defaultDiskCacheDirectory
-    /// Bytes the result and source caches may hold on disk (`RESULT_CACHE_SIZE`,
-    /// `SOURCE_CACHE_SIZE`); 1 GiB each. Over it, the oldest entries go.
+    /// Bytes the result and source caches may hold on disk. Over it, the oldest entries go.
     public var resultCacheSize = 1 << 30
     public var sourceCacheSize = 1 << 30
-    /// Bytes of results kept in memory (`MEMORY_CACHE_SIZE`); 256 MiB.
+    /// Bytes of results kept in memory.
     public var memoryCacheSize = 256 << 20
-    /// Flush each result to the device before it is renamed into place (`RESULT_CACHE_FSYNC`);
-    /// off: results can be made again, and a torn one is dropped when read.
+    /// Flush each result to the device before it is renamed into place. Off by default:
+    /// results can be made again, and a torn one is dropped when read.
     public var resultCacheSyncsWrites = false
-    /// Seconds the server waits for requests in flight after SIGTERM or SIGINT
-    /// (`SHUTDOWN_TIMEOUT`); 30.
+    /// Seconds the server waits for requests in flight after SIGTERM or SIGINT.
     public var shutdownTimeout: TimeInterval = 30
-    /// Serve the playground page at `/` (`PLAYGROUND`); nil: on when `bind` is a loopback
-    /// address, off otherwise. It signs paths for the page, so it is never on by chance where
-    /// others can reach it.
+    /// Serve the playground page at `/`; nil: on when `bind` is a loopback address, off
+    /// otherwise. It signs paths for the page, so it is never on by chance where others can
+    /// reach it.
     public var playground: Bool?
-    /// What requests are parsed and processed by: quality, formats, presets, source limits
-    /// (imgproxy's `QUALITY`, `FORMAT_QUALITY`, `PREFERRED_FORMATS`, `AUTO_WEBP`, ...).
+    /// What requests are parsed and processed by: quality, formats, presets, source limits.
     public var processing = ProcessingConfiguration()
     /// Client connections served at once (`MAX_CLIENTS`); 2048, 0: no limit. Past it, a new
     /// connection waits in the listen queue until one closes, as imgproxy's `LimitListener` does.

@@ -1,18 +1,30 @@
-/// A setting the image server cannot start with.
-public enum ImageServerConfigurationError: Error, Sendable, Hashable, CustomStringConvertible {
+/// Settings the image server cannot start with: every problem found, one line each, naming the
+/// setting as the user wrote it:
+/// `WEBIMAGE_WORKERS (--workers): "two" is not a whole number in 1...4096`.
+public struct ImageServerConfigurationError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// One line per problem.
+    public var problems: [String]
+
+    public init(problems: [String]) {
+        self.problems = problems
+    }
+
+    public var description: String { problems.joined(separator: "\n") }
+
     /// A preset that does not parse, or whose options are invalid.
-    case invalidPreset(String, reason: String)
+    public static func invalidPreset(_ preset: String, reason: String) -> Self {
+        Self(problems: ["\(ImageServerConfiguration.names(of: \.processing.presets)): preset \(preset): \(reason)"])
+    }
+
     /// A key or salt that is not hex, keys and salts in different numbers, or a signature size
     /// outside 1...32.
-    case invalidSigningKey(String)
-    /// A format list or quality table that does not parse.
-    case invalidValue(setting: String, value: String, reason: String)
+    public static func invalidSigningKey(_ reason: String) -> Self {
+        let names = ImageServerConfiguration.names(of: \.keys) + " and " + ImageServerConfiguration.names(of: \.salts)
+        return Self(problems: ["\(names): \(reason)"])
+    }
 
-    public var description: String {
-        switch self {
-        case let .invalidPreset(preset, reason): "invalid preset \(preset): \(reason)"
-        case .invalidSigningKey(let reason): "invalid signing key: \(reason)"
-        case let .invalidValue(setting, value, reason): "invalid \(setting) \(value): \(reason)"
-        }
+    /// A local filesystem root that does not name a folder.
+    public static func localFilesystemRootIsNotAFolder(_ path: String) -> Self {
+        Self(problems: ["\(ImageServerConfiguration.names(of: \.localFilesystemRoot)): \(path) is not a folder"])
     }
 }

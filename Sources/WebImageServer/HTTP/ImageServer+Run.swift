@@ -34,14 +34,6 @@ extension ImageServer {
         return config
     }
 
-    /// Why `configuration` must not start: a non-loopback address without a signing key
-    /// (unless unsigned URLs are allowed explicitly). nil when it may.
-    public static func refusalToStart(_ configuration: ImageServerConfiguration) -> String? {
-        guard configuration.keys.isEmpty, !configuration.allowsUnsigned, !configuration.bind.isLoopback else { return nil }
-        return "refusing to serve unsigned URLs on \(configuration.bind), which other machines can reach: "
-            + "set WEBIMAGE_KEY and WEBIMAGE_SALT, or pass --allow-unsigned"
-    }
-
     /// The HTTP application `run` serves: the image routes at the root, listening on `bind`,
     /// fetching with `downloader` (nil: `makeDownloader(configuration:)`).
     public static func makeApplication(
@@ -62,6 +54,7 @@ extension ImageServer {
                 address: .hostname(configuration.bind.host, port: configuration.bind.port), serverName: "webimage",
                 availableConnectionsDelegate: configuration.maxClients > 0 ? MaximumAvailableConnections(configuration.maxClients) : nil
             ),
+            services: [StoreWritesService(server: server)],
             onServerRunning: { channel in
                 let port = channel.localAddress?.port ?? configuration.bind.port
                 logger.info("webimage serve: listening on http://\(configuration.bind.host):\(port)")
@@ -99,7 +92,7 @@ extension ImageServer {
         configuration: ImageServerConfiguration, parser: any ImageRequestParser, logger: Logger,
         onListening: @escaping @Sendable (Int) async -> Void = { _ in }
     ) async throws {
-        if let refusal = refusalToStart(configuration) { throw ImageServerError.internalError(refusal) }
+        if let refusal = configuration.refusalToStart { throw refusal }
         var services: [any Service] = []
         var metricsFactory: (any MetricsFactory)?
         if let prometheusBind = configuration.prometheusBind {
@@ -147,5 +140,16 @@ extension ServiceGroupConfiguration {
         configuration.maximumGracefulShutdownDuration = .milliseconds(Int64(seconds * 1000))
         configuration.maximumCancellationDuration = .seconds(5)
         return configuration
+    }
+}
+
+/// Awaits the server's disk writes when the application stops: the HTTP service stops first
+/// (services stop in the reverse of their order), so no request begins a write after this waits.
+private struct StoreWritesService: Service {
+    let server: ImageServer
+
+    func run() async {
+        try? await gracefulShutdown()
+        await server.finishWrites()
     }
 }

@@ -49,9 +49,9 @@ public final class ImageServer: Sendable {
         resultConfig.maxDiskAge = -1
         resultConfig.diskCacheSyncsWrites = configuration.resultCacheSyncsWrites
         resultConfig.metricsFactory = metricsFactory
+        // A source, like a result, can be fetched again: neither is flushed to the device.
         var sourceConfig = resultConfig
         sourceConfig.maxDiskSize = configuration.sourceCacheSize
-        sourceConfig.diskCacheSyncsWrites = true
         let folder = configuration.cacheDirectory
         results = ResultStore(
             memoryBytes: configuration.memoryCacheSize,
@@ -60,7 +60,7 @@ public final class ImageServer: Sendable {
         var localRoot: LocalSourceRoot?
         if let root = configuration.localFilesystemRoot {
             guard let resolved = LocalSourceRoot(path: root) else {
-                throw .invalidValue(setting: "WEBIMAGE_LOCAL_FILESYSTEM_ROOT", value: root, reason: "not a folder")
+                throw .localFilesystemRootIsNotAFolder(root)
             }
             localRoot = resolved
         }
@@ -159,15 +159,13 @@ public final class ImageServer: Sendable {
         return ImageResponse.result(result, job: job, cache: "miss", ifNoneMatch: ifNoneMatch, configuration: configuration)
     }
 
-    /// Fetches and processes in a worker slot, then stores the result. The slot is held from
-    /// the fetch to the encode: a fetched source is stored beside the processing, and the
-    /// result after the slot is free (storing waits on the disk, not the CPU).
+    /// Fetches and processes in a worker slot, then keeps the result: in memory at once, on disk
+    /// behind the response (as a fetched source is), so that no response waits on the disk.
     private func make(_ job: ImageJob, logger: Logger) async throws -> StoredResult {
-        let (result, sourceKept) = try await slots.withSlot {
+        try await slots.withSlot {
             let source: SourceImage
-            let sourceKept: Task<Void, Never>?
             do {
-                (source, sourceKept) = try await sources.source(job.request.source, maximumBytes: job.request.options.maxSourceFileSize, logger: logger)
+                source = try await sources.source(job.request.source, maximumBytes: job.request.options.maxSourceFileSize, logger: logger)
             } catch ImageServerError.sourceRefused(let reason) {
                 metrics.sourcesRefused.increment()
                 throw ImageServerError.sourceRefused(reason)
@@ -186,11 +184,17 @@ public final class ImageServer: Sendable {
                 sourceCacheControl: source.cacheControl, sourceExpires: source.expires
             )
             (metadata.pixelWidth, metadata.pixelHeight, metadata.sourceFacts) = (processed.pixelWidth, processed.pixelHeight, processed.sourceFacts)
-            return (StoredResult(body: ByteBuffer(bytes: processed.data), metadata: metadata), sourceKept)
+            let result = StoredResult(body: ByteBuffer(bytes: processed.data), metadata: metadata)
+            results.store(result, data: processed.data, forKey: job.key, logger: logger)
+            return result
         }
-        await results.store(result, forKey: job.key, logger: logger)
-        await sourceKept?.value
-        return result
+    }
+
+    /// Returns once every source and result the server began writing to disk is written: call it
+    /// before the process exits (`run` does, at shutdown) so that no write is cut short.
+    public func finishWrites() async {
+        await sources.finishWrites()
+        await results.finishWrites()
     }
 }
 

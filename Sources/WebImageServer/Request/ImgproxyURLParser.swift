@@ -106,7 +106,6 @@ extension ImageServerConfiguration {
         let keys = try URLSigningKey.pairs(hexKeys: self.keys.joined(separator: ","), hexSalts: salts.joined(separator: ","))
         let verifier = try SignatureVerifier(keys: keys, signatureSize: signatureSize, trustedSignatures: Set(trustedSignatures))
         var processing = self.processing
-        processing.maxSourceFileSize = maxSourceFileSize
         if localFilesystemRoot != nil { processing.sourceSchemes.insert("local") }
         return try ImgproxyURLParser(configuration: processing, verifier: verifier)
     }

@@ -36,10 +36,16 @@ final class ResultStore: Sendable {
         return (found, .disk)
     }
 
-    /// Keeps `result` in memory at once and writes it to disk; a failed disk write is logged and
-    /// leaves the memory copy.
-    func store(_ result: StoredResult, forKey key: ResultKey, logger: Logger) async {
+    /// Keeps `result` in memory at once and begins writing it to disk from `data` (its bytes as
+    /// the processor made them: no second copy); a failed disk write is logged and leaves the
+    /// memory copy.
+    func store(_ result: StoredResult, data: Data, forKey key: ResultKey, logger: Logger) {
         memory.setObject(result, forKey: key.text, cost: result.cost)
-        await disk.store(Data(result.body.readableBytesView), metadata: result.metadata, forKey: key.text, logger: logger)
+        disk.storeBehind(data, metadata: result.metadata, forKey: key.text, logger: logger)
+    }
+
+    /// Returns once every result write begun has ended.
+    func finishWrites() async {
+        await disk.finishWrites()
     }
 }

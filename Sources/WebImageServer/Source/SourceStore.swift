@@ -54,24 +54,24 @@ final class SourceStore: Sendable {
 
     /// The bytes of `source`: from the store, else fetched (remote) or read (local). At most
     /// `maximumBytes` (the request's `max_src_file_size`), or the downloader's limit when 0.
-    /// Fetched bytes are stored by `storing`, which runs beside the caller's work (a store waits
-    /// on the disk's flush).
-    func source(_ source: SourceURL, maximumBytes: Int, logger: Logger) async throws -> (image: SourceImage, storing: Task<Void, Never>?) {
+    /// Fetched bytes are written to the store behind the caller.
+    func source(_ source: SourceURL, maximumBytes: Int, logger: Logger) async throws -> SourceImage {
         let limit = maximumBytes > 0 ? maximumBytes : downloader.config.maximumResponseSize
         switch source {
         case .local(let path):
             guard let localRoot else { throw ImageServerError.unsupportedSourceScheme("local (no WEBIMAGE_LOCAL_FILESYSTEM_ROOT)") }
-            return (SourceImage(data: try await localRoot.read(path, maximumBytes: limit)), nil)
+            return SourceImage(data: try await localRoot.read(path, maximumBytes: limit))
         case .remote(let url):
             guard allowedSources.allows(url) else { throw ImageServerError.sourceRefused("\(url.absoluteString) is not in WEBIMAGE_ALLOWED_SOURCES") }
             let key = source.description
             if let (data, metadata) = await disk.entry(forKey: key) {
                 guard data.count <= limit else { throw ImageServerError.sourceTooLarge("\(data.count) bytes, limit \(limit)") }
-                return (SourceImage(data: data, validators: metadata?.validators, cacheControl: metadata?.cacheControl, expires: metadata?.expires), nil)
+                return SourceImage(data: data, validators: metadata?.validators, cacheControl: metadata?.cacheControl, expires: metadata?.expires)
             }
             let fetched = try await fetch(url, maximumBytes: limit)
             let metadata = Metadata(validators: fetched.validators, cacheControl: fetched.cacheControl, expires: fetched.expires)
-            return (fetched, Task { await self.disk.store(fetched.data, metadata: metadata, forKey: key, logger: logger) })
+            disk.storeBehind(fetched.data, metadata: metadata, forKey: key, logger: logger)
+            return fetched
         }
     }
 
@@ -114,5 +114,10 @@ final class SourceStore: Sendable {
             }
         }
         return .sourceUnreachable(log)
+    }
+
+    /// Returns once every source write begun has ended.
+    func finishWrites() async {
+        await disk.finishWrites()
     }
 }

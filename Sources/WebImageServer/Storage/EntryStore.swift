@@ -2,12 +2,16 @@ import Foundation
 import Logging
 import NIOPosix
 import WebImage
+import WebImageSupport
 
 /// Entries on the disk tier of an `ImageCache` (the library's: atomic writes, size limit,
 /// expiry): each entry's bytes are its data, and its `Metadata` is JSON in its extended data.
-/// The source store and the result store both keep theirs here.
+/// The source store and the result store both keep theirs here. Writes run behind the requests
+/// that make them (a response never waits on the disk); `finishWrites()` awaits those begun.
 final class EntryStore<Metadata: Codable & Sendable>: Sendable {
     private let cache: ImageCache
+    /// Writes begun and not yet ended, by number.
+    private let writes = Locked<(next: Int, running: [Int: Task<Void, Never>])>((0, [:]))
 
     /// A store in `namespace` under `directory`, with the disk tier's settings from `config`.
     init(namespace: String, directory: String, config: ImageCacheConfig) {
@@ -32,9 +36,26 @@ final class EntryStore<Metadata: Codable & Sendable>: Sendable {
         return try? await StoreThreads.run { Self.metadata(disk.extendedData(forKey: key)) }
     }
 
-    /// Writes `data` and `metadata` under `key`. A failed write is logged and leaves no entry
-    /// (the disk tier writes aside and renames): what is stored can be fetched or made again.
-    func store(_ data: Data, metadata: Metadata, forKey key: String, logger: Logger) async {
+    /// Begins writing `data` and `metadata` under `key`, behind the caller: a failed write is
+    /// logged and leaves no entry (the disk tier writes aside and renames); what is stored can be
+    /// fetched or made again.
+    func storeBehind(_ data: Data, metadata: Metadata, forKey key: String, logger: Logger) {
+        writes.withLock { writes in
+            let number = writes.next
+            writes.next += 1
+            writes.running[number] = Task {
+                await self.store(data, metadata: metadata, forKey: key, logger: logger)
+                _ = self.writes.withLock { $0.running.removeValue(forKey: number) }
+            }
+        }
+    }
+
+    /// Returns once every write begun before the call has ended.
+    func finishWrites() async {
+        for write in writes.withLock({ Array($0.running.values) }) { await write.value }
+    }
+
+    private func store(_ data: Data, metadata: Metadata, forKey key: String, logger: Logger) async {
         let disk = cache.diskCache
         do {
             let extended = try JSONEncoder().encode(metadata)

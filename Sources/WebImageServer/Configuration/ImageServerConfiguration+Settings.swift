@@ -1,0 +1,129 @@
+extension ImageServerConfiguration {
+    /// Every setting, declared once: reading goes through this table, and docs/server.md's
+    /// settings table is written from it (`SettingsTableTests`). imgproxy's settings keep their
+    /// names and meanings; defaults are the properties' own.
+    static let settings: [ImageServerSetting] = [
+        .read("bind", \.bind, .address, "`HOST:PORT` to listen on (`:8080`: every IPv4 address)"),
+        .read("key", \.keys, .list, "hex signing keys, comma-separated, paired in order with the salts; none: unsigned URLs"),
+        .read("salt", \.salts, .list, "hex salts, comma-separated, one for each key"),
+        .read("signatureSize", \.signatureSize, .int(in: 1...32), "bytes of the HMAC a signature keeps, 1 to 32"),
+        .read("trustedSignatures", \.trustedSignatures, .list, "signatures always accepted"),
+        .read("allowUnsigned", \.allowsUnsigned, .bool, "serve unsigned URLs on an address other machines reach"),
+        .read("localFilesystemRoot", \.localFilesystemRoot, .optional(.text), "folder of `local://` sources; none: `local://` is 404"),
+        .read("allowedSources", \.allowedSources, .list, "source URL prefixes allowed (`*`: any characters but `/`); none: any"),
+        .read("allowLoopbackSourceAddresses", \.allowsLoopbackSourceAddresses, .bool, "fetch from 127.0.0.0/8, ::1, 0.0.0.0"),
+        .read(
+            "allowPrivateSourceAddresses", \.allowsPrivateSourceAddresses, .bool, imgproxyDefault: "true",
+            "fetch from RFC 1918, CGNAT and unique-local addresses"
+        ),
+        .read("allowLinkLocalSourceAddresses", \.allowsLinkLocalSourceAddresses, .bool, "fetch from 169.254.0.0/16, fe80::/10"),
+        .read(
+            "maxSrcFileSize", \.processing.maxSourceFileSize, .int(),
+            "most bytes a source may have (more: 422); 0: the downloader's limit, 100 MB"
+        ),
+        .read("maxRedirects", \.maxRedirects, .int(), "redirects followed for a source (one more: 404)"),
+        .read(
+            "workers", \.workers, .int(in: 1...4096), defaultDescription: "the core count", imgproxyDefault: "twice the core count",
+            "requests processed at once"
+        ),
+        .read("requestsQueueSize", \.requestsQueueSize, .int(), "requests waiting for a worker (one more: 429); 0: no bound"),
+        .read("timeout", \.timeout, .seconds, aliases: ["writeTimeout"], "seconds a request may take (more: 503)"),
+        .read("downloadTimeout", \.downloadTimeout, .seconds, "seconds a source may take to arrive (more: 504)"),
+        .read("ttl", \.ttl, .int(), "`max-age` of results, seconds"),
+        .read("cacheControlPassthrough", \.cacheControlPassthrough, .bool, "send the source's `Cache-Control` / `Expires` instead"),
+        .read("useEtag", \.usesETag, .bool, "`ETag` on results, 304 to `If-None-Match`"),
+        .read("prometheusBind", \.prometheusBind, .optional(.address), "`HOST:PORT` of `/metrics`, not `BIND`'s; none: not served"),
+        .read("cacheDir", \.cacheDirectory, .text, defaultDescription: "the library's cache folder", "where `results` and `sources` live"),
+        .read("resultCacheSize", \.resultCacheSize, .int(), "bytes of results on disk; over it, the oldest go"),
+        .read("sourceCacheSize", \.sourceCacheSize, .int(), "bytes of sources on disk; over it, the oldest go"),
+        .read("memoryCacheSize", \.memoryCacheSize, .int(), "bytes of results kept in memory"),
+        .read("resultCacheFsync", \.resultCacheSyncsWrites, .bool, "flush each result to the device before it is renamed into place"),
+        .read("shutdownTimeout", \.shutdownTimeout, .seconds, "seconds requests in flight get after SIGTERM or SIGINT"),
+        .read(
+            "maxClients", \.maxClients, .int(),
+            "client connections served at once; past it, new ones wait in the listen queue until one closes; 0: no limit"
+        ),
+        .read(
+            "readRequestTimeout", \.readRequestTimeout, .seconds, aliases: ["readTimeout"],
+            "seconds a client may take to send a request, from its first byte (the first request: from connecting) to its end; past it, the connection is closed"
+        ),
+        .read(
+            "writeResponseTimeout", \.writeResponseTimeout, .seconds,
+            "seconds a response may take to reach the network, from its head to its last byte; past it (a client that does not read), the connection is closed"
+        ),
+        .read(
+            "keepAliveTimeout", \.keepAliveTimeout, .secondsOrZero,
+            "seconds a connection may wait idle for its next request; 0: no keep-alive (`Connection: close` on every response)"
+        ),
+        .read(
+            "maxHeaderFieldSize", \.maxHeaderFieldSize, .int(in: 1...Int.max),
+            "bytes of a request's URL or of one header field (more: 400, connection closed)"
+        ),
+        .read("maxHeadersSize", \.maxHeadersSize, .int(in: 1...Int.max), "bytes of a request's URL and header fields together (more: 400, connection closed)"),
+        .read("maxHeaderCount", \.maxHeaderCount, .int(in: 1...Int.max), "header fields a request may have (more: 400, connection closed)"),
+        .read(
+            "playground", \.playground, .optional(.bool),
+            "the playground page at `/` and its signer at `/playground/sign`; none: on for a loopback `BIND`, else off"
+        ),
+        .read("quality", \.processing.quality, .int(in: 1...100), "quality of lossy results, 1 to 100, when neither `q` nor `FORMAT_QUALITY` sets one"),
+        .read("formatQuality", \.processing.formatQuality, .formatQuality, "quality by output format"),
+        .read(
+            "preferredFormats", \.processing.preferredFormats, .formats,
+            "formats a source keeps; otherwise the first of these that carries its alpha or animation"
+        ),
+        .read(
+            "autoWebp", \.processing.autoWebP, .bool, aliases: ["enableWebpDetection"], imgproxyDefault: "false",
+            "WebP when `Accept` takes it and the URL names no format; `Vary: Accept`"
+        ),
+        .read(
+            "autoAvif", \.processing.autoAVIF, .bool, aliases: ["enableAvifDetection"], imgproxyDefault: "false",
+            "the same for AVIF, preferred over WebP; not for animations"
+        ),
+        .read("enforceWebp", \.processing.enforceWebP, .bool, "WebP when `Accept` takes it, even over the URL's format"),
+        .read("enforceAvif", \.processing.enforceAVIF, .bool, "the same for AVIF"),
+        .read("presets", \.processing.presets, .list, "`name=options` entries, comma-separated; `default` applies to every request"),
+        .read("onlyPresets", \.processing.onlyPresets, .bool, "the options part of a URL holds preset names only"),
+        .read(
+            "allowSecurityOptions", \.processing.allowSecurityOptions, .bool,
+            "URLs may set `max_src_resolution` and the other limits (else 403)"
+        ),
+        .read(
+            "maxSrcResolution", \.processing.maxSourceResolution, .megapixels,
+            "megapixels a source may have (frames × canvas), read from its header (more: 422)"
+        ),
+        .read(
+            "maxAnimationFrames", \.processing.maxAnimationFrames, .int(in: 1...Int.max), imgproxyDefault: "1",
+            "frames an animation may have (more: 422; imgproxy keeps the first ones); 1: the first frame only"
+        ),
+        .read(
+            "maxAnimationFrameResolution", \.processing.maxAnimationFrameResolution, .megapixels,
+            "megapixels a frame may have, in place of the whole animation's count; 0: off"
+        ),
+        .read(
+            "maxResultDimension", \.processing.maxResultDimension, .int(),
+            "pixels a result may have on a side (more: 422; imgproxy scales it down); 0: no limit"
+        ),
+        .read(
+            "stripMetadata", \.processing.stripMetadata, .bool,
+            "results carry no EXIF, XMP, IPTC or ICC profile; `false` (or `sm:0`) keeps them (docs/cli.md: what each format keeps)"
+        ),
+        .read("autoRotate", \.processing.autoRotate, .bool, "turn sources upright by their EXIF orientation"),
+        .refused("secret", "the `Authorization: Bearer` token every request must carry"),
+        .refused("allowOrigin", "`Access-Control-Allow-Origin` on answers"),
+        .refused("pathPrefix", "the path prefix of image URLs"),
+        .refused("baseUrl", "the prefix put before every source URL"),
+        .refused("useS3", "`s3://` sources"),
+        .refused("watermarkPath", "the watermark image's file"),
+        .refused("fallbackImageUrl", "the image answered when the source cannot be had"),
+        .refused("jpegProgressive", "progressive JPEG results"),
+        .refused("pngQuantize", "palette PNG results"),
+    ]
+
+    /// `WEBIMAGE_KEY (--key)` for `\.keys`: the setting of `property` as a user writes it.
+    static func names(of property: PartialKeyPath<ImageServerConfiguration>) -> String {
+        for setting in settings {
+            if case .read(let binding) = setting.state, binding.property == property { return ImageServerSetting.names(of: setting.key) }
+        }
+        return "\(property)"
+    }
+}

@@ -1,0 +1,138 @@
+import Foundation
+import WebImage
+
+/// How a setting's text becomes its value, and a value the text a user would write for it.
+struct SettingParser<Value>: Sendable {
+    /// The value `text` (set, not empty) holds; throws why it holds none, quoting it.
+    let parse: @Sendable (String) throws(ImageServerConfigurationError) -> Value
+    /// `value` as the setting writes it.
+    let text: @Sendable (Value) -> String
+
+    /// The problem of `text` that is not `expected`: `"two" is not a whole number in 1...32`.
+    fileprivate static func notA(_ expected: String, _ text: String) -> ImageServerConfigurationError {
+        ImageServerConfigurationError(problems: ["\"\(text)\" is not \(expected)"])
+    }
+
+    /// `wrapped`'s values, unset (`nil`, written "none") until the setting is given.
+    static func optional<Wrapped>(_ wrapped: SettingParser<Wrapped>) -> SettingParser<Wrapped?> where Value == Wrapped? {
+        SettingParser<Wrapped?>(parse: { text throws(ImageServerConfigurationError) in try wrapped.parse(text) }, text: { $0.map(wrapped.text) ?? "none" })
+    }
+}
+
+extension SettingParser where Value == Int {
+    /// A whole number in `range`.
+    static func int(in range: ClosedRange<Int> = 0...Int.max) -> Self {
+        let expected =
+            range.upperBound == Int.max ? "a whole number, \(range.lowerBound) or more" : "a whole number in \(range.lowerBound)...\(range.upperBound)"
+        return Self(
+            parse: { text throws(ImageServerConfigurationError) in
+                guard let number = Int(text.trimmingSpaces), range.contains(number) else { throw notA(expected, text) }
+                return number
+            },
+            text: { String($0) }
+        )
+    }
+
+    /// A count of megapixels (`50`, `0.5`) held as pixels, as imgproxy reads `MAX_SRC_RESOLUTION`.
+    static var megapixels: Self {
+        Self(
+            parse: { text throws(ImageServerConfigurationError) in
+                guard let number = Double(text.trimmingSpaces), number.isFinite, number >= 0, number < Double(Int.max / 1_000_000) else {
+                    throw notA("a number of megapixels", text)
+                }
+                return Int(number * 1_000_000)
+            },
+            text: { pixels in shortText(Double(pixels) / 1_000_000) }
+        )
+    }
+}
+
+extension SettingParser where Value == TimeInterval {
+    /// A number of seconds above 0 (`2.5`).
+    static var seconds: Self {
+        Self(
+            parse: { text throws(ImageServerConfigurationError) in
+                guard let number = Double(text.trimmingSpaces), number.isFinite, number > 0 else { throw notA("a number of seconds above 0", text) }
+                return number
+            },
+            text: shortText
+        )
+    }
+}
+
+extension SettingParser where Value == TimeInterval {
+    /// A number of seconds, 0 or more (0: off, for `KEEP_ALIVE_TIMEOUT`).
+    static var secondsOrZero: Self {
+        Self(
+            parse: { text throws(ImageServerConfigurationError) in
+                guard let number = Double(text.trimmingSpaces), number.isFinite, number >= 0 else { throw notA("a number of seconds, 0 or more", text) }
+                return number
+            },
+            text: shortText
+        )
+    }
+}
+
+extension SettingParser where Value == Bool {
+    /// `true`, `yes`, `1`, `on` or `false`, `no`, `0`, `off`, in any case.
+    static var bool: Self {
+        Self(
+            parse: { text throws(ImageServerConfigurationError) in
+                switch text.trimmingSpaces.lowercased() {
+                case "true", "yes", "1", "on": return true
+                case "false", "no", "0", "off": return false
+                default: throw notA("true or false", text)
+                }
+            },
+            text: { $0 ? "true" : "false" }
+        )
+    }
+}
+
+extension SettingParser where Value == String {
+    /// Any text, such as a path.
+    static var text: Self { Self(parse: { $0 }, text: { $0 }) }
+}
+
+extension SettingParser where Value == [String] {
+    /// Comma-separated entries, spaces around each dropped (a JSON file or flags may give an array).
+    static var list: Self { Self(parse: { ProcessingConfiguration.commaSeparated($0) }, text: { $0.isEmpty ? "none" : $0.joined(separator: ",") }) }
+}
+
+extension SettingParser where Value == ServerAddress {
+    /// `HOST:PORT`.
+    static var address: Self {
+        Self(
+            parse: { text throws(ImageServerConfigurationError) in
+                guard let address = ServerAddress(text.trimmingSpaces) else { throw notA("HOST:PORT", text) }
+                return address
+            },
+            text: { $0.description }
+        )
+    }
+}
+
+extension SettingParser where Value == [ImageFormat] {
+    /// Format names, `jpeg,png,gif`.
+    static var formats: Self {
+        Self(
+            parse: { text throws(ImageServerConfigurationError) in try ProcessingConfiguration.formats(parsing: text) },
+            text: { $0.map(\.description).joined(separator: ",") }
+        )
+    }
+}
+
+extension SettingParser where Value == [ImageFormat: Int] {
+    /// Qualities by format, `webp=79,avif=63`.
+    static var formatQuality: Self {
+        Self(
+            parse: { text throws(ImageServerConfigurationError) in try ProcessingConfiguration.formatQuality(parsing: text) },
+            text: { table in table.map { "\($0.key)=\($0.value)" }.sorted().joined(separator: ",") }
+        )
+    }
+}
+
+/// `50` for 50.0, `0.5` for 0.5.
+private func shortText(_ number: Double) -> String {
+    number == number.rounded() && abs(number) < 1e15 ? String(Int(number)) : String(number)
+}
