@@ -104,6 +104,8 @@ let package = Package(
                 "WebImage",
                 "WebImageSupport",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                // HummingbirdCore: HTTP1Channel's configuration and MaximumAvailableConnections.
+                .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 // NIOThreadPool: the caches' disk threads.
@@ -208,6 +210,8 @@ let package = Package(
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "NIOFoundationCompat", package: "swift-nio"),
+                // NIOPosix: the abusive clients' raw connections (AbusiveClientTests).
+                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
             ]
         ),

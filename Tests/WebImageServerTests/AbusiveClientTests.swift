@@ -11,7 +11,7 @@ import WebImageTestServer
 /// their heads, hold connections idle by the thousand, send heads too large, pipeline by the
 /// thousand, never read, leave mid-response, or smuggle a body. Each runs against a real server
 /// in this process with short limits; meanwhile a well-behaved client asks `/health` and a
-/// cached thumbnail on a connection of its own and must have each answer within 100 ms; the
+/// cached thumbnail on a connection of its own and must have its answers within 100 ms; the
 /// abusers are cut off by the limit that names them (the server's log says which), the test
 /// process's peak resident memory grows within a stated bound, and the server's sockets (this
 /// process's descriptors of the server's port) return to their idle count.
@@ -22,7 +22,10 @@ import WebImageTestServer
     static let keepAliveTimeout = TestAllowance.seconds(3)
     /// How late past its limit a connection may be cut on a loaded two-core machine.
     static let slack = Duration.seconds(TestAllowance.seconds(1.5))
-    /// The slowest answer the well-behaved client may get.
+    /// The well-behaved client's answers: 99 in 100 within this, and every one within 10 times
+    /// it (a machine shared with other work gives a process its cores late now and then, by
+    /// 0.6 s once in 350 answers on a 2-core machine at load 18; a server held up by its
+    /// clients answers seconds late, or not at all).
     static let answerBound = TestAllowance.time(.milliseconds(100))
     /// A cached thumbnail, the well-behaved client's "normal request".
     static let cachedPath = "/unsafe/rs:fit:64:64/plain/local:///photos/rocket.jpg@jpg"
@@ -34,36 +37,17 @@ import WebImageTestServer
     @Test func headsSentAByteASecondAndConnectionsThatSayNothingAreCutAtTheReadTimeout() async throws {
         let front = try await FrontDoor.start()
         let slowCount = 200, silentCount = 50
-        let started = ContinuousClock.now
-        let cuts = try await withThrowingTaskGroup(of: Duration.self) { group in
-            for index in 0..<(slowCount + silentCount) {
-                group.addTask {
-                    let connection = try await RawConnection.open(port: front.port, group: front.clients)
-                    var reader = connection.reader()
-                    if index < slowCount {
-                        // A byte a second, for ever: the deadline is the request's, not the gap's.
-                        let head = Array("GET \(Self.cachedPath) HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ".utf8)
-                        let trickle = Task {
-                            for byte in head + [UInt8](repeating: UInt8(ascii: "a"), count: 10_000) where !Task.isCancelled {
-                                guard (try? await connection.send([byte])) != nil else { return }
-                                try? await Task.sleep(for: .seconds(1))
-                            }
-                        }
-                        #expect(await reader.drain() == 0, "a slow head was answered")
-                        trickle.cancel()
-                    } else {
-                        #expect(await reader.drain() == 0)
-                    }
-                    return try #require(connection.times.life)
-                }
-            }
-            return try await group.reduce(into: []) { $0.append($1) }
-        }
-        front.expectCut(cuts, at: Self.readRequestTimeout, what: "slow and silent heads")
+        // A byte a second, for ever: the deadline is the request's, not the gap's.
+        let slow = Abuser.Script(trickle: Array("GET \(Self.cachedPath) HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ".utf8) + [UInt8](repeating: 97, count: 10_000))
+        let records = try await Abuser.run(
+            Array(repeating: slow, count: slowCount) + Array(repeating: Abuser.Script(), count: silentCount), front: front,
+            cutWithin: .seconds(Self.readRequestTimeout) + Self.slack * 2
+        )
+        #expect(records.allSatisfy { $0.received == 0 }, "a slow head was answered")
+        front.expectCut(records.compactMap(\.life), at: Self.readRequestTimeout, what: "slow and silent heads")
         #expect(front.log.count(.readRequestTimeout) == slowCount + silentCount)
         #expect(front.log.count(.keepAliveTimeout) == 0 && front.log.count(.writeResponseTimeout) == 0)
-        let elapsed = ContinuousClock.now - started
-        try await front.finish(memoryBound: 32 << 20, case: "slowloris \(slowCount) + silent \(silentCount)", elapsed: elapsed)
+        try await front.finish(memoryBound: 32 << 20, case: "slowloris \(slowCount) + silent \(silentCount)", records: records)
     }
 
     @Test func aSecondHeadTrickledAfterAnAnsweredRequestIsCutAtTheReadTimeoutFromItsFirstByte() async throws {
@@ -90,40 +74,59 @@ import WebImageTestServer
 
     // MARK: Idle connections
 
-    @Test func thousandsOfIdleConnectionsAreCutAtTheKeepAliveTimeoutAndNoMoreThanMaxClientsAreServed() async throws {
-        let count = FileDescriptors.connectionsAffordable(wanted: 5_000)
-        // The listen backlog (256, or the kernel's somaxconn if lower) holds the ones over the limit.
-        let extra = min(100, count / 10)
-        let maxClients = count - extra
-        let front = try await FrontDoor.start { $0.maxClients = maxClients }
-        let started = ContinuousClock.now
-        // Each asks once, is answered, then holds its connection idle until the server cuts it.
-        let times = try await withThrowingTaskGroup(of: RawConnection.Times.self) { group in
-            for _ in 0..<count {
-                group.addTask {
-                    let connection = try await RawConnection.open(port: front.port, group: front.clients, connectTimeout: .seconds(60))
-                    var reader = connection.reader()
-                    try await connection.send(Array("GET \(Self.cachedPath) HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".utf8))
-                    #expect(await reader.response()?.status == 200)
-                    #expect(await reader.drain() == 0)
-                    return connection.times
-                }
-            }
-            return try await group.reduce(into: []) { $0.append($1) }
+    @Test func thousandsOfIdleConnectionsAreCutAtTheKeepAliveTimeout() async throws {
+        // A sanitizer run looks for races, not for scale: a thousand there.
+        let count = FileDescriptors.connectionsAffordable(wanted: TestAllowance.timeScale > 1 ? 1_000 : 5_000)
+        let front = try await FrontDoor.start { $0.maxClients = 0 }
+        // Each asks once (a 404, the cheapest answer), is answered, then holds its connection
+        // idle until the server cuts it. They come 10 at a time, each wave once the last was
+        // answered: all at once would be a flood of requests (the probe's answers wait behind
+        // it) and overflow the listen backlog, which the kernel answers with resets.
+        let ask = Abuser.Script(send: Array("GET /nothing-here HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".utf8))
+        var abusers: [Abuser] = []
+        while abusers.count < count {
+            let wave = try await Abuser.connect(Array(repeating: ask, count: min(10, count - abusers.count)), front: front)
+            try await Abuser.firstEvents(of: wave)
+            abusers += wave
         }
-        let elapsed = ContinuousClock.now - started
-        front.expectCut(times.compactMap(\.idle), at: Self.keepAliveTimeout, what: "idle connections")
+        let opened = ContinuousClock.now - front.started
+        let records = try await Abuser.ends(of: abusers, within: .seconds(Self.keepAliveTimeout) + Self.slack * 4)
+        #expect(records.allSatisfy { $0.head.starts(with: Array("HTTP/1.1 404".utf8)) }, "not every idle connection was answered")
+        // From its request: the answer's end, which starts the keep-alive time, came after it.
+        front.expectCut(records.compactMap(\.idle), at: Self.keepAliveTimeout, what: "idle connections", lateBy: Self.slack * 2)
         #expect(front.log.count(.keepAliveTimeout) == count && front.log.count(.readRequestTimeout) == 0)
-        // No place frees before the first cut, a keep-alive timeout after the first answer: the
-        // ones answered before it are the ones MAX_CLIENTS let in (less the probe's place; NIO
-        // accepts up to 4 connections a read, so up to 3 more before the listener stops).
-        let keepAlive = Duration.seconds(Self.keepAliveTimeout)
-        let early = times.compactMap(\.lastRead).filter { $0 - started < keepAlive }.count
-        #expect(early <= maxClients - 1 + 3, "\(early) answered before the first could be cut, MAX_CLIENTS \(maxClients)")
-        #expect(early >= maxClients - 1 - extra, "only \(early) answered before the first cut")
-        try await front.finish(
-            memoryBound: 400 << 20, case: "\(count) idle connections, MAX_CLIENTS \(maxClients), \(early) served at once", elapsed: elapsed
-        )
+        try await front.finish(memoryBound: 256 << 20, case: "\(count) idle connections, opened in \(opened)", records: records)
+    }
+
+    @Test func pastMaxClientsNewConnectionsWaitForAPlace() async throws {
+        let maxClients = 200, extra = 50
+        let front = try await FrontDoor.start { $0.maxClients = maxClients }
+        let ask = Abuser.Script(send: Array("GET /nothing-here HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".utf8))
+        // Every place taken (the probe holds one), each connection answered and then idle.
+        var held: [Abuser] = []
+        while held.count < maxClients - 1 {
+            let wave = try await Abuser.connect(Array(repeating: ask, count: min(50, maxClients - 1 - held.count)), front: front)
+            try await Abuser.firstEvents(of: wave)
+            held += wave
+        }
+        let allHeld = ContinuousClock.now - front.started
+        #expect(ServerSockets.count(port: front.port) <= maxClients + 1 + 3, "server sockets past MAX_CLIENTS and the listener")
+        // These wait in the listen backlog, connected as far as their kernel says, unanswered.
+        let waiting = try await Abuser.connect(Array(repeating: ask, count: extra), front: front)
+        let records = try await Abuser.ends(of: held + waiting, within: .seconds(Self.keepAliveTimeout * 2) + Self.slack * 4)
+        let heldRecords = Array(records.prefix(held.count)), waitingRecords = Array(records.suffix(waiting.count))
+        #expect(records.allSatisfy { $0.head.starts(with: Array("HTTP/1.1 404".utf8)) }, "not every connection was answered")
+        #expect(front.log.count(.keepAliveTimeout) == maxClients - 1 + extra)
+        // The ones past MAX_CLIENTS were answered only once places freed, after the first cut (NIO
+        // accepts up to 4 connections a read: up to 3 may pass the limit; and on this event loop
+        // one's end and another's answer can come in either order within a moment).
+        let firstCut = try #require(heldRecords.compactMap(\.ended).min())
+        let servedEarly = waitingRecords.compactMap(\.firstRead).filter { $0 < firstCut - .milliseconds(20) }.count
+        #expect(servedEarly <= 3, "\(servedEarly) of the \(extra) past MAX_CLIENTS \(maxClients) answered before a place freed")
+        #expect(allHeld < .seconds(Self.keepAliveTimeout), "taking the places took \(allHeld), past the keep-alive timeout")
+        let waited = waitingRecords.compactMap { record in record.firstRead.map { $0 - record.connecting } }
+        print("front door: past MAX_CLIENTS \(maxClients): \(extra) waited \(waited.min() ?? .zero) to \(waited.max() ?? .zero) for a place")
+        try await front.finish(memoryBound: 64 << 20, case: "MAX_CLIENTS \(maxClients) + \(extra) waiting", records: records)
     }
 
     @Test func withKeepAliveOffEachResponseSaysConnectionCloseAndEndsItsConnection() async throws {
@@ -202,12 +205,20 @@ import WebImageTestServer
         let started = ContinuousClock.now
         try await connection.send(requests)
         var inOrder = 0
+        var firstAmiss: String?
         for index in 0..<count {
-            guard let response = await reader.response() else { break }
-            if response.status == 200, response.headers["x-request-id"] == "p\(index)" { inOrder += 1 }
+            guard let response = await reader.response() else {
+                firstAmiss = firstAmiss ?? "#\(index): the connection ended"
+                break
+            }
+            if response.status == 200, response.headers["x-request-id"] == "p\(index)" {
+                inOrder += 1
+            } else {
+                firstAmiss = firstAmiss ?? "#\(index): \(response.status) \(response.headers["x-request-id"] ?? "no ID")"
+            }
         }
         let elapsed = ContinuousClock.now - started
-        #expect(inOrder == count, "\(inOrder) of \(count) answered 200 in order")
+        #expect(inOrder == count, "\(inOrder) of \(count) answered 200 in order; first amiss: \(firstAmiss ?? "-")")
         print("front door: \(count) pipelined requests answered in \(elapsed)")
         await connection.close()
         try await front.finish(memoryBound: 64 << 20, case: "\(count) pipelined", elapsed: elapsed)
@@ -218,61 +229,40 @@ import WebImageTestServer
     @Test func clientsThatNeverReadALargeResultAreCutAtTheWriteTimeout() async throws {
         let front = try await FrontDoor.start(warmLarge: true)
         let count = 20
-        let started = ContinuousClock.now
         // A small receive buffer (no autotuning) and no reads: the server's writes stop.
-        let connections = try await withThrowingTaskGroup(of: RawConnection.self) { group in
-            for _ in 0..<count {
-                group.addTask {
-                    let connection = try await RawConnection.open(
-                        port: front.port, group: front.clients, autoRead: false, receiveBufferSize: 8 << 10
-                    )
-                    try await connection.send(Array("GET \(Self.largePath) HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".utf8))
-                    return connection
-                }
-            }
-            return try await group.reduce(into: []) { $0.append($1) }
-        }
+        let ask = Abuser.Script(send: Array("GET \(Self.largePath) HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".utf8), reads: false)
+        let started = ContinuousClock.now
+        let abusers = try await Abuser.connect(Array(repeating: ask, count: count), front: front, receiveBufferSize: 8 << 10)
         // The server's log says each was cut (the client, not reading, cannot see it yet).
         let cutAll = await front.log.wait(for: .writeResponseTimeout, count: count, within: .seconds(Self.writeResponseTimeout) + Self.slack * 2)
         let cutAfter = ContinuousClock.now - started
         #expect(cutAll, "\(front.log.count(.writeResponseTimeout)) of \(count) cut by WRITE_RESPONSE_TIMEOUT")
         #expect(cutAfter >= .seconds(Self.writeResponseTimeout) * 0.95 && cutAfter < .seconds(Self.writeResponseTimeout) + Self.slack)
         // Reading now: the head, part of the body, and the end; never the whole result.
-        for connection in connections {
-            var reader = connection.reader()
-            connection.startReading()
-            let bytes = await reader.remainingBytes()
-            let head = String(decoding: bytes.prefix(400), as: UTF8.self)
+        for abuser in abusers { abuser.startReading() }
+        let records = try await Abuser.ends(of: abusers, within: Self.slack * 2)
+        for record in records {
+            let head = String(decoding: record.head, as: UTF8.self)
             let length = head.split(separator: "\r\n").first { $0.lowercased().hasPrefix("content-length:") }
                 .flatMap { Int($0.split(separator: ":")[1].trimmingCharacters(in: .whitespaces)) } ?? 0
             #expect(head.hasPrefix("HTTP/1.1 200") && length > 8 << 20, "\(head.prefix(60)), \(length) bytes")
-            #expect(bytes.count < length, "the whole result was sent: \(bytes.count) bytes")
+            #expect(record.received < length, "the whole result was sent: \(record.received) bytes")
         }
-        try await front.finish(memoryBound: 200 << 20, case: "\(count) never read a 10 MB result, cut after \(cutAfter)", elapsed: cutAfter)
+        try await front.finish(memoryBound: 200 << 20, case: "\(count) never read a 10 MB result, cut after \(cutAfter)", records: records)
     }
 
     @Test func hundredsOfClientsThatLeaveMidResponseLeaveNothingHeld() async throws {
         let front = try await FrontDoor.start(warmLarge: true)
         let count = 200
-        let started = ContinuousClock.now
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            for _ in 0..<count {
-                group.addTask {
-                    let connection = try await RawConnection.open(port: front.port, group: front.clients)
-                    var reader = connection.reader()
-                    try await connection.send(Array("GET \(Self.largePath) HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".utf8))
-                    // The first bytes of the answer, then gone.
-                    #expect(await reader.nextChunk() != nil)
-                    await connection.close()
-                }
-            }
-            try await group.waitForAll()
-        }
-        let elapsed = ContinuousClock.now - started
+        // The first bytes of the answer, then gone.
+        let ask = Abuser.Script(send: Array("GET \(Self.largePath) HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".utf8), leavesOnFirstBytes: true)
+        // 25 at a time: 200 large answers at once would be a load test of the machine's copying.
+        let records = try await Abuser.run(Array(repeating: ask, count: count), front: front, wave: 25, cutWithin: Self.slack * 4)
+        #expect(records.allSatisfy { $0.head.starts(with: Array("HTTP/1.1 200".utf8)) }, "not every client had the start of its answer")
         // Nothing tells this process when the server has seen each client go (a write that
         // fails): its sockets are counted until they are back, for at most the write timeout.
         #expect(await front.waitForIdleSockets(within: .seconds(Self.writeResponseTimeout) + Self.slack))
-        try await front.finish(memoryBound: 200 << 20, case: "\(count) left mid-response", elapsed: elapsed)
+        try await front.finish(memoryBound: 200 << 20, case: "\(count) left mid-response", records: records)
     }
 
     // MARK: Settings
@@ -314,20 +304,25 @@ import WebImageTestServer
 final class FrontDoor: Sendable {
     let server: ServerUnderTest
     let log: LimitLog
-    /// The abusers' event loop.
+    /// The abusers' event loop (the probe has its own).
     let clients: MultiThreadedEventLoopGroup
     let probe: Probe
-    let idleSockets: Int
+    /// The listener and the probe's connection.
+    let idleSockets = 2
+    /// Whether connections are kept alive; when not, the probe's comes and goes.
+    let keepsAlive: Bool
     let residentBefore: Int
+    let started: ContinuousClock.Instant
     var port: Int { server.port }
 
-    private init(server: ServerUnderTest, log: LimitLog, clients: MultiThreadedEventLoopGroup, probe: Probe, idleSockets: Int, residentBefore: Int) {
+    private init(server: ServerUnderTest, log: LimitLog, clients: MultiThreadedEventLoopGroup, probe: Probe, keepsAlive: Bool, residentBefore: Int) {
         self.server = server
         self.log = log
         self.clients = clients
         self.probe = probe
-        self.idleSockets = idleSockets
+        self.keepsAlive = keepsAlive
         self.residentBefore = residentBefore
+        self.started = .now
     }
 
     /// Starts a server with the suite's short limits and `configure` on top; the thumbnail the
@@ -350,23 +345,36 @@ final class FrontDoor: Sendable {
             try ImageServer.makeApplication(configuration: configuration, parser: parser, logger: logger, onListening: onListening)
         }
         let clients = MultiThreadedEventLoopGroup(numberOfThreads: 1)
-        if warmLarge {
-            let large = try await ServerUnderTest.get(AbusiveClientTests.largePath, port: server.port)
-            #expect(large.status == 200 && large.body.count > 8 << 20, "the large result: \(large.status), \(large.body.count) bytes")
+        // The results made and cached first, on connections that end with their answer (a
+        // client's pool would keep one open, for the limits to close and the log to count).
+        for path in [AbusiveClientTests.cachedPath] + (warmLarge ? [AbusiveClientTests.largePath] : []) {
+            let connection = try await RawConnection.open(port: server.port, group: clients)
+            var reader = connection.reader()
+            try await connection.send(Array("GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n".utf8))
+            let response = await reader.response()
+            #expect(response?.status == 200 && (path != AbusiveClientTests.largePath || response?.body.count ?? 0 > 8 << 20))
+            _ = await reader.drain()
         }
-        let probe = try await Probe.start(port: server.port, group: clients)
-        let idleSockets = ServerSockets.count(port: server.port)
-        ResidentMemory.resetPeak()
-        return FrontDoor(
-            server: server, log: log, clients: clients, probe: probe, idleSockets: idleSockets, residentBefore: ResidentMemory.current
+        let probe = try await Probe.start(port: server.port)
+        let front = FrontDoor(
+            server: server, log: log, clients: clients, probe: probe, keepsAlive: configuration.keepAliveTimeout > 0,
+            residentBefore: ResidentMemory.current
         )
+        // The listener and the probe's connection (the warming ones' ends seen by the server).
+        #expect(await front.waitForIdleSockets(within: .seconds(5)), "\(ServerSockets.count(port: server.port)) server sockets at rest")
+        ResidentMemory.resetPeak()
+        return front
     }
 
-    /// Each of `cuts` (a connection's time from its start to its end) within the slack after `limit`.
-    func expectCut(_ cuts: [Duration], at limit: TimeInterval, what: String, sourceLocation: SourceLocation = #_sourceLocation) {
+    /// Each of `cuts` (a connection's time from its start to its end) at `limit` or after, by
+    /// `lateBy` (the suite's slack) at most.
+    func expectCut(
+        _ cuts: [Duration], at limit: TimeInterval, what: String, lateBy: Duration = AbusiveClientTests.slack,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) {
         let limit = Duration.seconds(limit)
-        let early = cuts.filter { $0 < limit * 0.95 }.count
-        let late = cuts.filter { $0 > limit + AbusiveClientTests.slack }.count
+        let early = cuts.filter { $0 < limit }.count
+        let late = cuts.filter { $0 > limit + lateBy }.count
         let sorted = cuts.sorted()
         #expect(early == 0 && late == 0, "\(what): \(early) cut early, \(late) late of \(cuts.count)", sourceLocation: sourceLocation)
         if let first = sorted.first, let last = sorted.last {
@@ -379,16 +387,26 @@ final class FrontDoor: Sendable {
     func waitForIdleSockets(within limit: Duration) async -> Bool {
         let deadline = ContinuousClock.now + limit
         while ContinuousClock.now < deadline {
-            if ServerSockets.count(port: port) == idleSockets { return true }
+            if atRest(ServerSockets.count(port: port)) { return true }
             try? await Task.sleep(for: .milliseconds(20))
         }
-        return ServerSockets.count(port: port) == idleSockets
+        return atRest(ServerSockets.count(port: port))
+    }
+
+    /// Whether `sockets` is the listener's and the probe's (without keep-alive, the probe's
+    /// connection is there or between two).
+    private func atRest(_ sockets: Int) -> Bool {
+        keepsAlive ? sockets == idleSockets : (idleSockets - 1...idleSockets).contains(sockets)
     }
 
     /// The checks after an abuse: every probe answered 200 within the bound, the peak resident
     /// memory within `memoryBound` of before, the server's sockets back to idle, a request
     /// answered; then the server stops.
-    func finish(memoryBound: Int, case name: String, elapsed: Duration?, sourceLocation: SourceLocation = #_sourceLocation) async throws {
+    func finish(
+        memoryBound: Int, case name: String, elapsed: Duration? = nil, records: [Abuser.Record] = [],
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) async throws {
+        let elapsed = elapsed ?? (ContinuousClock.now - started)
         let growth = ResidentMemory.peak - residentBefore
         // Every abuser has seen its end, which the server's close came before; a client that
         // closed itself is seen by the server a moment later.
@@ -400,87 +418,345 @@ final class FrontDoor: Sendable {
         let probed = try await probe.stop()
         #expect(probed.failures.isEmpty, "\(name): \(probed.failures.prefix(5))", sourceLocation: sourceLocation)
         #expect(
-            probed.slowest <= AbusiveClientTests.answerBound,
-            "\(name): the slowest of \(probed.answered) answers took \(probed.slowest)", sourceLocation: sourceLocation
+            probed.percentiles.1 <= AbusiveClientTests.answerBound && probed.slowest <= AbusiveClientTests.answerBound * 10,
+            "\(name): the slowest of \(probed.answered) answers took \(probed.slowest); \(probed.slow) over the bound",
+            sourceLocation: sourceLocation
         )
         #expect(growth < TestAllowance.bytes(memoryBound), "\(name): peak resident memory grew \(growth >> 20) MB", sourceLocation: sourceLocation)
         let after = try await ServerUnderTest.get("/health", port: port, deadline: .seconds(10))
         #expect(after.status == 200, sourceLocation: sourceLocation)
         print(
-            "front door: \(name): \(probed.answered) probe answers meanwhile, slowest \(probed.slowest); peak memory +\(growth >> 20) MB;"
-                + " server sockets \(sockets) after, \(idleSockets) idle; \(elapsed.map { "\($0)" } ?? "-")"
+            "front door: \(name): \(records.count) abusers; \(probed.answered) probe answers meanwhile, median \(probed.percentiles.0),"
+                + " p99 \(probed.percentiles.1), slowest \(probed.slowest);"
+                + " peak resident memory +\(growth >> 20) MB; server sockets \(sockets) after, \(idleSockets) idle; \(elapsed)"
         )
         await server.stop()
         try await clients.shutdownGracefully()
     }
 }
 
-/// A well-behaved client on a connection of its own: `/health` and the cached thumbnail in
-/// turn, one every 20 ms, each timed, until stopped.
+/// A well-behaved client on an event loop of its own: `/health` and the cached thumbnail in
+/// turn, one every 20 ms on one kept-alive connection (a new one when the server closes it
+/// after an answer, as with keep-alive off), each timed on the event loop, until stopped.
 final class Probe: Sendable {
     struct Result: Sendable {
         var answered = 0
         var slowest = Duration.zero
+        /// Answers slower than the bound.
+        var slow = 0
         var failures: [String] = []
-    }
-
-    /// Set when the probe is to stop.
-    final class Flag: Sendable {
-        private let state = Locked(false)
-        var isSet: Bool { state.withLock { $0 } }
-        func set() { state.withLock { $0 = true } }
-    }
-
-    private let task: Task<Result, Never>
-    private let stopping: Flag
-
-    private init(task: Task<Result, Never>, stopping: Flag) {
-        self.task = task
-        self.stopping = stopping
-    }
-
-    static func start(port: Int, group: any EventLoopGroup) async throws -> Probe {
-        let connection = try await RawConnection.open(port: port, group: group)
-        // The thumbnail made and cached before the timing starts.
-        var reader = connection.reader()
-        try await connection.send(Array("GET \(AbusiveClientTests.cachedPath) HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".utf8))
-        guard await reader.response()?.status == 200 else { throw ProbeError.notAnswered }
-        let stopping = Flag()
-        let task = Task { [reader] in
-            var reader = reader
-            var result = Result()
-            while !stopping.isSet {
-                for path in ["/health", AbusiveClientTests.cachedPath] {
-                    let sent = ContinuousClock.now
-                    do {
-                        try await connection.send(Array("GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".utf8))
-                    } catch {
-                        result.failures.append("\(path): \(error)")
-                        return result
-                    }
-                    guard let response = await reader.response() else {
-                        result.failures.append("\(path): the connection ended")
-                        return result
-                    }
-                    let took = ContinuousClock.now - sent
-                    if response.status != 200 { result.failures.append("\(path): \(response.status)") }
-                    result.answered += 1
-                    result.slowest = max(result.slowest, took)
-                }
-                try? await Task.sleep(for: .milliseconds(20))
-            }
-            await connection.close()
-            return result
+        var stopping = false
+        var latencies: [Duration] = []
+        /// The median and 99th percentile answer times.
+        var percentiles: (Duration, Duration) {
+            let sorted = latencies.sorted()
+            guard !sorted.isEmpty else { return (.zero, .zero) }
+            return (sorted[sorted.count / 2], sorted[min(sorted.count - 1, sorted.count * 99 / 100)])
         }
-        return Probe(task: task, stopping: stopping)
+    }
+
+    let port: Int
+    private let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+    private let state = Locked(Result())
+    /// Completes when the probe has stopped (asked to, or on a failure).
+    private let stopped: EventLoopPromise<Void>
+
+    /// Completes with the first answer (or the first failure).
+    private let firstAnswer: EventLoopPromise<Void>
+
+    private init(port: Int) {
+        self.port = port
+        stopped = group.next().makePromise()
+        firstAnswer = group.next().makePromise()
+    }
+
+    /// Starts the probe; returns once its first answer came (its connection accepted).
+    static func start(port: Int) async throws -> Probe {
+        let probe = Probe(port: port)
+        probe.connect()
+        try await probe.firstAnswer.futureResult.get()
+        return probe
+    }
+
+    var isStopping: Bool { state.withLock { $0.stopping } }
+
+    fileprivate func connect() {
+        ClientBootstrap(group: group)
+            .channelInitializer { [self] channel in
+                channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(ProbeHandler(probe: self)) }
+            }
+            .connect(host: "127.0.0.1", port: port)
+            .whenFailure { [self] error in failed("connecting: \(error)") }
+    }
+
+    fileprivate func answered(status: Int, path: String, took: Duration) {
+        state.withLock { state in
+            state.answered += 1
+            state.slowest = max(state.slowest, took)
+            state.latencies.append(took)
+            if took > AbusiveClientTests.answerBound { state.slow += 1 }
+            if status != 200 { state.failures.append("\(path): \(status)") }
+        }
+        firstAnswer.succeed()
+    }
+
+    fileprivate func failed(_ failure: String) {
+        state.withLock { $0.failures.append(failure) }
+        stopped.succeed()
+        firstAnswer.succeed()
+    }
+
+    fileprivate func ended() {
+        stopped.succeed()
     }
 
     func stop() async throws -> Result {
-        stopping.set()
-        return await task.value
+        state.withLock { $0.stopping = true }
+        try await stopped.futureResult.get()
+        try await group.shutdownGracefully()
+        return state.withLock { $0 }
     }
 
-    enum ProbeError: Error { case notAnswered }
+    private final class ProbeHandler: ChannelInboundHandler {
+        typealias InboundIn = ByteBuffer
+        typealias OutboundOut = ByteBuffer
+        static let paths = ["/health", AbusiveClientTests.cachedPath]
+
+        let probe: Probe
+        private var buffer = ByteBuffer()
+        private var sent: (path: String, at: NIODeadline)?
+        private var next = 0
+        /// The server said it closes the connection after this answer.
+        private var closing = false
+
+        init(probe: Probe) {
+            self.probe = probe
+        }
+
+        func channelActive(context: ChannelHandlerContext) {
+            ask(context: context)
+            context.fireChannelActive()
+        }
+
+        private func ask(context: ChannelHandlerContext) {
+            guard !probe.isStopping else {
+                context.close(promise: nil)
+                return
+            }
+            let path = Self.paths[next % Self.paths.count]
+            next += 1
+            sent = (path, .now())
+            context.writeAndFlush(wrapOutboundOut(ByteBuffer(string: "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")), promise: nil)
+        }
+
+        func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+            var bytes = unwrapInboundIn(data)
+            buffer.writeBuffer(&bytes)
+            let view = buffer.readableBytesView
+            guard let sent, let headEnd = view.firstRange(of: Array("\r\n\r\n".utf8))?.upperBound else { return }
+            let head = String(decoding: view[view.startIndex..<headEnd], as: UTF8.self).lowercased()
+            let length = head.split(separator: "\r\n").first { $0.hasPrefix("content-length:") }
+                .flatMap { Int($0.dropFirst("content-length:".count).trimmingCharacters(in: .whitespaces)) } ?? 0
+            guard view.endIndex - headEnd >= length else { return }
+            let status = head.split(separator: " ").dropFirst().first.flatMap { Int($0) } ?? 0
+            let took = NIODeadline.now() - sent.at
+            probe.answered(status: status, path: sent.path, took: .nanoseconds(took.nanoseconds))
+            buffer.moveReaderIndex(forwardBy: headEnd - view.startIndex + length)
+            buffer.discardReadBytes()
+            self.sent = nil
+            closing = head.contains("connection: close")
+            guard !closing else { return }
+            context.eventLoop.assumeIsolated().scheduleTask(in: .milliseconds(20)) { [self] in ask(context: context) }
+        }
+
+        func channelInactive(context: ChannelHandlerContext) {
+            if probe.isStopping {
+                probe.ended()
+            } else if closing, sent == nil {
+                probe.connect()
+            } else {
+                probe.failed("\(sent?.path ?? "between requests"): the connection ended")
+            }
+            context.fireChannelInactive()
+        }
+
+        func errorCaught(context: ChannelHandlerContext, error: any Error) {
+            context.close(promise: nil)
+        }
+    }
+}
+
+// MARK: - Abusers
+
+/// Clients on the abusers' event loop, each following a script: bytes sent on connecting, then
+/// bytes trickled one at a time; what comes back is counted, its first bytes kept, and the times
+/// of its life taken, all on the event loop (thousands of them take no task each, and a busy
+/// task pool does not delay their requests or their times).
+final class Abuser: Sendable {
+    struct Script: Sendable {
+        /// Sent on connecting.
+        var send: [UInt8] = []
+        /// Then sent a byte at a time, `interval` apart.
+        var trickle: [UInt8] = []
+        var interval = TimeAmount.seconds(1)
+        /// Whether what comes is read; see `startReading`.
+        var reads = true
+        /// Whether the client closes its connection once the first bytes of an answer come.
+        var leavesOnFirstBytes = false
+    }
+
+    struct Record: Sendable {
+        /// Before connecting: no later than the server's accepting.
+        var connecting: ContinuousClock.Instant
+        /// Before the script's first bytes went: no later than the server's reading them.
+        var sent: ContinuousClock.Instant?
+        var firstRead: ContinuousClock.Instant?
+        var ended: ContinuousClock.Instant?
+        var received = 0
+        /// The first 400 bytes received.
+        var head: [UInt8] = []
+        /// Closed by the test (the server did not cut it in time).
+        var closedByTest = false
+        /// From connecting to the end.
+        var life: Duration? { ended.map { $0 - connecting } }
+        /// From the request sent to the end: past the answer's end, which starts the keep-alive time.
+        var idle: Duration? { sent.flatMap { sent in ended.map { $0 - sent } } }
+    }
+
+    /// The record, shared by the abuser and its handler.
+    final class Recorder: Sendable {
+        let record: Locked<Record>
+        /// Completes with the first bytes received or the end, whichever comes first.
+        let firstEvent: EventLoopPromise<Void>
+
+        init(loop: any EventLoop) {
+            record = Locked(Record(connecting: .now))
+            firstEvent = loop.makePromise()
+        }
+    }
+
+    let channel: any Channel
+    let recorder: Recorder
+    var record: Record { recorder.record.withLock { $0 } }
+
+    private init(channel: any Channel, recorder: Recorder) {
+        self.channel = channel
+        self.recorder = recorder
+    }
+
+    /// Connects one abuser per script to the front door's server, all at once.
+    static func connect(_ scripts: [Script], front: FrontDoor, receiveBufferSize: Int? = nil) async throws -> [Abuser] {
+        let futures = scripts.map { script in
+            let recorder = Recorder(loop: front.clients.next())
+            var bootstrap = ClientBootstrap(group: front.clients)
+                .connectTimeout(.seconds(60))
+                .channelOption(.autoRead, value: script.reads)
+                .channelInitializer { channel in
+                    channel.eventLoop.makeCompletedFuture {
+                        try channel.pipeline.syncOperations.addHandler(AbuserHandler(script: script, recorder: recorder))
+                    }
+                }
+            if let receiveBufferSize {
+                bootstrap = bootstrap.channelOption(.socketOption(.so_rcvbuf), value: SocketOptionValue(receiveBufferSize))
+            }
+            let connected = bootstrap.connect(host: "127.0.0.1", port: front.port)
+            connected.whenFailure { _ in recorder.firstEvent.succeed() }
+            return connected.map { Abuser(channel: $0, recorder: recorder) }
+        }
+        return try await EventLoopFuture.whenAllSucceed(futures, on: front.clients.next()).get()
+    }
+
+    /// Waits until each of `abusers` has received its first bytes or ended.
+    static func firstEvents(of abusers: [Abuser]) async throws {
+        guard let loop = abusers.first?.channel.eventLoop else { return }
+        try await EventLoopFuture.andAllSucceed(abusers.map(\.recorder.firstEvent.futureResult), on: loop).get()
+    }
+
+    /// The records of `abusers` once each connection has ended; one still open after `limit`
+    /// is closed by the test (`closedByTest`), which fails.
+    static func ends(of abusers: [Abuser], within limit: Duration, sourceLocation: SourceLocation = #_sourceLocation) async throws -> [Record] {
+        guard let loop = abusers.first?.channel.eventLoop else { return [] }
+        // The test's own deadline: what the server has not cut by then is closed here.
+        let deadline = loop.scheduleTask(in: TimeAmount(limit)) {
+            for abuser in abusers where abuser.channel.isActive {
+                abuser.recorder.record.withLock { $0.closedByTest = true }
+                abuser.channel.close(promise: nil)
+            }
+        }
+        try await EventLoopFuture.andAllComplete(abusers.map(\.channel.closeFuture), on: loop).get()
+        deadline.cancel()
+        let records = abusers.map(\.record)
+        let open = records.filter(\.closedByTest).count
+        #expect(open == 0, "\(open) of \(abusers.count) were still open after \(limit)", sourceLocation: sourceLocation)
+        return records
+    }
+
+    /// Connects the abusers, `wave` at a time (the next once these have ended), and waits for
+    /// their ends; each must be cut within `limit`.
+    static func run(
+        _ scripts: [Script], front: FrontDoor, wave: Int = .max, cutWithin limit: Duration, sourceLocation: SourceLocation = #_sourceLocation
+    ) async throws -> [Record] {
+        var records: [Record] = []
+        for start in stride(from: 0, to: scripts.count, by: wave) {
+            let abusers = try await connect(Array(scripts[start..<min(scripts.count, start + wave)]), front: front)
+            records += try await ends(of: abusers, within: limit, sourceLocation: sourceLocation)
+        }
+        return records
+    }
+
+    func startReading() {
+        channel.setOption(.autoRead, value: true).whenSuccess { [channel] in channel.read() }
+    }
+
+    private final class AbuserHandler: ChannelInboundHandler {
+        typealias InboundIn = ByteBuffer
+        typealias OutboundOut = ByteBuffer
+        let script: Script
+        let recorder: Recorder
+        private var trickled = 0
+        private var trickling: Scheduled<Void>?
+
+        init(script: Script, recorder: Recorder) {
+            self.script = script
+            self.recorder = recorder
+        }
+
+        func channelActive(context: ChannelHandlerContext) {
+            recorder.record.withLock { $0.sent = .now }
+            if !script.send.isEmpty { context.writeAndFlush(wrapOutboundOut(ByteBuffer(bytes: script.send)), promise: nil) }
+            if !script.trickle.isEmpty { trickle(context: context) }
+            context.fireChannelActive()
+        }
+
+        private func trickle(context: ChannelHandlerContext) {
+            guard trickled < script.trickle.count, context.channel.isActive else { return }
+            context.writeAndFlush(wrapOutboundOut(ByteBuffer(bytes: [script.trickle[trickled]])), promise: nil)
+            trickled += 1
+            trickling = context.eventLoop.assumeIsolated().scheduleTask(in: script.interval) { [self] in trickle(context: context) }
+        }
+
+        func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+            let bytes = unwrapInboundIn(data)
+            recorder.record.withLock { record in
+                if record.firstRead == nil { record.firstRead = .now }
+                record.received += bytes.readableBytes
+                if record.head.count < 400 { record.head += bytes.readableBytesView.prefix(400 - record.head.count) }
+            }
+            recorder.firstEvent.succeed()
+            if script.leavesOnFirstBytes { context.close(promise: nil) }
+        }
+
+        func channelInactive(context: ChannelHandlerContext) {
+            trickling?.cancel()
+            recorder.record.withLock { $0.ended = .now }
+            recorder.firstEvent.succeed()
+            context.fireChannelInactive()
+        }
+
+        func errorCaught(context: ChannelHandlerContext, error: any Error) {
+            context.close(promise: nil)
+        }
+    }
 }
 
 // MARK: - Raw connections
@@ -619,16 +895,17 @@ struct ResponseReader: @unchecked Sendable {
 
     private mutating func fill() async -> Bool {
         guard var chunk = await nextChunk() else { return false }
-        if start > 1 << 16 {
-            buffer.removeFirst(start)
-            start = 0
-        }
         buffer += chunk.readBytes(length: chunk.readableBytes) ?? []
         return true
     }
 
     /// The next whole response; nil when the connection ends first.
     mutating func response() async -> Response? {
+        // What was read already goes (here only: the indices below must stay valid).
+        if start > 1 << 16 {
+            buffer.removeFirst(start)
+            start = 0
+        }
         let separator: [UInt8] = Array("\r\n\r\n".utf8)
         var headEnd: Int?
         while headEnd == nil {
@@ -734,7 +1011,9 @@ struct LimitLogHandler: LogHandler {
 /// it accepted (from /proc/net/tcp, matched with /proc/self/fd).
 enum ServerSockets {
     static func count(port: Int) -> Int {
-        guard let table = try? String(contentsOfFile: "/proc/net/tcp", encoding: .utf8) else { return -1 }
+        // Read to its end: one read of a file in /proc gives a page at most.
+        guard let table = FileHandle(forReadingAtPath: "/proc/net/tcp").flatMap({ try? $0.readToEnd() }).map({ String(decoding: $0, as: UTF8.self) })
+        else { return -1 }
         let portText = String(format: "%04X", port)
         var inodes = Set<String>()
         for line in table.split(separator: "\n").dropFirst() {

@@ -52,6 +52,8 @@ final class ConnectionLimitsHandler: ChannelDuplexHandler, RemovableChannelHandl
     /// The one timer, set for the earliest deadline or before it (it then sets itself again).
     private var timer: Scheduled<Void>?
     private var timerDeadline: NIODeadline?
+    /// The channel has gone: nothing more is timed (a write failed by the close reports after it).
+    private var inactive = false
 
     init(limits: Limits, logger: Logger) {
         self.limits = limits
@@ -72,6 +74,7 @@ final class ConnectionLimitsHandler: ChannelDuplexHandler, RemovableChannelHandl
     }
 
     func channelInactive(context: ChannelHandlerContext) {
+        inactive = true
         readDeadline = nil
         writeDeadline = nil
         keepAliveDeadline = nil
@@ -139,6 +142,7 @@ final class ConnectionLimitsHandler: ChannelDuplexHandler, RemovableChannelHandl
     }
 
     private func responseSent(context: ChannelHandlerContext) {
+        guard !inactive else { return }
         unsent = max(0, unsent - 1)
         unanswered = max(0, unanswered - 1)
         // A response after it (pipelined) has its own time, from now.
@@ -152,6 +156,7 @@ final class ConnectionLimitsHandler: ChannelDuplexHandler, RemovableChannelHandl
     }
 
     private func scheduleTimer(context: ChannelHandlerContext) {
+        guard !inactive else { return }
         let deadlines = [readDeadline, writeDeadline, keepAliveDeadline].compactMap { $0 }
         guard let earliest = deadlines.min() else {
             stopTimer()
