@@ -167,11 +167,15 @@ async def slowloris(port, args):
 
 
 async def idle(port, args):
-    """One request each, then held idle: KEEP_ALIVE_TIMEOUT; past MAX_CLIENTS, waiting."""
+    """One request each, then held idle: KEEP_ALIVE_TIMEOUT; past MAX_CLIENTS, waiting. At most
+    100 connect at once (more would overflow the listen backlog, which resets them)."""
+    opening = asyncio.Semaphore(100)
+
     async def one():
-        reader, writer = await asyncio.open_connection("127.0.0.1", port)
-        writer.write(request(CACHED))
-        assert (await read_response(reader))[0] == 200
+        async with opening:
+            reader, writer = await asyncio.open_connection("127.0.0.1", port)
+            writer.write(request("/nothing-here"))
+            assert (await read_response(reader))[0] == 404
         answered = time.monotonic()
         await until_end(reader)
         writer.close()
@@ -223,17 +227,22 @@ async def noread(port, args):
         await asyncio.get_event_loop().sock_connect(sock, ("127.0.0.1", port))
         sock.sendall(request(LARGE))
         return sock
+    idle_descriptors = args.server.descriptors()
     sockets = [await one() for _ in range(args.noread)]
     sent = time.monotonic()
-    # Not reading for longer than the limit; then what is left to read is a part and the end.
-    await asyncio.sleep(args.write_timeout + 2)
+    # Not reading until the server has let go of them all (its descriptors back), at most the
+    # limit and 5 s; then what is left to read is a part of the answer and the end.
+    await asyncio.sleep(1)
+    while args.server.descriptors() > idle_descriptors and time.monotonic() < sent + args.write_timeout + 5:
+        await asyncio.sleep(0.05)
+    cut = time.monotonic() - sent
     received = []
     for sock in sockets:
         reader, writer = await asyncio.open_connection(sock=sock)
         received.append(await until_end(reader))
         writer.close()
     assert all(count < 9 << 20 for count in received), received
-    return [time.monotonic() - sent]
+    return [cut] * len(sockets)
 
 
 async def leave(port, args):
@@ -282,6 +291,7 @@ async def main():
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     resource.setrlimit(resource.RLIMIT_NOFILE, (min(hard, max(soft, 2 * args.idle + 1000)), hard))
     server = Server(args.webimage)
+    args.server = server
     print(f"webimage serve ({args.webimage}) on port {server.port}")
     try:
         # Both results made and cached before anything is measured.
@@ -301,9 +311,13 @@ async def main():
             times = await CASES[name](server.port, args)
             elapsed = time.monotonic() - started
             await sampler.stop()
-            await asyncio.sleep(0.5)
+            # The server sees a client's own close a moment after it.
+            settle = time.monotonic() + 5
+            while server.descriptors() > idle_descriptors and time.monotonic() < settle:
+                await asyncio.sleep(0.05)
             after = server.descriptors()
             await probe.stop()
+            await asyncio.sleep(0.2)
             peak = server.status("VmHWM:")
             print(f"{name}: {len(times)} abusers, cut after {min(times):.2f}-{max(times):.2f} s; "
                   f"server descriptors most {sampler.most}, idle {idle_descriptors}, after {after}; "
