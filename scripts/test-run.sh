@@ -41,13 +41,13 @@ sanitizer_errors() {
 }
 
 # run_watched LOG COMMAND...: runs COMMAND with its output shown and written to LOG, and returns
-# its status. A run whose output stops growing for WEBIMAGE_STALL_SECONDS (default 600: no test
+# its status. A run whose output stops growing for WEBIMAGE_TEST_STALL_SECONDS (default 600: no test
 # is that quiet, even under a sanitizer) is stuck: every thread's stack is written to LOG.stall
 # (gdb) and the run is ended, so a hang fails the check with the evidence instead of never ending.
 run_watched() {
     local log=$1
     shift
-    local limit=${WEBIMAGE_STALL_SECONDS:-600} pid status=0 size quiet=0 last=-1
+    local limit=${WEBIMAGE_TEST_STALL_SECONDS:-600} pid status=0 size quiet=0 last=-1
     "$@" > >(tee "$log") 2>&1 &
     pid=$!
     while kill -0 "$pid" 2>/dev/null; do

@@ -19,7 +19,7 @@ import WebImage
 /// thumbnail decode against full decode + resize, and 2 threads against 1 (with the CPU the
 /// process actually got, since other work on the machine caps the ratio).
 ///
-/// The test images are the repository's `Tests/Images` (or `$WEBIMAGE_TESTDATA`).
+/// The test images are the repository's `Tests/Images` (or `$WEBIMAGE_TEST_DATA`).
 enum CoderBenchmarks {
     static let boxWidth = 300
     static let boxHeight = 200
@@ -618,7 +618,7 @@ enum CoderBenchmarks {
     }
 
     static func testdataDirectory() throws -> URL {
-        if let override = ProcessInfo.processInfo.environment["WEBIMAGE_TESTDATA"], !override.isEmpty {
+        if let override = ProcessInfo.processInfo.environment["WEBIMAGE_TEST_DATA"], !override.isEmpty {
             return URL(fileURLWithPath: override)
         }
         for root in repositoryRoots() {
@@ -627,7 +627,7 @@ enum CoderBenchmarks {
                 return candidate.standardizedFileURL
             }
         }
-        throw Failure(description: "test images not found: run from the repository or set WEBIMAGE_TESTDATA")
+        throw Failure(description: "test images not found: run from the repository or set WEBIMAGE_TEST_DATA")
     }
 
     /// Runs scripts/pillow-benchmark.py and returns its medians by image path (job -> seconds);

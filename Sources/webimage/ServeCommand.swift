@@ -34,7 +34,8 @@ struct ServeCommand: AsyncParsableCommand {
         } catch let error as ImageServerConfigurationError {
             throw ValidationError("\n" + error.description)
         }
-        let logger = Logger(label: "swift-webimage.server")
+        var logger = Logger(label: "swift-webimage.server")
+        logger.logLevel = Logger.Level(rawValue: configuration.logLevel) ?? .info
         try await ImageServer.run(configuration: configuration, parser: parser, logger: logger)
     }
 }

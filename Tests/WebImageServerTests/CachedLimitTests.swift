@@ -17,8 +17,8 @@ import WebImageTestServer
         ("rs:fit:40:40/plain/local:///sdwebimage/TestImage.gif", "rs:fit:40:40/mafr:0.002/plain/local:///sdwebimage/TestImage.gif"),
     ]
 
-    static func start(cacheFolder: String? = nil) async throws -> ServerUnderTest {
-        try await ServerUnderTest.start {
+    static func configuration(cacheFolder: String? = nil) -> ImageServerConfiguration {
+        .underTest {
             $0.localFilesystemRoot = TestServer.imagesFolder.path
             $0.processing.allowSecurityOptions = true
             if let cacheFolder { $0.cacheDirectory = cacheFolder }
@@ -26,15 +26,13 @@ import WebImageTestServer
     }
 
     @Test(arguments: cases) func aStricterURLIsRefusedWhetherTheResultIsCachedOrNot(base: String, limited: String) async throws {
-        let server = try await Self.start()
-        let uncached = try await server.get("/_/" + limited)
-        let made = try await server.get("/_/" + base)
-        let fromMemory = try await server.get("/_/" + limited)
-        await server.stopKeepingCache()
-        let restarted = try await Self.start(cacheFolder: server.cacheFolder)
-        let fromDisk = try await restarted.get("/_/" + limited)
-        let baseFromDisk = try await restarted.get("/_/" + base)
-        await restarted.stop()
+        let first = Self.configuration()
+        let (uncached, made, fromMemory) = try await withRunningServer(first, keepingCache: true) { server in
+            (try await server.get("/_/" + limited), try await server.get("/_/" + base), try await server.get("/_/" + limited))
+        }
+        let (fromDisk, baseFromDisk) = try await withRunningServer(Self.configuration(cacheFolder: first.cacheDirectory)) { restarted in
+            (try await restarted.get("/_/" + limited), try await restarted.get("/_/" + base))
+        }
 
         #expect(uncached.status == 422)
         #expect(made.status == 200 && made.header("x-cache") == "miss")

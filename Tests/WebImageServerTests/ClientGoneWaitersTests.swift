@@ -1,5 +1,6 @@
 import NIOCore
 import Testing
+import WebImageTestServer
 @testable import WebImageServer
 
 /// Requests waiting on their client's connection: cancelled when it goes, and nothing kept per
@@ -26,18 +27,17 @@ import Testing
     @Test func theClientGoingCancelsItsRequestsInFlight() async throws {
         let waiters = ClientGoneWaiters()
         let connection = Self.connection()
-        let started = AsyncStream.makeStream(of: Void.self)
+        let started = TestGate()
         let requests = (0..<2).map { _ in
             Task {
                 try await waiters.run(until: connection.futureResult) {
-                    started.continuation.yield()
+                    started.open()
+                    // Work that only its cancellation ends.
                     try await Task.sleep(for: .seconds(600))
                 }
             }
         }
-        var iterator = started.stream.makeAsyncIterator()
-        _ = await iterator.next()
-        _ = await iterator.next()
+        await started.wait(untilOpened: 2)
         connection.succeed()
         for request in requests {
             await #expect(throws: CancellationError.self) { try await request.value }

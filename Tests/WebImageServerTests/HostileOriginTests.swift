@@ -30,21 +30,23 @@ import WebImageTestServer
         let metrics: TestMetrics
         let origin: TestServer
 
-        static func start(configure: (inout ImageServerConfiguration) -> Void = { _ in }) async throws -> Setup {
+        /// Runs `body` with a server with the small limits (and `configure` applied) and an
+        /// origin, then awaits their stops, also when `body` throws.
+        static func with<T>(
+            configure: (inout ImageServerConfiguration) -> Void = { _ in }, _ body: (Setup) async throws -> T
+        ) async throws -> T {
             let metrics = TestMetrics()
-            let origin = try await TestServer.start()
-            let server = try await ServingTests.start(metrics: metrics) { configuration in
+            let configuration = ImageServerConfiguration.fetchingFromLoopback { configuration in
                 configuration.downloadTimeout = HostileOriginTests.downloadTimeout
                 configuration.timeout = HostileOriginTests.timeout
                 configuration.processing.maxSourceFileSize = HostileOriginTests.maxSourceFileSize
                 configure(&configuration)
             }
-            return Setup(server: server, metrics: metrics, origin: origin)
-        }
-
-        func stop() async {
-            await server.stop()
-            await origin.shutdown()
+            return try await withOrigin { origin in
+                try await withRunningServer(configuration, metrics: metrics) { server in
+                    try await body(Setup(server: server, metrics: metrics, origin: origin))
+                }
+            }
         }
 
         /// Asks for a thumbnail of `source` and expects `status` with `body` within the time
@@ -68,16 +70,12 @@ import WebImageTestServer
             #expect(ordinary.status == 200, "after \(source)", sourceLocation: sourceLocation)
         }
 
-        /// Whether the busy-worker gauge reads 0 (polled: a worker freed after a timeout's
-        /// answer is freed by its cancelled task, which nothing here can await).
+        /// Whether the busy-worker gauge reads 0 within 10 s (polled: a worker freed after a
+        /// timeout's answer is freed by its cancelled task, which nothing here can await).
         func workersIdle() async -> Bool {
-            let deadline = ContinuousClock.now + .seconds(10)
-            while ContinuousClock.now < deadline {
-                let busy = (try? metrics.expectGauge("webimage_server_workers_busy").lastValue) ?? 0
-                if busy == 0 { return true }
-                try? await Task.sleep(for: .milliseconds(10))
+            await eventually(within: TestAllowance.loadMargin, every: .milliseconds(10)) {
+                ((try? metrics.expectGauge("webimage_server_workers_busy").lastValue) ?? 0) == 0
             }
-            return false
         }
     }
 
@@ -94,39 +92,39 @@ import WebImageTestServer
     // MARK: Time
 
     @Test func aHeadSentAByteASecondIsCutAtTheDownloadTimeout() async throws {
-        let setup = try await Setup.start()
-        let slowloris = try await RawOrigin.start(RawOrigin.Reply(
-            prefix: Array("HTTP/1.1 200 OK\r\nContent-Type: image/jpeg\r\nX-Slow: ".utf8), pieceSize: 1,
-            repeating: [UInt8(ascii: "a")], interval: .seconds(1)
-        ))
-        try await setup.expect(slowloris.url("/slow.jpg"), status: 504, body: "Source timeout")
-        #expect(await slowloris.waitUntilNoReplyIsInProgress())
-        await slowloris.shutdown()
-        await setup.stop()
+        try await Setup.with { setup in
+            try await withRawOrigin(RawOrigin.Reply(
+                prefix: Array("HTTP/1.1 200 OK\r\nContent-Type: image/jpeg\r\nX-Slow: ".utf8), pieceSize: 1,
+                repeating: [UInt8(ascii: "a")], interval: .seconds(1)
+            )) { slowloris in
+                try await setup.expect(slowloris.url("/slow.jpg"), status: 504, body: "Source timeout")
+                #expect(await slowloris.waitUntilNoReplyIsInProgress())
+            }
+        }
     }
 
     @Test func aChunkedBodyThatNeverEndsIsCutAtTheDownloadTimeoutOrTheByteLimit() async throws {
-        let setup = try await Setup.start()
-        // Silent after its first piece: the idle timeout.
-        let silent = setup.origin.url("/images/photos/rocket.jpg?chunked=1&parts=4&hold=1").absoluteString
-        try await setup.expect(silent, status: 504, body: "Source timeout")
-        #expect(await setup.origin.wait(timeout: .seconds(10)) { $0.abortedResponses["/images/photos/rocket.jpg"] == 1 })
-        // A kilobyte every 100 ms, for ever: never idle, so the download's deadline.
-        let trickle = try await RawOrigin.start(RawOrigin.Reply(
-            prefix: Self.head(["Content-Type: image/jpeg", "Transfer-Encoding: chunked"]), repeating: Self.chunk(size: 1024),
-            interval: .milliseconds(100)
-        ))
-        try await setup.expect(trickle.url("/trickle.jpg"), status: 504, body: "Source timeout")
-        #expect(await trickle.waitUntilNoReplyIsInProgress())
-        // As fast as the client reads: the byte limit, long before the deadline.
-        let flood = try await RawOrigin.start(RawOrigin.Reply(
-            prefix: Self.head(["Content-Type: image/jpeg", "Transfer-Encoding: chunked"]), repeating: Self.chunk(size: 64 << 10)
-        ))
-        try await setup.expect(flood.url("/flood.jpg"), status: 422, body: "Source image is too large")
-        #expect(await flood.waitUntilNoReplyIsInProgress())
-        await trickle.shutdown()
-        await flood.shutdown()
-        await setup.stop()
+        try await Setup.with { setup in
+            // Silent after its first piece: the idle timeout.
+            let silent = setup.origin.url("/images/photos/rocket.jpg?chunked=1&parts=4&hold=1").absoluteString
+            try await setup.expect(silent, status: 504, body: "Source timeout")
+            #expect(await setup.origin.wait(timeout: .seconds(10)) { $0.abortedResponses["/images/photos/rocket.jpg"] == 1 })
+            // A kilobyte every 100 ms, for ever: never idle, so the download's deadline.
+            try await withRawOrigin(RawOrigin.Reply(
+                prefix: Self.head(["Content-Type: image/jpeg", "Transfer-Encoding: chunked"]), repeating: Self.chunk(size: 1024),
+                interval: .milliseconds(100)
+            )) { trickle in
+                try await setup.expect(trickle.url("/trickle.jpg"), status: 504, body: "Source timeout")
+                #expect(await trickle.waitUntilNoReplyIsInProgress())
+                // As fast as the client reads: the byte limit, long before the deadline.
+                try await withRawOrigin(RawOrigin.Reply(
+                    prefix: Self.head(["Content-Type: image/jpeg", "Transfer-Encoding: chunked"]), repeating: Self.chunk(size: 64 << 10)
+                )) { flood in
+                    try await setup.expect(flood.url("/flood.jpg"), status: 422, body: "Source image is too large")
+                    #expect(await flood.waitUntilNoReplyIsInProgress())
+                }
+            }
+        }
     }
 
     // MARK: Size
@@ -134,30 +132,30 @@ import WebImageTestServer
     /// A URL's own `max_src_file_size` stops the fetch as soon as the body passes it: 200 KB
     /// of chunks, then nothing, against a 100 KB limit. Waiting for the rest would end in a 504.
     @Test func aURLsSourceSizeLimitStopsTheFetchAsSoonAsTheBodyPassesIt() async throws {
-        let setup = try await Setup.start { $0.processing.allowSecurityOptions = true }
-        let origin = try await RawOrigin.start(RawOrigin.Reply(
-            prefix: Self.head(["Content-Type: image/jpeg", "Transfer-Encoding: chunked"]) + Array((0..<4).map { _ in Self.chunk(size: 50_000) }.joined())
-        ))
-        let source = origin.url("/two-hundred-kilobytes.jpg")
-        let encoded = source.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
-        let reply = try await setup.server.get("/unsafe/msfs:100000/rs:fit:100:100/plain/\(encoded)@jpg")
-        #expect(reply.status == 422 && String(decoding: reply.body, as: UTF8.self) == "Source image is too large\n")
-        #expect(await origin.waitUntilNoReplyIsInProgress(), "the fetch was closed")
-        await origin.shutdown()
-        await setup.stop()
+        try await Setup.with(configure: { $0.processing.allowSecurityOptions = true }) { setup in
+            try await withRawOrigin(RawOrigin.Reply(
+                prefix: Self.head(["Content-Type: image/jpeg", "Transfer-Encoding: chunked"]) + Array((0..<4).map { _ in Self.chunk(size: 50_000) }.joined())
+            )) { origin in
+                let source = origin.url("/two-hundred-kilobytes.jpg")
+                let encoded = source.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
+                let reply = try await setup.server.get("/unsafe/msfs:100000/rs:fit:100:100/plain/\(encoded)@jpg")
+                #expect(reply.status == 422 && String(decoding: reply.body, as: UTF8.self) == "Source image is too large\n")
+                #expect(await origin.waitUntilNoReplyIsInProgress(), "the fetch was closed")
+            }
+        }
     }
 
     @Test func aDeclaredTenGigabytesIsRefusedFromTheHead() async throws {
-        let setup = try await Setup.start()
-        // The head and 1 KB of body, then nothing: a 422 can only come from the head (waiting for
-        // the rest would end in a 504).
-        let origin = try await RawOrigin.start(RawOrigin.Reply(
-            prefix: Self.head(["Content-Type: image/jpeg", "Content-Length: \(10 << 30)"]) + [UInt8](repeating: 0xFF, count: 1024)
-        ))
-        try await setup.expect(origin.url("/ten-gigabytes.jpg"), status: 422, body: "Source image is too large")
-        #expect(await origin.waitUntilNoReplyIsInProgress())
-        await origin.shutdown()
-        await setup.stop()
+        try await Setup.with { setup in
+            // The head and 1 KB of body, then nothing: a 422 can only come from the head (waiting for
+            // the rest would end in a 504).
+            try await withRawOrigin(RawOrigin.Reply(
+                prefix: Self.head(["Content-Type: image/jpeg", "Content-Length: \(10 << 30)"]) + [UInt8](repeating: 0xFF, count: 1024)
+            )) { origin in
+                try await setup.expect(origin.url("/ten-gigabytes.jpg"), status: 422, body: "Source image is too large")
+                #expect(await origin.waitUntilNoReplyIsInProgress())
+            }
+        }
     }
 
     /// A gzip (or zlib, for `deflate`) stream of one fixed-Huffman deflate block: a zero byte,
@@ -208,107 +206,107 @@ import WebImageTestServer
     }
 
     @Test func aGzipOrDeflateBombIsNeverInflated() async throws {
-        let setup = try await Setup.start()
-        // 3.4 MB that inflate to 537 MB.
-        let groups = 260_000
-        for encoding in ["gzip", "deflate"] {
-            let bomb = Self.compressionBomb(encoding: encoding, groups: groups)
-            setup.origin.route("/bomb-\(encoding).jpg") { _ in
-                var response = TestResponse.content(bomb, type: "image/jpeg")
-                response.setHeader("Content-Encoding", encoding)
-                return response
+        try await Setup.with { setup in
+            // 3.4 MB that inflate to 537 MB.
+            let groups = 260_000
+            for encoding in ["gzip", "deflate"] {
+                let bomb = Self.compressionBomb(encoding: encoding, groups: groups)
+                setup.origin.route("/bomb-\(encoding).jpg") { _ in
+                    var response = TestResponse.content(bomb, type: "image/jpeg")
+                    response.setHeader("Content-Encoding", encoding)
+                    return response
+                }
+                // The downloader asks for no encoding and decodes none: the body arrives as sent,
+                // which is no image.
+                try await setup.expect(setup.origin.url("/bomb-\(encoding).jpg").absoluteString, status: 422, body: "Broken or unsupported image")
+                // The source the server processed is the bomb's bytes as sent.
+                #expect(try setup.metrics.expectCounter("webimage_server_source_bytes_total").values.contains(Int64(bomb.count)))
+                let asked = try #require(setup.origin.statistics.requestLog["/bomb-\(encoding).jpg"]?.first)
+                #expect(asked.header("Accept-Encoding") == nil)
             }
-            // The downloader asks for no encoding and decodes none: the body arrives as sent,
-            // which is no image.
-            try await setup.expect(setup.origin.url("/bomb-\(encoding).jpg").absoluteString, status: 422, body: "Broken or unsupported image")
-            // The source the server processed is the bomb's bytes as sent.
-            #expect(try setup.metrics.expectCounter("webimage_server_source_bytes_total").values.contains(Int64(bomb.count)))
-            let asked = try #require(setup.origin.statistics.requestLog["/bomb-\(encoding).jpg"]?.first)
-            #expect(asked.header("Accept-Encoding") == nil)
         }
-        await setup.stop()
     }
 
     // MARK: Redirects
 
     @Test func endlessRedirectsStopAtTheLimit() async throws {
-        let setup = try await Setup.start { $0.maxRedirects = 10 }
-        // Each to a new address, a thousand deep; and a cycle of two.
-        try await setup.expect(setup.origin.url("/redirect/1000/images/photos/rocket.jpg").absoluteString, status: 404, body: "Source is unreachable")
-        let hops = setup.origin.statistics.requests.filter { $0.key.hasPrefix("/redirect/") }.values.reduce(0, +)
-        #expect(hops == 11)
-        try await setup.expect(setup.origin.url("/loop/a").absoluteString, status: 404, body: "Source is unreachable")
-        #expect(setup.origin.requestCount("/loop/a") + setup.origin.requestCount("/loop/b") <= 11)
-        await setup.stop()
+        try await Setup.with(configure: { $0.maxRedirects = 10 }) { setup in
+            // Each to a new address, a thousand deep; and a cycle of two.
+            try await setup.expect(setup.origin.url("/redirect/1000/images/photos/rocket.jpg").absoluteString, status: 404, body: "Source is unreachable")
+            let hops = setup.origin.statistics.requests.filter { $0.key.hasPrefix("/redirect/") }.values.reduce(0, +)
+            #expect(hops == 11)
+            try await setup.expect(setup.origin.url("/loop/a").absoluteString, status: 404, body: "Source is unreachable")
+            #expect(setup.origin.requestCount("/loop/a") + setup.origin.requestCount("/loop/b") <= 11)
+        }
     }
 
     @Test func aRedirectToARefusedOrClosedAddressEndsAtOnce() async throws {
-        let setup = try await Setup.start()
-        // Link-local (a cloud's metadata service): refused by the source guard before any
-        // connection, though loopback sources are allowed here.
-        try await setup.expect(
-            setup.origin.url("/redirect-to?url=http%3A%2F%2F169.254.169.254%2Flatest%2Fmeta-data.jpg").absoluteString,
-            status: 404, body: "Invalid source URL"
-        )
-        // A port nothing listens on (an origin's, once it has stopped): refused by the system.
-        let stopped = try await RawOrigin.start(RawOrigin.Reply(prefix: []))
-        let closed = stopped.url("/gone.jpg")
-        await stopped.shutdown()
-        let escaped = closed.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
-        try await setup.expect(setup.origin.url("/redirect-to?url=\(escaped)").absoluteString, status: 404, body: "Source is unreachable")
-        #expect(setup.origin.requestCount("/redirect-to") == 2)
-        await setup.stop()
+        try await Setup.with { setup in
+            // Link-local (a cloud's metadata service): refused by the source guard before any
+            // connection, though loopback sources are allowed here.
+            try await setup.expect(
+                setup.origin.url("/redirect-to?url=http%3A%2F%2F169.254.169.254%2Flatest%2Fmeta-data.jpg").absoluteString,
+                status: 404, body: "Invalid source URL"
+            )
+            // A port nothing listens on (an origin's, once it has stopped): refused by the system.
+            let stopped = try await RawOrigin.start(RawOrigin.Reply(prefix: []))
+            let closed = stopped.url("/gone.jpg")
+            await stopped.shutdown()
+            let escaped = closed.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
+            try await setup.expect(setup.origin.url("/redirect-to?url=\(escaped)").absoluteString, status: 404, body: "Source is unreachable")
+            #expect(setup.origin.requestCount("/redirect-to") == 2)
+        }
     }
 
     // MARK: Malformed heads
 
     @Test func aHundredThousandHeaderFieldsOrAMegabyteHeaderLineIsRefused() async throws {
-        let setup = try await Setup.start()
-        let rocket = [UInt8](try Data(contentsOf: TestServer.imagesFolder.appendingPathComponent("photos/rocket.jpg")))
-        let manyFields = (0..<100_000).map { "X-Field-\($0): v" }
-        let longLine = ["X-Long: " + String(repeating: "a", count: 1 << 20)]
-        for fields in [manyFields, longLine] {
-            let origin = try await RawOrigin.start(RawOrigin.Reply(
-                prefix: Self.head(fields + ["Content-Type: image/jpeg", "Content-Length: \(rocket.count)"]) + rocket, pieceSize: 64 << 10
-            ))
-            try await setup.expect(origin.url("/heavy-head.jpg"), status: 404, body: "Source is unreachable")
-            #expect(await origin.waitUntilNoReplyIsInProgress())
-            await origin.shutdown()
+        try await Setup.with { setup in
+            let rocket = [UInt8](try Data(contentsOf: TestServer.imagesFolder.appendingPathComponent("photos/rocket.jpg")))
+            let manyFields = (0..<100_000).map { "X-Field-\($0): v" }
+            let longLine = ["X-Long: " + String(repeating: "a", count: 1 << 20)]
+            for fields in [manyFields, longLine] {
+                try await withRawOrigin(RawOrigin.Reply(
+                    prefix: Self.head(fields + ["Content-Type: image/jpeg", "Content-Length: \(rocket.count)"]) + rocket, pieceSize: 64 << 10
+                )) { origin in
+                    try await setup.expect(origin.url("/heavy-head.jpg"), status: 404, body: "Source is unreachable")
+                    #expect(await origin.waitUntilNoReplyIsInProgress())
+                }
+            }
         }
-        await setup.stop()
     }
 
     @Test func aTLSOriginWithASelfSignedCertificateIsRefused() async throws {
-        let setup = try await Setup.start()
-        let tls = try await TestServer.start(tls: true)
-        try await setup.expect(tls.url("/images/photos/rocket.jpg").absoluteString, status: 404, body: "Source is unreachable")
-        #expect(tls.statistics.totalRequests == 0)
-        await tls.shutdown()
-        await setup.stop()
+        try await Setup.with { setup in
+            try await withOrigin(tls: true) { tls in
+                try await setup.expect(tls.url("/images/photos/rocket.jpg").absoluteString, status: 404, body: "Source is unreachable")
+                #expect(tls.statistics.totalRequests == 0)
+            }
+        }
     }
 
     // MARK: Decode-time bombs
 
     @Test func decodeBombsServedOverHTTPAreRefusedBeforeTheirWork() async throws {
-        let setup = try await Setup.start()
-        // rocket-progressive-split-chroma.jpg with 1,000 more copies of its smallest scan.
-        let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("WebImageTests/Fixtures")
-        var jpeg = [UInt8](try Data(contentsOf: fixtures.appendingPathComponent("rocket-progressive-split-chroma.jpg")))
-        let scanStarts = jpeg.indices.dropLast().filter { jpeg[$0] == 0xFF && jpeg[$0 + 1] == 0xDA } + [jpeg.count - 2]
-        let smallest = try #require(zip(scanStarts, scanStarts.dropFirst()).map { $0..<$1 }.min { $0.count < $1.count })
-        jpeg.insert(contentsOf: Array([[UInt8]](repeating: Array(jpeg[smallest]), count: 1_000).joined()), at: jpeg.count - 2)
-        // An SVG of five levels of ten `<use>` each: 100,000 draws of a 1000x1000 rectangle.
-        var svg = "<svg xmlns=\"http://www.w3.org/2000/svg\" xmlns:xlink=\"http://www.w3.org/1999/xlink\" width=\"1000\" height=\"1000\"><defs>"
-            + "<rect id=\"l0\" width=\"1000\" height=\"1000\" fill=\"#123456\" fill-opacity=\"0.01\"/>"
-        for level in 1...5 { svg += "<g id=\"l\(level)\">" + String(repeating: "<use xlink:href=\"#l\(level - 1)\"/>", count: 10) + "</g>" }
-        svg += "</defs><use xlink:href=\"#l5\"/></svg>"
-        let bombs: [(String, [UInt8], String)] = [("scans.jpg", jpeg, "image/jpeg"), ("uses.svg", Array(svg.utf8), "image/svg+xml")]
-        for (name, bytes, type) in bombs {
-            setup.origin.route("/" + name) { _ in .content(bytes, type: type) }
-            // Over the library's decode limits (scans; draws times pixels), found before the work.
-            try await setup.expect(setup.origin.url("/" + name).absoluteString, status: 422, body: "Source image is too large")
+        try await Setup.with { setup in
+            // rocket-progressive-split-chroma.jpg with 1,000 more copies of its smallest scan.
+            let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+                .appendingPathComponent("WebImageTests/Fixtures")
+            var jpeg = [UInt8](try Data(contentsOf: fixtures.appendingPathComponent("rocket-progressive-split-chroma.jpg")))
+            let scanStarts = jpeg.indices.dropLast().filter { jpeg[$0] == 0xFF && jpeg[$0 + 1] == 0xDA } + [jpeg.count - 2]
+            let smallest = try #require(zip(scanStarts, scanStarts.dropFirst()).map { $0..<$1 }.min { $0.count < $1.count })
+            jpeg.insert(contentsOf: Array([[UInt8]](repeating: Array(jpeg[smallest]), count: 1_000).joined()), at: jpeg.count - 2)
+            // An SVG of five levels of ten `<use>` each: 100,000 draws of a 1000x1000 rectangle.
+            var svg = "<svg xmlns=\"http://www.w3.org/2000/svg\" xmlns:xlink=\"http://www.w3.org/1999/xlink\" width=\"1000\" height=\"1000\"><defs>"
+                + "<rect id=\"l0\" width=\"1000\" height=\"1000\" fill=\"#123456\" fill-opacity=\"0.01\"/>"
+            for level in 1...5 { svg += "<g id=\"l\(level)\">" + String(repeating: "<use xlink:href=\"#l\(level - 1)\"/>", count: 10) + "</g>" }
+            svg += "</defs><use xlink:href=\"#l5\"/></svg>"
+            let bombs: [(String, [UInt8], String)] = [("scans.jpg", jpeg, "image/jpeg"), ("uses.svg", Array(svg.utf8), "image/svg+xml")]
+            for (name, bytes, type) in bombs {
+                setup.origin.route("/" + name) { _ in .content(bytes, type: type) }
+                // Over the library's decode limits (scans; draws times pixels), found before the work.
+                try await setup.expect(setup.origin.url("/" + name).absoluteString, status: 422, body: "Source image is too large")
+            }
         }
-        await setup.stop()
     }
 }

@@ -10,90 +10,91 @@ import WebImageTestServer
 @Suite struct ImgproxyOverHTTPTests {
     static let keyPairs = [("736563726574", "68656c6c6f"), ("0a1b2c3d4e5f", "a0b1c2d3")]
 
-    static func signedServer(_ origin: TestServer) async throws -> ServerUnderTest {
-        try await ServingTests.start {
+    /// A server that takes paths signed with either key pair (a fresh cache folder each).
+    static func signed() -> ImageServerConfiguration {
+        .fetchingFromLoopback {
             $0.keys = keyPairs.map(\.0)
             $0.salts = keyPairs.map(\.1)
         }
     }
 
     @Test func pathsSignedWithEitherKeyAreServedAndOthersAre403() async throws {
-        let origin = try await TestServer.start()
-        defer { Task { await origin.shutdown() } }
-        let server = try await Self.signedServer(origin)
-        defer { Task { await server.stop() } }
-        let path = ImagePathBuilder.path(options: "rs:fill:300:200", sourceURL: origin.url("/images/photos/rocket.jpg").absoluteString, format: "jpg")
-        for (key, salt) in Self.keyPairs {
-            let signed = try URLSigner(key: URLSigningKey(hexKey: key, hexSalt: salt)).signedPath(path)
-            let reply = try await server.get(signed)
-            #expect(reply.status == 200 && reply.header("content-type") == "image/jpeg", "\(key)")
+        try await withOrigin { origin in
+            try await withRunningServer(Self.signed()) { server in
+                let path = ImagePathBuilder.path(options: "rs:fill:300:200", sourceURL: origin.url("/images/photos/rocket.jpg").absoluteString, format: "jpg")
+                for (key, salt) in Self.keyPairs {
+                    let signed = try URLSigner(key: URLSigningKey(hexKey: key, hexSalt: salt)).signedPath(path)
+                    let reply = try await server.get(signed)
+                    #expect(reply.status == 200 && reply.header("content-type") == "image/jpeg", "\(key)")
+                }
+                let signed = try URLSigner(key: URLSigningKey(hexKey: Self.keyPairs[0].0, hexSalt: Self.keyPairs[0].1)).signedPath(path)
+                // One character of the signature changed: 403, and the origin never asked.
+                var flipped = Array(signed)
+                flipped[1] = flipped[1] == "A" ? "B" : "A"
+                for forged in [String(flipped), "/unsafe" + path, "/insecure" + path] {
+                    let reply = try await server.get(forged)
+                    #expect(reply.status == 403 && reply.body == Data("Invalid signature\n".utf8), "\(forged)")
+                }
+                #expect(origin.requestCount("/images/photos/rocket.jpg") == 1)
+            }
         }
-        let signed = try URLSigner(key: URLSigningKey(hexKey: Self.keyPairs[0].0, hexSalt: Self.keyPairs[0].1)).signedPath(path)
-        // One character of the signature changed: 403, and the origin never asked.
-        var flipped = Array(signed)
-        flipped[1] = flipped[1] == "A" ? "B" : "A"
-        for forged in [String(flipped), "/unsafe" + path, "/insecure" + path] {
-            let reply = try await server.get(forged)
-            #expect(reply.status == 403 && reply.body == Data("Invalid signature\n".utf8), "\(forged)")
-        }
-        #expect(origin.requestCount("/images/photos/rocket.jpg") == 1)
     }
 
     @Test func whatWebimageSignPrintsIsServed() async throws {
-        let origin = try await TestServer.start()
-        defer { Task { await origin.shutdown() } }
-        let server = try await Self.signedServer(origin)
-        defer { Task { await server.stop() } }
-        let (key, salt) = Self.keyPairs[1]
-        let source = origin.url("/images/photos/astronaut.png").absoluteString
-        let sign = try await ServeProcess.output(of: ["sign", "rs:fit:120:120", source, "--key", key, "--salt", salt, "--format", "webp"])
-        let reply = try await server.get(sign.trimmingCharacters(in: .newlines))
-        #expect(reply.status == 200 && reply.header("content-type") == "image/webp")
+        try await withOrigin { origin in
+            try await withRunningServer(Self.signed()) { server in
+                let (key, salt) = Self.keyPairs[1]
+                let source = origin.url("/images/photos/astronaut.png").absoluteString
+                let sign = try await ServeProcess.output(of: ["sign", "rs:fit:120:120", source, "--key", key, "--salt", salt, "--format", "webp"])
+                let reply = try await server.get(sign.trimmingCharacters(in: .newlines))
+                #expect(reply.status == 200 && reply.header("content-type") == "image/webp")
+            }
+        }
     }
 
     @Test func acceptPicksAVIFThenWebPAndVariesWithIt() async throws {
-        let origin = try await TestServer.start()
-        defer { Task { await origin.shutdown() } }
-        let server = try await ServingTests.start()
-        defer { Task { await server.stop() } }
-        let withoutAVIF = try await ServingTests.start { $0.processing.autoAVIF = false }
-        defer { Task { await withoutAVIF.stop() } }
-        // No extension in the path: the format is negotiated.
-        let path = ImagePathBuilder.path(options: "rs:fit:100:100", sourceURL: origin.url("/images/photos/rocket.jpg").absoluteString)
-        let accept = ["Accept": "image/avif,image/webp,*/*"]
-        let avif = try await server.get("/unsafe" + path, headers: accept)
-        #expect(avif.status == 200 && avif.header("content-type") == "image/avif" && avif.header("vary") == "Accept")
-        #expect(try ImageCodersManager.shared.decode(avif.body, options: ImageCoderOptions()).format == .avif)
-        let webP = try await withoutAVIF.get("/unsafe" + path, headers: accept)
-        #expect(webP.status == 200 && webP.header("content-type") == "image/webp" && webP.header("vary") == "Accept")
-        let plain = try await server.get("/unsafe" + path)
-        #expect(plain.status == 200 && plain.header("content-type") == "image/jpeg" && plain.header("vary") == "Accept")
-        // A format in the URL is not negotiated.
-        let pngPath = ImagePathBuilder.path(options: "rs:fit:100:100", sourceURL: origin.url("/images/photos/rocket.jpg").absoluteString, format: "png")
-        let fixed = try await server.get("/unsafe" + pngPath, headers: accept)
-        #expect(fixed.header("content-type") == "image/png" && fixed.header("vary") == nil)
+        try await withOrigin { origin in
+            try await withRunningServer(.fetchingFromLoopback()) { server in
+                try await withRunningServer(.fetchingFromLoopback { $0.processing.autoAVIF = false }) { withoutAVIF in
+                    // No extension in the path: the format is negotiated.
+                    let path = ImagePathBuilder.path(options: "rs:fit:100:100", sourceURL: origin.url("/images/photos/rocket.jpg").absoluteString)
+                    let accept = ["Accept": "image/avif,image/webp,*/*"]
+                    let avif = try await server.get("/unsafe" + path, headers: accept)
+                    #expect(avif.status == 200 && avif.header("content-type") == "image/avif" && avif.header("vary") == "Accept")
+                    #expect(try ImageCodersManager.shared.decode(avif.body, options: ImageCoderOptions()).format == .avif)
+                    let webP = try await withoutAVIF.get("/unsafe" + path, headers: accept)
+                    #expect(webP.status == 200 && webP.header("content-type") == "image/webp" && webP.header("vary") == "Accept")
+                    let plain = try await server.get("/unsafe" + path)
+                    #expect(plain.status == 200 && plain.header("content-type") == "image/jpeg" && plain.header("vary") == "Accept")
+                    // A format in the URL is not negotiated.
+                    let pngPath = ImagePathBuilder.path(options: "rs:fit:100:100", sourceURL: origin.url("/images/photos/rocket.jpg").absoluteString, format: "png")
+                    let fixed = try await server.get("/unsafe" + pngPath, headers: accept)
+                    #expect(fixed.header("content-type") == "image/png" && fixed.header("vary") == nil)
+                }
+            }
+        }
     }
 
     @Test func processingOverHTTPGivesImgproxysResults() async throws {
-        let origin = try await TestServer.start()
-        defer { Task { await origin.shutdown() } }
-        let server = try await ServingTests.start()
-        defer { Task { await server.stop() } }
-        func image(_ options: String, _ source: String, _ format: String) async throws -> Image {
-            let reply = try await server.get(ServingTests.path(origin, source, options: options).replacingOccurrences(of: "@jpg", with: "@" + format))
-            #expect(reply.status == 200, "\(options) \(source)")
-            return try ImageCodersManager.shared.decode(reply.body, options: ImageCoderOptions())
+        try await withOrigin { origin in
+            try await withRunningServer(.fetchingFromLoopback()) { server in
+                func image(_ options: String, _ source: String, _ format: String) async throws -> Image {
+                    let reply = try await server.get(ServingTests.path(origin, source, options: options).replacingOccurrences(of: "@jpg", with: "@" + format))
+                    #expect(reply.status == 200, "\(options) \(source)")
+                    return try ImageCodersManager.shared.decode(reply.body, options: ImageCoderOptions())
+                }
+                let filled = try await image("rs:fill:300:200", "photos/rocket.jpg", "webp")
+                #expect(filled.format == .webP && filled.pixelWidth == 300 && filled.pixelHeight == 200)
+                let gif = try ImageCodersManager.shared.decode(try Data(contentsOf: TestServer.imagesFolder.appendingPathComponent("sdwebimage/TestImage.gif")), options: ImageCoderOptions())
+                let animated = try await image("rs:fit:40:40", "sdwebimage/TestImage.gif", "gif")
+                #expect(animated.format == .gif && animated.frameCount == gif.frameCount && animated.frameCount > 1)
+                #expect(max(animated.pixelWidth, animated.pixelHeight) == 40)
+                let small = try await server.get(ServingTests.path(origin, "photos/rocket.jpg", options: "rs:fit:300:200/mb:5000"))
+                #expect(small.status == 200 && small.body.count <= 5000)
+                let unreachable = try await server.get(ServingTests.path(origin, "photos/rocket.jpg", options: "mb:500"))
+                #expect(unreachable.status == 422 && unreachable.body == Data("The image cannot be made small enough for max_bytes\n".utf8))
+            }
         }
-        let filled = try await image("rs:fill:300:200", "photos/rocket.jpg", "webp")
-        #expect(filled.format == .webP && filled.pixelWidth == 300 && filled.pixelHeight == 200)
-        let gif = try ImageCodersManager.shared.decode(try Data(contentsOf: TestServer.imagesFolder.appendingPathComponent("sdwebimage/TestImage.gif")), options: ImageCoderOptions())
-        let animated = try await image("rs:fit:40:40", "sdwebimage/TestImage.gif", "gif")
-        #expect(animated.format == .gif && animated.frameCount == gif.frameCount && animated.frameCount > 1)
-        #expect(max(animated.pixelWidth, animated.pixelHeight) == 40)
-        let small = try await server.get(ServingTests.path(origin, "photos/rocket.jpg", options: "rs:fit:300:200/mb:5000"))
-        #expect(small.status == 200 && small.body.count <= 5000)
-        let unreachable = try await server.get(ServingTests.path(origin, "photos/rocket.jpg", options: "mb:500"))
-        #expect(unreachable.status == 422 && unreachable.body == Data("The image cannot be made small enough for max_bytes\n".utf8))
     }
 
     @Test func aSourceOverTheResolutionLimitIs422BeforeItsPixelsAreRead() async throws {
@@ -104,14 +105,14 @@ import WebImageTestServer
             + withUnsafeBytes(of: UInt32(6_000).bigEndian, Array.init) + Array(bytes[24..<29])
         bytes.replaceSubrange(12..<29, with: header)
         bytes.replaceSubrange(29..<33, with: withUnsafeBytes(of: CRC32.checksum(Data(header)).bigEndian, Array.init))
-        let origin = try await TestServer.start()
-        defer { Task { await origin.shutdown() } }
-        let file = bytes
-        origin.route("/sixty-megapixels.png") { _ in .content(file, type: "image/png") }
-        let server = try await ServingTests.start()
-        defer { Task { await server.stop() } }
-        let reply = try await server.get(ServingTests.path(origin, route: "/sixty-megapixels.png"))
-        #expect(reply.status == 422 && reply.body == Data("Source image is too large\n".utf8))
+        try await withOrigin { origin in
+            let file = bytes
+            origin.route("/sixty-megapixels.png") { _ in .content(file, type: "image/png") }
+            try await withRunningServer(.fetchingFromLoopback()) { server in
+                let reply = try await server.get(ServingTests.path(origin, route: "/sixty-megapixels.png"))
+                #expect(reply.status == 422 && reply.body == Data("Source image is too large\n".utf8))
+            }
+        }
     }
 
     @Test func filesTheFuzzersFoundAndHugeDeclaredSizesAre422AndTheServerStaysUp() async throws {
@@ -125,35 +126,35 @@ import WebImageTestServer
         huge.replaceSubrange(6..<10, with: [0xFF, 0xFF, 0xFF, 0xFF])
         files.append(("huge-screen.gif", huge))
         #expect(files.count >= 5)
-        let origin = try await TestServer.start()
-        defer { Task { await origin.shutdown() } }
-        for (name, bytes) in files { origin.route("/" + name) { _ in .content(bytes, type: "application/octet-stream") } }
-        let server = try await ServingTests.start()
-        defer { Task { await server.stop() } }
-        for (name, _) in files {
-            let started = ContinuousClock.now
-            let reply = try await server.get(ServingTests.path(origin, route: "/" + name))
-            #expect(reply.status == 422, "\(name): \(reply.status)")
-            #expect(ContinuousClock.now - started < TestAllowance.time(.seconds(30)), "\(name)")
+        try await withOrigin { origin in
+            for (name, bytes) in files { origin.route("/" + name) { _ in .content(bytes, type: "application/octet-stream") } }
+            // Each refused within the request's time limit (30 s, stretched under a sanitizer):
+            // past it, the answer would be 503 Timeout, not 422.
+            try await withRunningServer(.fetchingFromLoopback { $0.timeout = TestAllowance.seconds(30) }) { server in
+                for (name, _) in files {
+                    let reply = try await server.get(ServingTests.path(origin, route: "/" + name))
+                    #expect(reply.status == 422, "\(name): \(reply.status)")
+                }
+                #expect(try await server.get("/health").status == 200)
+            }
         }
-        #expect(try await server.get("/health").status == 200)
     }
 
     @Test func metadataIsStrippedUnlessTheURLAsksToKeepIt() async throws {
-        let origin = try await TestServer.start()
-        defer { Task { await origin.shutdown() } }
-        let server = try await ServingTests.start()
-        defer { Task { await server.stop() } }
-        // Landscape_6.jpg: EXIF with orientation 6; results are upright, so a kept EXIF says 1.
-        func written(_ options: String) async throws -> VipsImageRef {
-            let reply = try await server.get(ServingTests.path(origin, "exif-orientation/Landscape_6.jpg", options: options))
-            #expect(reply.status == 200, "\(options)")
-            return try VipsImageRef.load("jpegload_buffer", data: reply.body)
+        try await withOrigin { origin in
+            try await withRunningServer(.fetchingFromLoopback()) { server in
+                // Landscape_6.jpg: EXIF with orientation 6; results are upright, so a kept EXIF says 1.
+                func written(_ options: String) async throws -> VipsImageRef {
+                    let reply = try await server.get(ServingTests.path(origin, "exif-orientation/Landscape_6.jpg", options: options))
+                    #expect(reply.status == 200, "\(options)")
+                    return try VipsImageRef.load("jpegload_buffer", data: reply.body)
+                }
+                let stripped = try await written("rs:fit:300:300")
+                #expect(stripped.blob(named: "exif-data") == nil)
+                let kept = try await written("rs:fit:300:300/sm:0")
+                #expect(kept.blob(named: "exif-data") != nil && kept.orientation == 1)
+                #expect(kept.width > kept.height)   // upright: stored as a portrait, shown as a landscape
+            }
         }
-        let stripped = try await written("rs:fit:300:300")
-        #expect(stripped.blob(named: "exif-data") == nil)
-        let kept = try await written("rs:fit:300:300/sm:0")
-        #expect(kept.blob(named: "exif-data") != nil && kept.orientation == 1)
-        #expect(kept.width > kept.height)   // upright: stored as a portrait, shown as a landscape
     }
 }

@@ -6,8 +6,9 @@ import WebImageTestServer
 
 /// The playground page at `/`: the server signs what the form asks and shows the result.
 @Suite(.timeLimit(.minutes(TestAllowance.minutes(5)))) struct PlaygroundTests {
-    static func start() async throws -> ServerUnderTest {
-        try await ServerUnderTest.start {
+    /// A signing server with the playground on, serving the test images as local sources.
+    static func configuration() -> ImageServerConfiguration {
+        .underTest {
             $0.keys = ["736563726574"]
             $0.salts = ["68656c6c6f"]
             $0.localFilesystemRoot = TestServer.imagesFolder.path
@@ -16,20 +17,20 @@ import WebImageTestServer
     }
 
     @Test func thePageListsSamplesAndItsSignaturesAreServed() async throws {
-        let server = try await Self.start()
-        defer { Task { await server.stop() } }
-        let page = try await server.get("/")
-        #expect(page.status == 200 && page.header("content-type") == "text/html; charset=utf-8")
-        #expect(String(decoding: page.body, as: UTF8.self).contains("\"local:///photos/"))
-        let query = "source=local:///photos/rocket.jpg&options=rs:fill:300:200&format=png"
-        let signing = try await server.get("/playground/sign?" + query.replacingOccurrences(of: ":", with: "%3A"))
-        let path = try #require(try JSONDecoder().decode([String: String].self, from: signing.body)["path"])
-        #expect(!path.hasPrefix("/unsafe/"))
-        let result = try await server.get(path)
-        #expect(result.status == 200 && result.header("content-type") == "image/png")
-        let image = try ImageCodersManager.shared.decode(result.body, options: ImageCoderOptions())
-        #expect(image.pixelWidth == 300 && image.pixelHeight == 200)
-        #expect(try await server.get("/playground/sign").status == 400)
+        try await withRunningServer(Self.configuration()) { server in
+            let page = try await server.get("/")
+            #expect(page.status == 200 && page.header("content-type") == "text/html; charset=utf-8")
+            #expect(String(decoding: page.body, as: UTF8.self).contains("\"local:///photos/"))
+            let query = "source=local:///photos/rocket.jpg&options=rs:fill:300:200&format=png"
+            let signing = try await server.get("/playground/sign?" + query.replacingOccurrences(of: ":", with: "%3A"))
+            let path = try #require(try JSONDecoder().decode([String: String].self, from: signing.body)["path"])
+            #expect(!path.hasPrefix("/unsafe/"))
+            let result = try await server.get(path)
+            #expect(result.status == 200 && result.header("content-type") == "image/png")
+            let image = try ImageCodersManager.shared.decode(result.body, options: ImageCoderOptions())
+            #expect(image.pixelWidth == 300 && image.pixelHeight == 200)
+            #expect(try await server.get("/playground/sign").status == 400)
+        }
     }
 
     @Test func thePlaygroundIsOnOnlyOnLoopbackUnlessConfigured() async throws {
@@ -39,10 +40,10 @@ import WebImageTestServer
         #expect(!configuration.servesPlayground)
         configuration.playground = true
         #expect(configuration.servesPlayground)
-        let server = try await ServerUnderTest.start { $0.playground = false }
-        defer { Task { await server.stop() } }
-        #expect(try await server.get("/").status == 404)
-        #expect(try await server.get("/playground/sign?source=local%3A%2F%2F%2Fa.jpg").status == 404)
+        try await withRunningServer(.underTest { $0.playground = false }) { server async throws in
+            #expect(try await server.get("/").status == 404)
+            #expect(try await server.get("/playground/sign?source=local%3A%2F%2F%2Fa.jpg").status == 404)
+        }
     }
 
     /// The page in headless Chromium (Debian's package): the form submitted with a source and
@@ -50,37 +51,37 @@ import WebImageTestServer
     @Test func inChromiumASubmittedFormShowsAResultOfTheAskedSize() async throws {
         let chromium = URL(fileURLWithPath: "/usr/bin/chromium")
         try #require(FileManager.default.isExecutableFile(atPath: chromium.path), "chromium: bash scripts/setup.sh installs it")
-        let server = try await Self.start()
-        defer { Task { await server.stop() } }
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("webimage-playground-" + UUID().uuidString)
-        defer { try? FileManager.default.removeItem(at: folder) }
-        // What the form's GET submission navigates to.
-        let submitted = "http://127.0.0.1:\(server.port)/?source=local%3A%2F%2F%2Fphotos%2Frocket.jpg&options=rs%3Afill%3A240%3A160&format=png"
-        let browser = ["--headless", "--no-sandbox", "--disable-gpu", "--user-data-dir=" + folder.path, "--virtual-time-budget=20000"]
-        let dom = try await ServeProcess.output(of: browser + ["--dump-dom", submitted], executable: chromium)
-        #expect(dom.contains("data-width=\"240\"") && dom.contains("data-height=\"160\""), "\(dom.suffix(2000))")
-        #expect(dom.contains("image/png"))
+        try await withRunningServer(Self.configuration()) { server in
+            let folder = FileManager.default.temporaryDirectory.appendingPathComponent("webimage-playground-" + UUID().uuidString)
+            defer { try? FileManager.default.removeItem(at: folder) }
+            // What the form's GET submission navigates to.
+            let submitted = "http://127.0.0.1:\(server.port)/?source=local%3A%2F%2F%2Fphotos%2Frocket.jpg&options=rs%3Afill%3A240%3A160&format=png"
+            let browser = ["--headless", "--no-sandbox", "--disable-gpu", "--user-data-dir=" + folder.path, "--virtual-time-budget=20000"]
+            let dom = try await ServeProcess.output(of: browser + ["--dump-dom", submitted], executable: chromium)
+            #expect(dom.contains("data-width=\"240\"") && dom.contains("data-height=\"160\""), "\(dom.suffix(2000))")
+            #expect(dom.contains("image/png"))
 
-        let screenshot = folder.appendingPathComponent("playground.png")
-        _ = try await ServeProcess.output(of: browser + ["--window-size=1200,900", "--screenshot=" + screenshot.path, submitted], executable: chromium)
-        let shot = try ImageCodersManager.shared.decode(try Data(contentsOf: screenshot), options: ImageCoderOptions())
-        #expect(shot.pixelWidth == 1200 && shot.pixelHeight == 900)
+            let screenshot = folder.appendingPathComponent("playground.png")
+            _ = try await ServeProcess.output(of: browser + ["--window-size=1200,900", "--screenshot=" + screenshot.path, submitted], executable: chromium)
+            let shot = try ImageCodersManager.shared.decode(try Data(contentsOf: screenshot), options: ImageCoderOptions())
+            #expect(shot.pixelWidth == 1200 && shot.pixelHeight == 900)
+        }
     }
 
     /// The gallery a new user sees on the README's demo root: every sample is an image the
     /// server reads (no broken tiles), and the result and source are hidden until a first run.
     @Test func theGalleryShowsOnlyImagesTheServerReadsAndNothingBeforeARun() async throws {
-        let server = try await Self.start()
-        defer { Task { await server.stop() } }
-        let page = String(decoding: try await server.get("/").body, as: UTF8.self)
-        #expect(page.contains("<div class=\"pair\" id=\"pair\" hidden>"))
-        let list = try #require(page.firstMatch(of: /const samples = \[(.*)\];/)).output.1
-        let samples = list.split(separator: ",").map { $0.trimmingCharacters(in: CharacterSet(charactersIn: "\" ")) }
-        #expect(!samples.isEmpty && samples.allSatisfy { $0.hasPrefix("local:///") }, "\(samples)")
-        let signer = try URLSigner(key: URLSigningKey(hexKey: "736563726574", hexSalt: "68656c6c6f"))
-        for source in samples {
-            let result = try await server.get(signer.signedPath("/rs:fill:300:200/g:sm/plain/" + source))
-            #expect(result.status == 200, "\(source): \(result.status)")
+        try await withRunningServer(Self.configuration()) { server in
+            let page = String(decoding: try await server.get("/").body, as: UTF8.self)
+            #expect(page.contains("<div class=\"pair\" id=\"pair\" hidden>"))
+            let list = try #require(page.firstMatch(of: /const samples = \[(.*)\];/)).output.1
+            let samples = list.split(separator: ",").map { $0.trimmingCharacters(in: CharacterSet(charactersIn: "\" ")) }
+            #expect(!samples.isEmpty && samples.allSatisfy { $0.hasPrefix("local:///") }, "\(samples)")
+            let signer = try URLSigner(key: URLSigningKey(hexKey: "736563726574", hexSalt: "68656c6c6f"))
+            for source in samples {
+                let result = try await server.get(signer.signedPath("/rs:fill:300:200/g:sm/plain/" + source))
+                #expect(result.status == 200, "\(source): \(result.status)")
+            }
         }
     }
 }

@@ -31,7 +31,7 @@ final class ServeProcess: Sendable {
 
     /// Starts `webimage serve` on 127.0.0.1 (an ephemeral port) with `settings`, and returns
     /// once it listens (the port read from its log line).
-    static func serve(_ settings: [String]) async throws -> ServeProcess {
+    fileprivate static func serve(_ settings: [String]) async throws -> ServeProcess {
         let process = Process()
         let program: URL = try #require(TestExecutable.url("webimage"))
         process.executableURL = program
@@ -40,7 +40,10 @@ final class ServeProcess: Sendable {
         process.standardError = log
         process.standardOutput = log
         let exited = AsyncStream<Int32>.makeStream()
-        process.terminationHandler = { exited.continuation.yield($0.terminationStatus) }
+        process.terminationHandler = {
+            exited.continuation.yield($0.terminationStatus)
+            exited.continuation.finish()
+        }
         try process.run()
         // The log line: "... webimage serve: listening on http://127.0.0.1:PORT".
         var seen = ""
@@ -75,10 +78,16 @@ final class ServeProcess: Sendable {
         kill(process.processIdentifier, signal)
     }
 
-    /// The server's exit status, once it exited.
+    /// The server's exit status, once it exited (nil when it was read before).
     func exitStatus() async -> Int32? {
         var iterator = exited.makeAsyncIterator()
         return await iterator.next()
+    }
+
+    /// Kills the server unless it exited, and waits until it has.
+    fileprivate func stop() async {
+        if process.isRunning { signal(SIGKILL) }
+        _ = await exitStatus()
     }
 
     /// What `handle` delivers, read on a thread of its own until its end.
@@ -90,4 +99,12 @@ final class ServeProcess: Sendable {
         }
         return stream
     }
+}
+
+/// Runs `body` with `webimage serve` started with `settings` (see `ServeProcess.serve`), then
+/// kills it unless it exited and awaits its exit, also when `body` throws.
+func withServeProcess<T>(
+    _ settings: [String], isolation: isolated (any Actor)? = #isolation, _ body: (ServeProcess) async throws -> T
+) async throws -> T {
+    try await withScoped(try await ServeProcess.serve(settings), release: { await $0.stop() }, body)
 }

@@ -7,6 +7,7 @@ import NIOCore
 import ServiceLifecycle
 import Testing
 import WebImage
+import WebImageTestServer
 @testable import WebImageServer
 
 /// A real image server on 127.0.0.1 (an ephemeral port) in this process, with a fresh cache
@@ -22,20 +23,10 @@ final class ServerUnderTest: Sendable {
         return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
     }()
 
-    /// Starts a server with `configure` applied to a default configuration (bound to port 0, a
-    /// new cache folder, 60 s time limits), parsing with the configuration's imgproxy parser.
-    static func start(
-        metrics: (any MetricsFactory)? = nil, downloader: ImageDownloader? = nil,
-        configure: (inout ImageServerConfiguration) -> Void = { _ in }
+    /// Starts a server with `configuration`, parsing with the configuration's imgproxy parser.
+    fileprivate static func start(
+        _ configuration: ImageServerConfiguration, metrics: (any MetricsFactory)?, downloader: ImageDownloader?
     ) async throws -> ServerUnderTest {
-        var configuration = ImageServerConfiguration()
-        configuration.bind = ServerAddress(host: "127.0.0.1", port: 0)
-        configuration.cacheDirectory = FileManager.default.temporaryDirectory.path + "/webimage-server-tests-" + UUID().uuidString
-        // Generous time limits, so that a suite run on a busy machine does not hit them; the
-        // tests of the limits set their own.
-        configuration.timeout = 60
-        configuration.downloadTimeout = 60
-        configure(&configuration)
         let parser = try configuration.makeParser()
         return try await serve(cacheFolder: configuration.cacheDirectory) { logger, onListening in
             try ImageServer.makeApplication(
@@ -47,7 +38,7 @@ final class ServerUnderTest: Sendable {
 
     /// Runs the application `make` gives (with a logger and the callback it must call with its
     /// port once listening) until `stop`; `cacheFolder` is removed then.
-    static func serve(
+    fileprivate static func serve(
         cacheFolder: String,
         _ make: (Logger, @escaping @Sendable (Int) async -> Void) throws -> some ApplicationProtocol
     ) async throws -> ServerUnderTest {
@@ -95,14 +86,61 @@ final class ServerUnderTest: Sendable {
     }
 
     /// Stops the server and removes its cache folder.
-    func stop() async {
+    fileprivate func stop() async {
         await stopKeepingCache()
         try? FileManager.default.removeItem(atPath: cacheFolder)
     }
 
     /// Stops the server; its cache folder stays for another.
-    func stopKeepingCache() async {
+    fileprivate func stopKeepingCache() async {
         task.cancel()
         _ = await task.result
     }
+}
+
+extension ImageServerConfiguration {
+    /// A server under test's: 127.0.0.1 on a port the system picks, a fresh cache folder, and
+    /// time limits of 60 s, which a suite run on a busy machine does not reach (the tests of
+    /// the limits set their own); `configure` applied last.
+    static func underTest(_ configure: (inout ImageServerConfiguration) -> Void = { _ in }) -> ImageServerConfiguration {
+        var configuration = ImageServerConfiguration()
+        configuration.bind = ServerAddress(host: "127.0.0.1", port: 0)
+        configuration.cacheDirectory = FileManager.default.temporaryDirectory.path + "/webimage-server-tests-" + UUID().uuidString
+        configuration.timeout = 60
+        configuration.downloadTimeout = 60
+        configure(&configuration)
+        return configuration
+    }
+
+    /// The same, allowed to fetch from loopback origins (the test server).
+    static func fetchingFromLoopback(_ configure: (inout ImageServerConfiguration) -> Void = { _ in }) -> ImageServerConfiguration {
+        underTest { configuration in
+            configuration.allowsLoopbackSourceAddresses = true
+            configure(&configuration)
+        }
+    }
+}
+
+/// Runs `body` with a server started with `configuration` (counting with `metrics`, fetching
+/// with `downloader`), then awaits its stop, also when `body` throws; its cache folder is
+/// removed then, unless `keepingCache` (for a restart on it).
+func withRunningServer<T>(
+    _ configuration: ImageServerConfiguration = .underTest(), metrics: (any MetricsFactory)? = nil,
+    downloader: ImageDownloader? = nil, keepingCache: Bool = false, isolation: isolated (any Actor)? = #isolation,
+    _ body: (ServerUnderTest) async throws -> T
+) async throws -> T {
+    let server = try await ServerUnderTest.start(configuration, metrics: metrics, downloader: downloader)
+    return try await withScoped(server, release: { server in
+        if keepingCache { await server.stopKeepingCache() } else { await server.stop() }
+    }, body)
+}
+
+/// Runs `body` with the application `make` gives (a Hummingbird application mounting the image
+/// routes; see `ServerUnderTest.serve`), then awaits its stop, also when `body` throws;
+/// `cacheFolder` is removed then.
+func withRunningApplication<T>(
+    cacheFolder: String, _ make: (Logger, @escaping @Sendable (Int) async -> Void) throws -> some ApplicationProtocol,
+    body: (ServerUnderTest) async throws -> T
+) async throws -> T {
+    try await withScoped(try await ServerUnderTest.serve(cacheFolder: cacheFolder, make), release: { await $0.stop() }, body)
 }

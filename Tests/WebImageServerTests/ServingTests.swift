@@ -20,154 +20,158 @@ import WebImageTestServer
         return "/unsafe/\(options)/plain/\(source)@jpg"
     }
 
-    /// A server that may fetch from loopback origins (the test server).
-    static func start(metrics: (any MetricsFactory)? = nil, configure: (inout ImageServerConfiguration) -> Void = { _ in }) async throws -> ServerUnderTest {
-        try await ServerUnderTest.start(metrics: metrics) { configuration in
-            configuration.allowsLoopbackSourceAddresses = true
-            configure(&configuration)
-        }
-    }
-
     /// A route of `origin` that sends the first half of rocket.jpg, the rest once `gate` opens.
     static func heldRocket(_ origin: TestServer, at route: String, gate: TestGate) throws {
-        let body = try Data(contentsOf: TestServer.imagesFolder.appendingPathComponent("photos/rocket.jpg"))
-        origin.route(route) { _ in
-            var response = TestResponse.content(Array(body), type: "image/jpeg")
-            response.chunked = true
-            // The first half at once, the second once the gate opens.
-            response.chunkSize = (body.count + 1) / 2
-            response.gate = gate
-            return response
-        }
+        try held(origin, "photos/rocket.jpg", at: route, gate: gate)
+    }
+
+    /// A route of `origin` that sends the first half of the test image `image`, the rest once
+    /// `gate` opens.
+    static func held(_ origin: TestServer, _ image: String, at route: String, gate: TestGate) throws {
+        let body = try Data(contentsOf: TestServer.imagesFolder.appendingPathComponent(image))
+        origin.routeHeld(route, body: Array(body), type: image.hasSuffix(".png") ? "image/png" : "image/jpeg", until: gate)
     }
 
     @Test func aThumbnailIsMadeOnceThenServedFromMemoryThenFromDiskAfterARestart() async throws {
-        let origin = try await TestServer.start()
-        defer { Task { await origin.shutdown() } }
-        let server = try await Self.start()
-        let path = Self.path(origin, "photos/rocket.jpg")
-        let first = try await server.get(path)
-        #expect(first.status == 200 && first.header("content-type") == "image/jpeg" && first.header("x-cache") == "miss")
-        let image = try ImageCodersManager.shared.decode(first.body, options: ImageCoderOptions())
-        #expect(image.pixelWidth <= 300 && image.pixelHeight <= 200 && (image.pixelWidth == 300 || image.pixelHeight == 200))
-        #expect(first.header("cache-control") == "public, max-age=31536000")
-        #expect(first.header("content-disposition") == "inline; filename=\"rocket.jpg\"")
-        let tag = try #require(first.header("etag"))
-        let madeID = try #require(first.header("x-request-id"))
-        #expect(madeID.count == 20 && RequestID.take(madeID) == madeID)
+        try await withOrigin { origin in
+            let configuration = ImageServerConfiguration.fetchingFromLoopback()
+            let path = Self.path(origin, "photos/rocket.jpg")
+            let (first, tag) = try await withRunningServer(configuration, keepingCache: true) { server in
+                let first = try await server.get(path)
+                #expect(first.status == 200 && first.header("content-type") == "image/jpeg" && first.header("x-cache") == "miss")
+                let image = try ImageCodersManager.shared.decode(first.body, options: ImageCoderOptions())
+                #expect(image.pixelWidth <= 300 && image.pixelHeight <= 200 && (image.pixelWidth == 300 || image.pixelHeight == 200))
+                #expect(first.header("cache-control") == "public, max-age=31536000")
+                #expect(first.header("content-disposition") == "inline; filename=\"rocket.jpg\"")
+                let tag = try #require(first.header("etag"))
+                let madeID = try #require(first.header("x-request-id"))
+                #expect(madeID.count == 20 && RequestID.take(madeID) == madeID)
 
-        let second = try await server.get(path, headers: ["X-Request-ID": "abc-123"])
-        #expect(second.status == 200 && second.header("x-cache") == "memory" && second.body == first.body)
-        #expect(second.header("x-request-id") == "abc-123")
-        let notModified = try await server.get(path, headers: ["If-None-Match": tag])
-        #expect(notModified.status == 304 && notModified.body.isEmpty && notModified.header("etag") == tag)
-        #expect(origin.requestCount("/images/photos/rocket.jpg") == 1)
+                let second = try await server.get(path, headers: ["X-Request-ID": "abc-123"])
+                #expect(second.status == 200 && second.header("x-cache") == "memory" && second.body == first.body)
+                #expect(second.header("x-request-id") == "abc-123")
+                let notModified = try await server.get(path, headers: ["If-None-Match": tag])
+                #expect(notModified.status == 304 && notModified.body.isEmpty && notModified.header("etag") == tag)
+                #expect(origin.requestCount("/images/photos/rocket.jpg") == 1)
+                return (first, tag)
+            }
 
-        // The same cache folder after a restart: a disk hit, the same bytes and tag.
-        let folder = server.cacheFolder
-        await server.stopKeepingCache()
-        let restarted = try await Self.start { $0.cacheDirectory = folder }
-        defer { Task { await restarted.stop() } }
-        let third = try await restarted.get(path)
-        #expect(third.status == 200 && third.header("x-cache") == "disk" && third.body == first.body && third.header("etag") == tag)
-        // Another size of the same source comes from the source cache, not the origin; and
-        // its ETag, known from the cached source's validator, answers 304 before any work.
-        let otherPath = Self.path(origin, "photos/rocket.jpg", options: "rs:fit:100:100")
-        let other = try await restarted.get(otherPath)
-        #expect(other.status == 200 && other.header("x-cache") == "miss")
-        #expect(origin.requestCount("/images/photos/rocket.jpg") == 1)
-        let otherTag = try #require(other.header("etag"))
-        #expect(otherTag != tag)
+            // The same cache folder after a restart: a disk hit, the same bytes and tag.
+            try await withRunningServer(configuration) { restarted in
+                let third = try await restarted.get(path)
+                #expect(third.status == 200 && third.header("x-cache") == "disk" && third.body == first.body && third.header("etag") == tag)
+                // Another size of the same source comes from the source cache, not the origin; and
+                // its ETag, known from the cached source's validator, answers 304 before any work.
+                let otherPath = Self.path(origin, "photos/rocket.jpg", options: "rs:fit:100:100")
+                let other = try await restarted.get(otherPath)
+                #expect(other.status == 200 && other.header("x-cache") == "miss")
+                #expect(origin.requestCount("/images/photos/rocket.jpg") == 1)
+                let otherTag = try #require(other.header("etag"))
+                #expect(otherTag != tag)
+            }
+        }
     }
 
+    /// The origin holds the source until all fifty have joined the one processing (each counted
+    /// as a cache miss, the step before it joins): one fetch, one processing, fifty answers.
     @Test func fiftyIdenticalRequestsAtOnceFetchTheSourceOnceAndProcessOnce() async throws {
-        let origin = try await TestServer.start()
-        defer { Task { await origin.shutdown() } }
-        let metrics = TestMetrics()
-        let server = try await Self.start(metrics: metrics)
-        defer { Task { await server.stop() } }
-        let path = Self.path(origin, "photos/astronaut.png", query: "?delay=300")
-        let replies = try await withThrowingTaskGroup(of: ServerUnderTest.Reply.self) { group in
-            for _ in 0..<50 { group.addTask { try await server.get(path) } }
-            return try await group.reduce(into: []) { $0.append($1) }
+        try await withOrigin { origin in
+            let gate = TestGate()
+            try Self.held(origin, "photos/astronaut.png", at: "/held.png", gate: gate)
+            let metrics = TestMetrics()
+            try await withRunningServer(.fetchingFromLoopback(), metrics: metrics) { server in
+                let path = Self.path(origin, route: "/held.png")
+                let replies = Task {
+                    try await withThrowingTaskGroup(of: ServerUnderTest.Reply.self) { group in
+                        for _ in 0..<50 { group.addTask { try await server.get(path) } }
+                        return try await group.reduce(into: []) { $0.append($1) }
+                    }
+                }
+                #expect(await origin.wait { $0.requests["/held.png"] == 1 })
+                // No event tells that a request joined: the count of misses, polled.
+                let joined = await eventually(within: TestAllowance.loadMargin) {
+                    (try? metrics.expectCounter("webimage_server_cache_lookups_total", [("tier", "miss")]).totalValue) == 50
+                }
+                #expect(joined, "every request missed the cache before the source came")
+                gate.open()
+                let answered = try await replies.value
+                #expect(answered.count == 50 && answered.allSatisfy { $0.status == 200 && $0.body == answered[0].body })
+                #expect(origin.statistics.totalRequests == 1)
+                #expect(try metrics.expectCounter("webimage_server_processed_total").totalValue == 1)
+                #expect(try metrics.expectCounter("webimage_server_requests_total", [("status", "200"), ("format", "jpg")]).totalValue == 50)
+            }
         }
-        #expect(replies.allSatisfy { $0.status == 200 && $0.body == replies[0].body })
-        #expect(origin.statistics.totalRequests == 1)
-        #expect(try metrics.expectCounter("webimage_server_processed_total").totalValue == 1)
-        #expect(try metrics.expectCounter("webimage_server_requests_total", [("status", "200"), ("format", "jpg")]).totalValue == 50)
     }
 
     @Test func withEveryWorkerBusyAndTheQueueFullARequestIs429AtOnce() async throws {
-        let origin = try await TestServer.start()
-        defer { Task { await origin.shutdown() } }
-        let gate = TestGate()
-        try Self.heldRocket(origin, at: "/held", gate: gate)
-        let metrics = TestMetrics()
-        let server = try await Self.start(metrics: metrics) {
-            $0.workers = 1
-            $0.requestsQueueSize = 1
-        }
-        defer { Task { await server.stop() } }
-        // The first holds the one worker while its source is held at the origin.
-        let busy = Task { try await server.get(Self.path(origin, route: "/held", options: "rs:fit:10:10")) }
-        #expect(await origin.wait { $0.requests["/held"] == 1 })
-        let queued = Task { try await server.get(Self.path(origin, route: "/held", options: "rs:fit:20:20")) }
-        // Once the second waits in the queue, a third is refused at once.
-        let waitUntil = ContinuousClock.now + .seconds(60)
-        while (try? metrics.expectGauge("webimage_server_queue_depth").lastValue) != 1 {
-            guard ContinuousClock.now < waitUntil else {
-                Issue.record("the second request never waited in the queue")
-                return
+        try await withOrigin { origin in
+            let gate = TestGate()
+            try Self.heldRocket(origin, at: "/held", gate: gate)
+            let metrics = TestMetrics()
+            let configuration = ImageServerConfiguration.fetchingFromLoopback {
+                $0.workers = 1
+                $0.requestsQueueSize = 1
             }
-            await Task.yield()
+            try await withRunningServer(configuration, metrics: metrics) { server in
+                // The first holds the one worker while its source is held at the origin.
+                let busy = Task { try await server.get(Self.path(origin, route: "/held", options: "rs:fit:10:10")) }
+                #expect(await origin.wait { $0.requests["/held"] == 1 })
+                let queued = Task { try await server.get(Self.path(origin, route: "/held", options: "rs:fit:20:20")) }
+                // Once the second waits in the queue (no event tells: the gauge, polled), a third
+                // is refused.
+                let waiting = await eventually(within: TestAllowance.loadMargin) {
+                    (try? metrics.expectGauge("webimage_server_queue_depth").lastValue) == 1
+                }
+                try #require(waiting, "the second request never waited in the queue")
+                // At once: answered while the gate is closed, so before any slot could free.
+                let refused = try await server.get(Self.path(origin, "photos/rocket.jpg", options: "rs:fit:30:30"))
+                #expect(refused.status == 429 && refused.header("retry-after") == "1")
+                #expect(refused.body == Data("Too many requests\n".utf8))
+                #expect(!gate.isOpen && origin.statistics.completedResponses["/held"] == nil)
+                gate.open()
+                #expect(try await busy.value.status == 200)
+                #expect(try await queued.value.status == 200)
+                // The second took the first's source from the source cache.
+                #expect(origin.requestCount("/held") == 1)
+            }
         }
-        let started = ContinuousClock.now
-        let refused = try await server.get(Self.path(origin, "photos/rocket.jpg", options: "rs:fit:30:30"))
-        #expect(refused.status == 429 && refused.header("retry-after") == "1")
-        #expect(refused.body == Data("Too many requests\n".utf8))
-        #expect(ContinuousClock.now - started < .seconds(5))
-        gate.open()
-        #expect(try await busy.value.status == 200)
-        #expect(try await queued.value.status == 200)
-        // The second took the first's source from the source cache.
-        #expect(origin.requestCount("/held") == 1)
     }
 
     @Test func aClientThatGoesAwayStopsItsWorkWhenAlone() async throws {
-        let origin = try await TestServer.start()
-        defer { Task { await origin.shutdown() } }
-        try Self.heldRocket(origin, at: "/never", gate: TestGate())
-        let server = try await Self.start()
-        defer { Task { await server.stop() } }
-        let request = Task { try await server.get(Self.path(origin, route: "/never"), deadline: .seconds(30)) }
-        #expect(await origin.wait { $0.requests["/never"] == 1 })
-        request.cancel()
-        _ = try? await request.value
-        // The server sees its client go and leaves the work nobody else waits for: the
-        // download it was alone on is cancelled, and the origin's response cut short.
-        #expect(await origin.wait { $0.abortedResponses["/never"] == 1 })
+        try await withOrigin { origin in
+            try Self.heldRocket(origin, at: "/never", gate: TestGate())
+            try await withRunningServer(.fetchingFromLoopback()) { server in
+                let request = Task { try await server.get(Self.path(origin, route: "/never"), deadline: .seconds(30)) }
+                #expect(await origin.wait { $0.requests["/never"] == 1 })
+                request.cancel()
+                _ = try? await request.value
+                // The server sees its client go and leaves the work nobody else waits for: the
+                // download it was alone on is cancelled, and the origin's response cut short.
+                #expect(await origin.wait { $0.abortedResponses["/never"] == 1 })
+            }
+        }
     }
 
     @Test func aRequestOverTheTimeoutIs503() async throws {
-        let origin = try await TestServer.start()
-        defer { Task { await origin.shutdown() } }
-        let server = try await Self.start { $0.timeout = 0.5 }
-        defer { Task { await server.stop() } }
-        let slow = try await server.get(Self.path(origin, "photos/rocket.jpg", query: "?delay=3000"))
-        #expect(slow.status == 503 && slow.body == Data("Timeout\n".utf8) && slow.header("cache-control") == "no-store")
+        try await withOrigin { origin in
+            try await withRunningServer(.fetchingFromLoopback { $0.timeout = 0.5 }) { server in
+                let slow = try await server.get(Self.path(origin, "photos/rocket.jpg", query: "?delay=3000"))
+                #expect(slow.status == 503 && slow.body == Data("Timeout\n".utf8) && slow.header("cache-control") == "no-store")
+            }
+        }
     }
 
     @Test func anOriginErrorIs404AndIsNeverStored() async throws {
-        let origin = try await TestServer.start()
-        defer { Task { await origin.shutdown() } }
-        let server = try await Self.start()
-        defer { Task { await server.stop() } }
-        let missing = Self.path(origin, "photos/no-such-image.jpg")
-        #expect(try await server.get(missing).status == 404)
-        #expect(try await server.get(missing).status == 404)
-        #expect(origin.requestCount("/images/photos/no-such-image.jpg") == 2)
-        let broken = try await server.get(Self.path(origin, "photos/rocket.jpg", query: "?status=403"))
-        #expect(broken.status == 404 && String(decoding: broken.body, as: UTF8.self) == "Source is unreachable\n")
-        #expect(!String(decoding: broken.body, as: UTF8.self).contains("127.0.0.1"))
+        try await withOrigin { origin in
+            try await withRunningServer(.fetchingFromLoopback()) { server in
+                let missing = Self.path(origin, "photos/no-such-image.jpg")
+                #expect(try await server.get(missing).status == 404)
+                #expect(try await server.get(missing).status == 404)
+                #expect(origin.requestCount("/images/photos/no-such-image.jpg") == 2)
+                let broken = try await server.get(Self.path(origin, "photos/rocket.jpg", query: "?status=403"))
+                #expect(broken.status == 404 && String(decoding: broken.body, as: UTF8.self) == "Source is unreachable\n")
+                #expect(!String(decoding: broken.body, as: UTF8.self).contains("127.0.0.1"))
+            }
+        }
     }
 }

@@ -30,8 +30,22 @@ import Testing
                 if let imgproxy = binding.imgproxyDefault { value += " (imgproxy: \(imgproxy))" }
                 lines.append("| \(names.joined(separator: " | ")) | \(value) | \(setting.summary) |")
             case .refused:
-                lines.append("| \(names.joined(separator: " | ")) | — | refused at start, not supported yet: \(setting.summary) |")
+                continue
             }
+        }
+        // imgproxy's settings that are not read yet: one line each, by imgproxy's name.
+        lines += [
+            "",
+            "imgproxy's settings this server does not read yet: set under either prefix (or as the flag or JSON key",
+            "its name gives), each stops the server at start with a line naming it.",
+            "",
+            "| setting | in imgproxy |",
+            "| --- | --- |",
+        ]
+        for setting in ImageServerConfiguration.settings {
+            guard case .refused = setting.state else { continue }
+            let names = setting.keys.map { "`\(ImageServerSetting.unprefixedEnvironmentName(of: $0))`" }.joined(separator: " or ")
+            lines.append("| \(names) | \(setting.summary.replacingOccurrences(of: "|", with: "\\|")) |")
         }
         return lines.joined(separator: "\n")
     }

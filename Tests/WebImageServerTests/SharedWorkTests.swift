@@ -1,12 +1,15 @@
 import WebImageSupport
+import WebImageTestServer
 import Testing
 @testable import WebImageServer
 
 @Suite struct SharedWorkTests {
+    /// The work is held until all fifty callers have joined it (no event tells when a caller
+    /// joins: the count of callers, polled), so none can come after it ended and start anew.
     @Test func fiftyCallersOfOneKeyRunTheWorkOnce() async throws {
         let shared = SharedWork<Int>()
         let runs = Counter()
-        let gate = WorkerSlotsTests.Gate()
+        let gate = TestGate()
         let callers = Task {
             try await withThrowingTaskGroup(of: (Int, Bool).self) { group in
                 for _ in 0..<50 {
@@ -17,59 +20,50 @@ import Testing
                 return results
             }
         }
-        while runs.value < 1 { await Task.yield() }
+        let joined = await eventually(within: TestAllowance.loadMargin) { shared.callers(forKey: "k") == 50 }
+        #expect(joined, "\(shared.callers(forKey: "k")) callers joined")
         gate.open()
         let results = try await callers.value
         #expect(runs.value == 1)
-        #expect(results.allSatisfy { $0.0 == 42 })
+        #expect(results.count == 50 && results.allSatisfy { $0.0 == 42 })
         #expect(results.filter { !$0.1 }.count == 1)
     }
 
     @Test func oneCallerLeavingDoesNotStopTheOthersButTheLastOneDoes() async throws {
         let shared = SharedWork<Int>()
-        let gate = WorkerSlotsTests.Gate()
-        let started = Counter()
+        let gate = TestGate()
+        let started = TestGate()
         let cancelled = Counter()
         let work: @Sendable () async throws -> Int = {
-            started.add(1)
+            started.open()
             await withTaskCancellationHandler { await gate.wait() } onCancel: { cancelled.add(1) }
             try Task.checkCancellation()
             return 7
         }
         let first = Task { try await shared.value(forKey: "k", work) }
-        while started.value < 1 { await Task.yield() }
+        await started.wait()
         let second = Task { try await shared.value(forKey: "k", work) }
-        while shared.callers(forKey: "k") < 2 { await Task.yield() }
+        #expect(await eventually(within: TestAllowance.loadMargin) { shared.callers(forKey: "k") == 2 })
         first.cancel()
         await #expect(throws: CancellationError.self) { try await first.value }
         #expect(cancelled.value == 0)
         gate.open()
         #expect(try await second.value.value == 7)
 
-        // Alone, a leaving caller cancels the work.
-        let lone = Gate2()
-        let third = Task { try await shared.value(forKey: "other") { await lone.waitCancellable(); try Task.checkCancellation(); return 1 } }
-        while !lone.isWaiting { await Task.yield() }
+        // Alone, a leaving caller cancels the work: synchronously, within the caller's `cancel()`.
+        let waiting = TestGate()
+        let workCancelled = TestGate()
+        let third = Task {
+            try await shared.value(forKey: "other") {
+                waiting.open()
+                await withTaskCancellationHandler { await TestGate().wait() } onCancel: { workCancelled.open() }
+                try Task.checkCancellation()
+                return 1
+            }
+        }
+        await waiting.wait()
         third.cancel()
         await #expect(throws: CancellationError.self) { try await third.value }
-        #expect(lone.sawCancellation)
+        #expect(workCancelled.isOpen)
     }
-}
-
-/// Waits until its task is cancelled, and tells whether it was.
-final class Gate2: Sendable {
-    private let state = Locked((waiting: false, cancelled: false))
-    private let stream = AsyncStream.makeStream(of: Void.self)
-    var isWaiting: Bool { state.withLock { $0.waiting } }
-    func waitCancellable() async {
-        state.withLock { $0.waiting = true }
-        await withTaskCancellationHandler {
-            for await _ in stream.stream {}
-        } onCancel: {
-            state.withLock { $0.cancelled = true }
-            stream.continuation.finish()
-        }
-    }
-    /// Set as the work is cancelled: synchronously, within the caller's `cancel()`.
-    var sawCancellation: Bool { state.withLock { $0.cancelled } }
 }

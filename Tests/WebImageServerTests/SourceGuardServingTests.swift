@@ -38,18 +38,18 @@ import WebImageTestServer
     }
 
     @Test func everySpellingOfALoopbackSourceIsRefusedBeforeAnyFetch() async throws {
-        let origin = try await TestServer.start(addresses: ["127.0.0.1", "::1"])
-        defer { Task { await origin.shutdown() } }
-        let server = try await ServerUnderTest.start()
-        defer { Task { await server.stop() } }
-        // Literals, an IPv4-mapped IPv6 form, the unspecified address, and names that resolve to
-        // loopback (`127.1` and `2130706433` are names to the resolver, not literals).
-        for host in ["127.0.0.1", "[::1]", "[::ffff:127.0.0.1]", "0.0.0.0", "localhost", "127.1", "2130706433"] {
-            let reply = try await server.get(Self.path(source: origin.url("/images/photos/rocket.jpg", host: host)))
-            #expect(reply.status == 404, "\(host)")
-            #expect(reply.body == Data("Invalid source URL\n".utf8), "\(host)")
+        try await withOrigin(addresses: ["127.0.0.1", "::1"]) { origin in
+            try await withRunningServer { server in
+                // Literals, an IPv4-mapped IPv6 form, the unspecified address, and names that resolve to
+                // loopback (`127.1` and `2130706433` are names to the resolver, not literals).
+                for host in ["127.0.0.1", "[::1]", "[::ffff:127.0.0.1]", "0.0.0.0", "localhost", "127.1", "2130706433"] {
+                    let reply = try await server.get(Self.path(source: origin.url("/images/photos/rocket.jpg", host: host)))
+                    #expect(reply.status == 404, "\(host)")
+                    #expect(reply.body == Data("Invalid source URL\n".utf8), "\(host)")
+                }
+                #expect(origin.requestCount("/images/photos/rocket.jpg") == 0)
+            }
         }
-        #expect(origin.requestCount("/images/photos/rocket.jpg") == 0)
     }
 
     @Test func privateLinkLocalCGNATAndUniqueLocalSourcesAreRefusedUnlessTheSettingsAllowThem() async throws {
@@ -62,14 +62,14 @@ import WebImageTestServer
             let connector = RefusingConnector()
             config.sourceGuard?.resolver = TestResolver()
             config.sourceGuard?.connector = connector
-            let server = try await ServerUnderTest.start(downloader: ImageDownloader(config: config))
-            for host in hosts {
-                let source = try #require(URL(string: "http://\(host)/latest/meta-data.jpg"))
-                let reply = try await server.get(Self.path(source: source))
-                // Refused by the guard, or allowed and then refused by the test connector.
-                #expect(reply.status == 404, "\(host)")
+            try await withRunningServer(downloader: ImageDownloader(config: config)) { server in
+                for host in hosts {
+                    let source = try #require(URL(string: "http://\(host)/latest/meta-data.jpg"))
+                    let reply = try await server.get(Self.path(source: source))
+                    // Refused by the guard, or allowed and then refused by the test connector.
+                    #expect(reply.status == 404, "\(host)")
+                }
             }
-            await server.stop()
             // Refused by default before any connection step; allowed, each reached it with
             // exactly its address (loopback stays refused: WEBIMAGE_ALLOW_LOOPBACK_... is off).
             let expected = allowing ? ["10.1.2.3", "169.254.169.254", "100.64.1.2", "fd12:3456::1"] : []
@@ -78,34 +78,34 @@ import WebImageTestServer
     }
 
     @Test func allowingLoopbackLetsTheSameSourceThrough() async throws {
-        let origin = try await TestServer.start()
-        defer { Task { await origin.shutdown() } }
-        let server = try await ServerUnderTest.start { $0.allowsLoopbackSourceAddresses = true }
-        defer { Task { await server.stop() } }
-        let reply = try await server.get(Self.path(source: origin.url("/images/photos/rocket.jpg")))
-        #expect(reply.status == 200 && reply.header("content-type") == "image/jpeg")
+        try await withOrigin { origin in
+            try await withRunningServer(.underTest { $0.allowsLoopbackSourceAddresses = true }) { server in
+                let reply = try await server.get(Self.path(source: origin.url("/images/photos/rocket.jpg")))
+                #expect(reply.status == 200 && reply.header("content-type") == "image/jpeg")
+            }
+        }
     }
 
     @Test func aRedirectToARefusedAddressIsRefusedAndNotFollowed() async throws {
-        let origin = try await TestServer.start(addresses: ["127.0.0.1", "127.0.0.2"])
-        defer { Task { await origin.shutdown() } }
-        // 127.0.0.1 stands for a public origin: the guard lets that one address through, as a
-        // service that allows chosen networks would; 127.0.0.2 stays refused.
-        var configuration = ImageServerConfiguration()
-        configuration.maxRedirects = 5
-        var config = ImageServer.makeDownloaderConfig(configuration: configuration)
-        config.sourceGuard?.allowedNetworks = [try #require(IPNetwork("127.0.0.1/32"))]
-        let server = try await ServerUnderTest.start(downloader: ImageDownloader(config: config))
-        defer { Task { await server.stop() } }
+        try await withOrigin(addresses: ["127.0.0.1", "127.0.0.2"]) { origin in
+            // 127.0.0.1 stands for a public origin: the guard lets that one address through, as a
+            // service that allows chosen networks would; 127.0.0.2 stays refused.
+            var configuration = ImageServerConfiguration()
+            configuration.maxRedirects = 5
+            var config = ImageServer.makeDownloaderConfig(configuration: configuration)
+            config.sourceGuard?.allowedNetworks = [try #require(IPNetwork("127.0.0.1/32"))]
+            try await withRunningServer(downloader: ImageDownloader(config: config)) { server in
 
-        let allowed = try await server.get(Self.path(source: origin.url("/images/photos/rocket.jpg")))
-        #expect(allowed.status == 200)
-        let target = origin.url("/images/photos/astronaut.png", host: "127.0.0.2")
-        let query = target.absoluteString.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
-        let redirected = try await server.get(Self.path(source: origin.url("/redirect-to?url=\(query)")))
-        #expect(redirected.status == 404 && redirected.body == Data("Invalid source URL\n".utf8))
-        #expect(origin.requestCount("/redirect-to") == 1)
-        #expect(origin.requestCount("/images/photos/astronaut.png") == 0)
+                let allowed = try await server.get(Self.path(source: origin.url("/images/photos/rocket.jpg")))
+                #expect(allowed.status == 200)
+                let target = origin.url("/images/photos/astronaut.png", host: "127.0.0.2")
+                let query = target.absoluteString.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
+                let redirected = try await server.get(Self.path(source: origin.url("/redirect-to?url=\(query)")))
+                #expect(redirected.status == 404 && redirected.body == Data("Invalid source URL\n".utf8))
+                #expect(origin.requestCount("/redirect-to") == 1)
+                #expect(origin.requestCount("/images/photos/astronaut.png") == 0)
+            }
+        }
     }
 
     @Test func localSourcesOutsideTheRootAre404() async throws {
@@ -119,15 +119,15 @@ import WebImageTestServer
         try FileManager.default.createSymbolicLink(
             atPath: root.appendingPathComponent("escape.jpg").path, withDestinationPath: base.appendingPathComponent("secret.jpg").path
         )
-        let server = try await ServerUnderTest.start { $0.localFilesystemRoot = root.path }
-        defer { Task { await server.stop() } }
-        func status(_ source: String) async throws -> Int {
-            let escaped = source.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
-            return try await server.get("/unsafe/rs:fit:50:50/plain/\(escaped)@jpg").status
-        }
-        #expect(try await status("local:///inside.jpg") == 200)
-        for outside in ["local:///../secret.jpg", "local:///escape.jpg", "local://" + base.appendingPathComponent("secret.jpg").path] {
-            #expect(try await status(outside) == 404, "\(outside)")
+        try await withRunningServer(.underTest { $0.localFilesystemRoot = root.path }) { server async throws in
+            func status(_ source: String) async throws -> Int {
+                let escaped = source.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
+                return try await server.get("/unsafe/rs:fit:50:50/plain/\(escaped)@jpg").status
+            }
+            #expect(try await status("local:///inside.jpg") == 200)
+            for outside in ["local:///../secret.jpg", "local:///escape.jpg", "local://" + base.appendingPathComponent("secret.jpg").path] {
+                #expect(try await status(outside) == 404, "\(outside)")
+            }
         }
     }
 }

@@ -24,20 +24,21 @@ import WebImageTestServer
         try big.write(to: root.appendingPathComponent("sixty-megapixels.png"))
         try rocket.write(to: root.appendingPathComponent("rocket.jpg"))
 
-        let server = try await ServeProcess.serve(["--local-filesystem-root", root.path, "--cache-dir", root.appendingPathComponent("cache").path])
-        // Warm: the libraries loaded and a thumbnail made, so that idle is the working server.
-        let warm = try await ServerUnderTest.get("/unsafe/rs:fit:300:200/plain/local:///rocket.jpg@jpg", port: server.port)
-        #expect(warm.status == 200)
-        let idle = try Self.statusField("VmRSS:", of: server.processIdentifier)
-        try "5".write(toFile: "/proc/\(server.processIdentifier)/clear_refs", atomically: false, encoding: .utf8)
+        try await withServeProcess(["--local-filesystem-root", root.path, "--cache-dir", root.appendingPathComponent("cache").path]) { server in
+            // Warm: the libraries loaded and a thumbnail made, so that idle is the working server.
+            let warm = try await ServerUnderTest.get("/unsafe/rs:fit:300:200/plain/local:///rocket.jpg@jpg", port: server.port)
+            #expect(warm.status == 200)
+            let idle = try Self.statusField("VmRSS:", of: server.processIdentifier)
+            try "5".write(toFile: "/proc/\(server.processIdentifier)/clear_refs", atomically: false, encoding: .utf8)
 
-        let reply = try await ServerUnderTest.get("/unsafe/rs:fit:300:200/plain/local:///sixty-megapixels.png@jpg", port: server.port)
-        let peak = try Self.statusField("VmHWM:", of: server.processIdentifier)
-        #expect(reply.status == 422 && reply.body == Data("Source image is too large\n".utf8))
-        #expect(peak - idle < TestAllowance.bytes(100 << 20), "peak \(peak >> 20) MB against \(idle >> 20) MB idle; the file \(big.count >> 20) MB")
+            let reply = try await ServerUnderTest.get("/unsafe/rs:fit:300:200/plain/local:///sixty-megapixels.png@jpg", port: server.port)
+            let peak = try Self.statusField("VmHWM:", of: server.processIdentifier)
+            #expect(reply.status == 422 && reply.body == Data("Source image is too large\n".utf8))
+            #expect(peak - idle < TestAllowance.bytes(100 << 20), "peak \(peak >> 20) MB against \(idle >> 20) MB idle; the file \(big.count >> 20) MB")
 
-        server.signal(SIGTERM)
-        #expect(await server.exitStatus() == 0)
+            server.signal(SIGTERM)
+            #expect(await server.exitStatus() == 0)
+        }
     }
 
     /// A field of /proc/PID/status, in bytes.

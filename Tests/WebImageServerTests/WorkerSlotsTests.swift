@@ -1,22 +1,23 @@
 import WebImageSupport
+import WebImageTestServer
 import Testing
 @testable import WebImageServer
 
 @Suite struct WorkerSlotsTests {
-    /// Opens when told; lets a test hold a job inside its slot.
-    final class Gate: Sendable {
-        private let stream = AsyncStream.makeStream(of: Void.self)
-        func open() { stream.continuation.finish() }
-        func wait() async { for await _ in stream.stream {} }
+    /// Slots whose every change of the busy and queued counts is an event on `changes`.
+    static func observedSlots(workers: Int, queueSize: Int) -> (slots: WorkerSlots, changes: AsyncStream<Void>) {
+        let (changes, continuation) = AsyncStream.makeStream(of: Void.self)
+        let slots = WorkerSlots(workers: workers, queueSize: queueSize) { _, _ in continuation.yield() }
+        return (slots, changes)
     }
 
     @Test func aFullQueueRefusesAtOnceAndAFreedSlotGoesToTheNextInLine() async throws {
-        let slots = WorkerSlots(workers: 1, queueSize: 1)
-        let gate = Gate()
+        let (slots, changes) = Self.observedSlots(workers: 1, queueSize: 1)
+        let gate = TestGate()
         let first = Task { try await slots.withSlot { await gate.wait(); return 1 } }
-        while slots.busy < 1 { await Task.yield() }
+        #expect(await eventually(within: TestAllowance.loadMargin, on: changes) { slots.busy == 1 })
         let second = Task { try await slots.withSlot { 2 } }
-        while slots.queued < 1 { await Task.yield() }
+        #expect(await eventually(within: TestAllowance.loadMargin, on: changes) { slots.queued == 1 })
         await #expect(throws: ImageServerError.tooManyRequests) { try await slots.withSlot { 3 } }
         gate.open()
         #expect(try await first.value == 1)
@@ -25,12 +26,12 @@ import Testing
     }
 
     @Test func aCancelledWaiterLeavesTheQueue() async throws {
-        let slots = WorkerSlots(workers: 1, queueSize: 0)
-        let gate = Gate()
+        let (slots, changes) = Self.observedSlots(workers: 1, queueSize: 0)
+        let gate = TestGate()
         let holder = Task { try await slots.withSlot { await gate.wait() } }
-        while slots.busy < 1 { await Task.yield() }
+        #expect(await eventually(within: TestAllowance.loadMargin, on: changes) { slots.busy == 1 })
         let waiter = Task { try await slots.withSlot { "ran" } }
-        while slots.queued < 1 { await Task.yield() }
+        #expect(await eventually(within: TestAllowance.loadMargin, on: changes) { slots.queued == 1 })
         waiter.cancel()
         await #expect(throws: CancellationError.self) { try await waiter.value }
         #expect(slots.queued == 0)

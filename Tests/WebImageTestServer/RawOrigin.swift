@@ -76,7 +76,7 @@ public final class RawOrigin: Sendable {
 
     /// Waits until every reply started has ended with its connection (a connection that never
     /// sent a request, such as one a client pool opened and keeps idle, has no reply); false
-    /// when `timeout` passes first.
+    /// when `timeout` (stretched by `TestAllowance.timeScale`) passes first.
     public func waitUntilNoReplyIsInProgress(timeout: Duration = .seconds(30)) async -> Bool {
         await replies.waitUntilNoneIsInProgress(timeout: timeout)
     }
@@ -121,7 +121,7 @@ private final class RawReplies: Sendable {
             return state.nextWaiter
         }
         let timer = Task {
-            guard (try? await Task.sleep(for: timeout)) != nil else { return }
+            guard (try? await Task.sleep(for: TestAllowance.time(timeout))) != nil else { return }
             let waiter = state.withLock { state -> CheckedContinuation<Bool, Never>? in
                 guard let waiter = state.waiters.removeValue(forKey: id) else {
                     state.expired.insert(id)

@@ -20,6 +20,17 @@ public enum TestAllowance {
     /// `minutes` stretched by `timeScale`, whole: for `.timeLimit(.minutes(…))`.
     public static func minutes(_ minutes: Int) -> Int { Int((Double(minutes) * timeScale).rounded(.up)) }
 
+    /// What a loaded machine adds to a wait a test times on the wall clock: the whole suite's
+    /// tests share two cores and their cooperative threads, and a resumed test has waited its
+    /// turn for 30 s (seen in CI); four times that. Bounds built on it stay under the 10-minute
+    /// waits they tell apart (a server's answer, a retry's base delay, a connect timeout), also
+    /// stretched for ThreadSanitizer (4x: 484 s for a 1 s wait).
+    public static let loadMargin = Duration.seconds(120)
+
+    /// The bound of a wall-clock wait that takes `alone` on a quiet machine: `alone` plus
+    /// `loadMargin`, stretched by `timeScale`.
+    public static func bound(_ alone: Duration) -> Duration { time(alone + loadMargin) }
+
     /// `bytes`, stretched by `memoryScale`.
     public static func bytes(_ bytes: Int) -> Int { Int(Double(bytes) * memoryScale) }
 

@@ -58,9 +58,9 @@ public final class TestServer: Sendable {
         self.core = core
     }
 
-    /// The repository's test images (`Tests/Images`, or `$WEBIMAGE_TESTDATA`).
+    /// The repository's test images (`Tests/Images`, or `$WEBIMAGE_TEST_DATA`).
     public static let imagesFolder: URL = {
-        if let path = ProcessInfo.processInfo.environment["WEBIMAGE_TESTDATA"], !path.isEmpty {
+        if let path = ProcessInfo.processInfo.environment["WEBIMAGE_TEST_DATA"], !path.isEmpty {
             return URL(fileURLWithPath: path)
         }
         // Tests/WebImageTestServer/TestServer.swift -> repository root -> Tests/Images
@@ -150,6 +150,20 @@ public final class TestServer: Sendable {
         core.setRoute(path, handler)
     }
 
+    /// Answers `path` with `body` (chunked): its first half at once, the rest once `gate` opens:
+    /// a response held at the origin for as long as the test decides. Returns the gate.
+    @discardableResult
+    public func routeHeld(_ path: String, body: [UInt8], type: String, until gate: TestGate = TestGate()) -> TestGate {
+        route(path) { _ in
+            var response = TestResponse.content(body, type: type)
+            response.chunked = true
+            response.chunkSize = (body.count + 1) / 2
+            response.gate = gate
+            return response
+        }
+        return gate
+    }
+
     /// A snapshot of what the server saw.
     public var statistics: Statistics { core.statistics }
 
@@ -157,7 +171,7 @@ public final class TestServer: Sendable {
     public func requestCount(_ path: String) -> Int { core.statistics.requests[path] ?? 0 }
 
     /// Waits until `condition` holds for the statistics (checked on every change); false when
-    /// `timeout` passes first.
+    /// `timeout` (stretched by `TestAllowance.timeScale`) passes first.
     @discardableResult
     public func wait(timeout: Duration = .seconds(120), until condition: @escaping @Sendable (Statistics) -> Bool) async -> Bool {
         await core.wait(timeout: timeout, until: condition)
@@ -275,7 +289,7 @@ final class TestServerCore: Sendable {
             return state.nextWaiter
         }
         let timer = Task {
-            try? await Task.sleep(for: timeout)
+            try? await Task.sleep(for: TestAllowance.time(timeout))
             self.resumeWaiter(id, with: false)
         }
         defer { timer.cancel() }

@@ -2,11 +2,11 @@ import Foundation
 import Testing
 import WebImage
 
-/// The repository's test images (Tests/Images, or $WEBIMAGE_TESTDATA): real files from public
+/// The repository's test images (Tests/Images, or $WEBIMAGE_TEST_DATA): real files from public
 /// projects, each folder with its licence.
 enum TestImages {
     static let folder: URL = {
-        if let path = ProcessInfo.processInfo.environment["WEBIMAGE_TESTDATA"] {
+        if let path = ProcessInfo.processInfo.environment["WEBIMAGE_TEST_DATA"] {
             return URL(fileURLWithPath: path)
         }
         // Tests/WebImageTests/TestImages.swift -> Tests/Images

@@ -33,19 +33,34 @@ extension ImageServerConfiguration {
     }
 
     /// Reads the settings as `webimage serve` does: `arguments` (flags such as
-    /// `--max-src-resolution 40`) over `environment` (`WEBIMAGE_*`) over the JSON file named by
-    /// `--config` or `WEBIMAGE_CONFIG`, if any.
+    /// `--max-src-resolution 40`) over `environment` (`WEBIMAGE_*`, then imgproxy's `IMGPROXY_*`,
+    /// so that an imgproxy environment works as it is) over the JSON file named by `--config` or
+    /// `WEBIMAGE_CONFIG`, if any. A name under those prefixes, a flag or a JSON key that is no
+    /// setting (a typo) stops it, as a refused setting does: nothing set is silently ignored.
     public static func load(
         arguments: [String] = CommandLine.arguments, environment: [String: String] = ProcessInfo.processInfo.environment
     ) async throws -> ImageServerConfiguration {
         let flags = CommandLineArgumentsProvider(arguments: arguments)
-        let variables = EnvironmentVariablesProvider(environmentVariables: environment).prefixKeys(with: "webimage")
-        let first = ConfigReader(providers: [flags, variables])
-        var providers: [any ConfigProvider] = [flags, variables]
+        let variables: [any ConfigProvider] = ImageServerSetting.environmentPrefixes.map { prefix in
+            EnvironmentVariablesProvider(environmentVariables: environment).prefixKeys(with: ConfigKey(String(prefix.dropLast()).lowercased()))
+        }
+        let first = ConfigReader(providers: [flags] + variables)
+        var providers: [any ConfigProvider] = [flags] + variables
+        var jsonKeys: [String] = []
         if let file = first.settingText("config") {
             providers.append(try await FileProvider<JSONSnapshot>(filePath: FilePath(file)))
+            jsonKeys = SettingNames.keys(ofJSONFile: file)
         }
-        return try ImageServerConfiguration(reading: ConfigReader(providers: providers))
+        let unknown = SettingNames.unknown(environment: environment, arguments: arguments.dropFirst(), jsonKeys: jsonKeys)
+        let configuration: ImageServerConfiguration
+        do {
+            configuration = try ImageServerConfiguration(reading: ConfigReader(providers: providers))
+        } catch {
+            // Both: what the values say, then the names that are no setting.
+            throw ImageServerConfigurationError(problems: error.problems + unknown)
+        }
+        guard unknown.isEmpty else { throw ImageServerConfigurationError(problems: unknown) }
+        return configuration
     }
 
     /// Why a server with these settings must not start; nil when it may. It refuses to serve

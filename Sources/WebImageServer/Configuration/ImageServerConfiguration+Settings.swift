@@ -2,7 +2,10 @@ extension ImageServerConfiguration {
     /// Every setting, declared once: reading goes through this table, and docs/server.md's
     /// settings table is written from it (`SettingsTableTests`). imgproxy's settings keep their
     /// names and meanings; defaults are the properties' own.
-    static let settings: [ImageServerSetting] = [
+    static let settings: [ImageServerSetting] = read + imgproxySettingsNotRead
+
+    /// The settings this server reads.
+    static let read: [ImageServerSetting] = [
         .read("bind", \.bind, .address, "`HOST:PORT` to listen on (`:8080`: every IPv4 address)"),
         .read("key", \.keys, .list, "hex signing keys, comma-separated, paired in order with the salts; none: unsigned URLs"),
         .read("salt", \.salts, .list, "hex salts, comma-separated, one for each key"),
@@ -23,7 +26,8 @@ extension ImageServerConfiguration {
         ),
         .read("maxRedirects", \.maxRedirects, .int(), "redirects followed for a source (one more: 404)"),
         .read(
-            "workers", \.workers, .int(in: 1...4096), defaultDescription: "the core count", imgproxyDefault: "twice the core count",
+            "workers", \.workers, .int(in: 1...4096), aliases: ["concurrency"], defaultDescription: "the core count",
+            imgproxyDefault: "twice the core count",
             "requests processed at once"
         ),
         .read("requestsQueueSize", \.requestsQueueSize, .int(), "requests waiting for a worker (one more: 429); 0: no bound"),
@@ -31,14 +35,21 @@ extension ImageServerConfiguration {
         .read("downloadTimeout", \.downloadTimeout, .seconds, "seconds a source may take to arrive (more: 504)"),
         .read("ttl", \.ttl, .int(), "`max-age` of results, seconds"),
         .read("cacheControlPassthrough", \.cacheControlPassthrough, .bool, "send the source's `Cache-Control` / `Expires` instead"),
-        .read("useEtag", \.usesETag, .bool, "`ETag` on results, 304 to `If-None-Match`"),
+        .read("useEtag", \.usesETag, .bool, aliases: ["etagEnabled"], "`ETag` on results, 304 to `If-None-Match`"),
         .read("prometheusBind", \.prometheusBind, .optional(.address), "`HOST:PORT` of `/metrics`, not `BIND`'s; none: not served"),
         .read("cacheDir", \.cacheDirectory, .text, defaultDescription: "the library's cache folder", "where `results` and `sources` live"),
         .read("resultCacheSize", \.resultCacheSize, .int(), "bytes of results on disk; over it, the oldest go"),
         .read("sourceCacheSize", \.sourceCacheSize, .int(), "bytes of sources on disk; over it, the oldest go"),
         .read("memoryCacheSize", \.memoryCacheSize, .int(), "bytes of results kept in memory"),
         .read("resultCacheFsync", \.resultCacheSyncsWrites, .bool, "flush each result to the device before it is renamed into place"),
-        .read("shutdownTimeout", \.shutdownTimeout, .seconds, "seconds requests in flight get after SIGTERM or SIGINT"),
+        .read(
+            "shutdownTimeout", \.shutdownTimeout, .seconds, aliases: ["gracefulStopTimeout"], imgproxyDefault: "20",
+            "seconds requests in flight get after SIGTERM or SIGINT"
+        ),
+        .read(
+            "logLevel", \.logLevel, .oneOf(["trace", "debug", "info", "notice", "warning", "error", "critical"]),
+            "the server's log level; each image request's access line is `info`"
+        ),
         .read(
             "maxClients", \.maxClients, .int(),
             "client connections served at once; past it, new ones wait in the listen queue until one closes; 0: no limit"
@@ -108,15 +119,6 @@ extension ImageServerConfiguration {
             "results carry no EXIF, XMP, IPTC or ICC profile; `false` (or `sm:0`) keeps them (docs/cli.md: what each format keeps)"
         ),
         .read("autoRotate", \.processing.autoRotate, .bool, "turn sources upright by their EXIF orientation"),
-        .refused("secret", "the `Authorization: Bearer` token every request must carry"),
-        .refused("allowOrigin", "`Access-Control-Allow-Origin` on answers"),
-        .refused("pathPrefix", "the path prefix of image URLs"),
-        .refused("baseUrl", "the prefix put before every source URL"),
-        .refused("useS3", "`s3://` sources"),
-        .refused("watermarkPath", "the watermark image's file"),
-        .refused("fallbackImageUrl", "the image answered when the source cannot be had"),
-        .refused("jpegProgressive", "progressive JPEG results"),
-        .refused("pngQuantize", "palette PNG results"),
     ]
 
     /// `WEBIMAGE_KEY (--key)` for `\.keys`: the setting of `property` as a user writes it.

@@ -62,6 +62,9 @@ public struct ImageServerConfiguration: Sendable {
     /// otherwise. It signs paths for the page, so it is never on by chance where others can
     /// reach it.
     public var playground: Bool?
+    /// The level of the server's log, one of swift-log's (`trace` ... `critical`): each image
+    /// request's access line is `info`.
+    public var logLevel = "info"
     /// What requests are parsed and processed by: quality, formats, presets, source limits.
     public var processing = ProcessingConfiguration()
     /// Client connections served at once (`MAX_CLIENTS`); 2048, 0: no limit. Past it, a new

@@ -52,8 +52,8 @@ struct ImageServerSetting: Sendable {
     }
 
     /// An imgproxy setting refused at start until it is built.
-    static func refused(_ key: String, _ summary: String) -> ImageServerSetting {
-        ImageServerSetting(key: key, aliases: [], summary: summary, state: .refused)
+    static func refused(_ key: String, aliases: [String] = [], _ summary: String) -> ImageServerSetting {
+        ImageServerSetting(key: key, aliases: aliases, summary: summary, state: .refused)
     }
 
     /// The words of a key, split where a lowercase letter meets an uppercase one, as
@@ -74,15 +74,32 @@ struct ImageServerSetting: Sendable {
         return words
     }
 
-    /// `WEBIMAGE_MAX_SRC_RESOLUTION` for `maxSrcResolution`.
-    static func environmentName(of key: String) -> String {
-        let name = (["webimage"] + words(of: key)).map { $0.uppercased() }.joined(separator: "_")
+    /// The words of a key of several components (`s3.endpointUsePathStyle`: `s3`, `endpoint`,
+    /// `Use`, `Path`, `Style`), as the providers join a dotted key's components.
+    private static func words(ofDotted key: String) -> [String] {
+        key.split(separator: ".").flatMap { words(of: String($0)) }
+    }
+
+    /// `MAX_SRC_RESOLUTION` for `maxSrcResolution`, `S3_ENDPOINT` for `s3.endpoint`: the
+    /// environment name after its prefix (`WEBIMAGE_`, or imgproxy's `IMGPROXY_`).
+    static func unprefixedEnvironmentName(of key: String) -> String {
+        let name = words(ofDotted: key).map { $0.uppercased() }.joined(separator: "_")
         return String(name.map { $0.isLetter || $0.isNumber ? $0 : "_" })
     }
 
+    /// `WEBIMAGE_MAX_SRC_RESOLUTION` for `maxSrcResolution`.
+    static func environmentName(of key: String) -> String {
+        environmentPrefix + unprefixedEnvironmentName(of: key)
+    }
+
+    /// The prefixes the settings are read under from the environment, in the order they are read:
+    /// this server's, then imgproxy's, so that an imgproxy environment works as it is.
+    static let environmentPrefixes = ["WEBIMAGE_", "IMGPROXY_"]
+    static var environmentPrefix: String { environmentPrefixes[0] }
+
     /// `--max-src-resolution` for `maxSrcResolution`.
     static func flag(of key: String) -> String {
-        "--" + words(of: key).map { $0.lowercased() }.joined(separator: "-")
+        "--" + words(ofDotted: key).map { $0.lowercased() }.joined(separator: "-")
     }
 
     /// `WEBIMAGE_MAX_SRC_RESOLUTION (--max-src-resolution)`: the setting as a user writes it,

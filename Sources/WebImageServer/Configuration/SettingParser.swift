@@ -92,6 +92,19 @@ extension SettingParser where Value == Bool {
 extension SettingParser where Value == String {
     /// Any text, such as a path.
     static var text: Self { Self(parse: { $0 }, text: { $0 }) }
+
+    /// One of `words`, in any case.
+    static func oneOf(_ words: [String]) -> Self {
+        Self(
+            parse: { text throws(ImageServerConfigurationError) in
+                guard let word = words.first(where: { $0 == text.trimmingSpaces.lowercased() }) else {
+                    throw notA("one of " + words.joined(separator: ", "), text)
+                }
+                return word
+            },
+            text: { $0 }
+        )
+    }
 }
 
 extension SettingParser where Value == [String] {

@@ -15,7 +15,7 @@ import WebImageServer
                 .appendingPathComponent("Images").path
             let cacheFolder = FileManager.default.temporaryDirectory.path + "/webimage-mounting-example-" + UUID().uuidString
 
-            let service = try await ServerUnderTest.serve(cacheFolder: cacheFolder) { logger, onListening in
+            try await withRunningApplication(cacheFolder: cacheFolder) { logger, onListening in
                 var configuration = ImageServerConfiguration()
                 configuration.localFilesystemRoot = imagesFolder              // local:/// sources
                 configuration.cacheDirectory = cacheFolder                    // results and sources
@@ -28,13 +28,12 @@ import WebImageServer
                     router: router, configuration: ApplicationConfiguration(address: .hostname("127.0.0.1", port: 0)),
                     onServerRunning: { await onListening($0.localAddress?.port ?? 0) }, logger: logger
                 )
+            } body: { service in
+                let reply = try await service.get("/images/unsafe/rs:fill:300:200/plain/local:///photos/rocket.jpg")
+                #expect(reply.status == 200 && reply.header("content-type") == "image/jpeg")
+                let thumbnail = try ImageCodersManager.shared.decode(reply.body, options: ImageCoderOptions())
+                #expect(thumbnail.pixelWidth == 300 && thumbnail.pixelHeight == 200)
             }
-            defer { Task { await service.stop() } }
-
-            let reply = try await service.get("/images/unsafe/rs:fill:300:200/plain/local:///photos/rocket.jpg")
-            #expect(reply.status == 200 && reply.header("content-type") == "image/jpeg")
-            let thumbnail = try ImageCodersManager.shared.decode(reply.body, options: ImageCoderOptions())
-            #expect(thumbnail.pixelWidth == 300 && thumbnail.pixelHeight == 200)
         }
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import WebImageTestServer
 import Testing
 
 /// nginx as a child process in front of servers on 127.0.0.1, configured from
@@ -25,7 +26,7 @@ final class NginxProcess: Sendable {
 
     /// Starts nginx on a free port of 127.0.0.1 with `upstreams` (ports of 127.0.0.1), its files
     /// in `folder`, and returns once it answers `/health` (which it passes to a server).
-    static func start(upstreams: [Int], folder: URL) async throws -> NginxProcess {
+    fileprivate static func start(upstreams: [Int], folder: URL) async throws -> NginxProcess {
         try #require(FileManager.default.isExecutableFile(atPath: executable.path), "nginx: bash scripts/setup.sh installs it")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let template = try String(contentsOf: template, encoding: .utf8)
@@ -57,23 +58,32 @@ final class NginxProcess: Sendable {
         throw CancellationError()
     }
 
-    /// Whether nginx answers `/health` within 30 s (polled: nginx says nothing when it listens).
+    /// Whether nginx answers `/health` within 30 s (polled: nginx says nothing when it listens),
+    /// false at once when it exited.
     private func answers() async -> Bool {
-        let deadline = ContinuousClock.now + .seconds(30)
-        while ContinuousClock.now < deadline, process.isRunning {
-            if let reply = try? await ServerUnderTest.get("/health", port: port, deadline: .seconds(5)), reply.status == 200 { return true }
-            try? await Task.sleep(for: .milliseconds(50))
+        let answered = await eventually(within: TestAllowance.loadMargin, every: .milliseconds(50)) {
+            // Exited: no use waiting.
+            guard process.isRunning else { return true }
+            return (try? await ServerUnderTest.get("/health", port: port, deadline: .seconds(5)))?.status == 200
         }
-        return false
+        return answered && process.isRunning
     }
 
     /// Stops nginx and waits for it to exit. SIGKILL: a child of the test runner starts with its
     /// thread's blocked signals (SIGTERM among them; Process keeps the mask), and nginx as one
     /// process never unblocks them. It holds nothing that needs a clean stop here.
-    func stop() async {
+    fileprivate func stop() async {
         guard process.isRunning else { return }
         kill(process.processIdentifier, SIGKILL)
         var iterator = exited.makeAsyncIterator()
         _ = await iterator.next()
     }
+}
+
+/// Runs `body` with nginx in front of `upstreams` (see `NginxProcess.start`), then awaits its
+/// stop, also when `body` throws.
+func withNginx<T>(
+    upstreams: [Int], folder: URL, isolation: isolated (any Actor)? = #isolation, _ body: (NginxProcess) async throws -> T
+) async throws -> T {
+    try await withScoped(try await NginxProcess.start(upstreams: upstreams, folder: folder), release: { await $0.stop() }, body)
 }

@@ -2,6 +2,7 @@ import Foundation
 import ImageEngine
 import Testing
 import WebImage
+import WebImageTestServer
 
 /// The player stepped by hand (`ManualAnimationClock`), frames decoded as they are asked for
 /// (`FrameDecodeExecutor.inline`) unless a test holds the decodes back.
@@ -198,7 +199,7 @@ import WebImage
                 return false
             }
             // A bound on a broken player, not a wait for the event.
-            group.addTask { try await Task.sleep(for: .seconds(20)); return false }
+            group.addTask { try await Task.sleep(for: TestAllowance.time(.seconds(20))); return false }
             let first = try await group.next() ?? false
             group.cancelAll()
             return first

@@ -253,8 +253,8 @@ struct ImageCacheTests {
         try await withImageCache { cache in
             await cache.store(nil, imageData: try TestImages.data("sdwebimage/TestImage.png"), forKey: "k")
             // Hold the I/O queue so the disk read cannot finish before the cancel.
-            let gate = DispatchSemaphore(value: 0)
-            cache.ioQueue.async { gate.wait() }
+            let gate = TestGate()
+            cache.ioQueue.async { gate.block() }
             let calls = CallCounter()
             let found = CallCounter()
             let operation = try #require(cache.queryCacheOperation(forKey: "k") { image, data, type in
@@ -264,7 +264,7 @@ struct ImageCacheTests {
             operation.cancel()
             operation.cancel()
             #expect(operation.isCancelled)
-            gate.signal()
+            gate.open()
             cache.ioQueue.sync {}
             #expect(calls.value == 1)
             #expect(found.value == 0)
@@ -279,8 +279,8 @@ struct ImageCacheTests {
             callbackQueue.setSpecific(key: onCallbackQueue, value: true)
             var context = WebImageContext()
             context.callbackQueue = callbackQueue
-            let gate = DispatchSemaphore(value: 0)
-            cache.ioQueue.async { gate.wait() }
+            let gate = TestGate()
+            cache.ioQueue.async { gate.block() }
             let calls = CallCounter()
             let onQueue = CallCounter()
             let operation = try #require(cache.queryCacheOperation(forKey: "k", context: context) { image, _, type in
@@ -289,7 +289,7 @@ struct ImageCacheTests {
                 calls.increment()
             })
             operation.cancel()
-            gate.signal()
+            gate.open()
             cache.ioQueue.sync {}
             callbackQueue.sync {}
             #expect(calls.value == 1)
@@ -331,12 +331,12 @@ struct ImageCacheTests {
     @Test func cancellingTheTaskCancelsTheQuery() async throws {
         try await withImageCache { cache in
             await cache.store(nil, imageData: try TestImages.data("sdwebimage/TestImage.png"), forKey: "k")
-            let gate = DispatchSemaphore(value: 0)
-            cache.ioQueue.async { gate.wait() }
+            let gate = TestGate()
+            cache.ioQueue.async { gate.block() }
             let task = Task { await cache.queryImage(forKey: "k") }
             task.cancel()
             let result = await task.value
-            gate.signal()
+            gate.open()
             #expect(result.image == nil && result.cacheType == .none)
         }
     }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import WebImageTestServer
 @testable import WebImage
 
 @Suite("Caching: ImageCachesManager")
@@ -77,8 +78,8 @@ struct ImageCachesManagerTests {
             low.storeImageToMemory(image, forKey: "k")
             await high.store(nil, imageData: data, forKey: "k", cacheType: .disk)
             // Hold the disk read of the cache asked first, so the memory hit is the first answer.
-            let gate = DispatchSemaphore(value: 0)
-            high.ioQueue.async { gate.wait() }
+            let gate = TestGate()
+            high.ioQueue.async { gate.block() }
             let calls = CallCounter()
             let found = await withCheckedContinuation { continuation in
                 manager.queryImage(forKey: "k", options: [], context: nil, cacheType: .all) { image, _, type in
@@ -87,7 +88,7 @@ struct ImageCachesManagerTests {
                 }
             }
             #expect(found.0 === image && found.1 == .memory)
-            gate.signal()
+            gate.open()
             high.ioQueue.sync {}
             #expect(calls.value == 1)
         }
@@ -133,8 +134,8 @@ struct ImageCachesManagerTests {
     @Test func aCancelledQueryCallsBackOnceWithNothing() async throws {
         try await withManager { manager, low, _ in
             await low.store(nil, imageData: data, forKey: "k")
-            let gate = DispatchSemaphore(value: 0)
-            low.ioQueue.async { gate.wait() }
+            let gate = TestGate()
+            low.ioQueue.async { gate.block() }
             let calls = CallCounter()
             let operation = try #require(manager.queryImage(
                 forKey: "k", options: [], context: nil, cacheType: .all
@@ -143,7 +144,7 @@ struct ImageCachesManagerTests {
                 calls.increment()
             })
             operation.cancel()
-            gate.signal()
+            gate.open()
             low.ioQueue.sync {}
             #expect(calls.value == 1)
         }

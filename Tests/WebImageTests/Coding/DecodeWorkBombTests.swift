@@ -13,8 +13,8 @@ import WebImageTestServer
 /// memory bound.
 @Suite struct DecodeWorkBombTests {
     /// Far above what each takes now (a debug build, 25 s at a load average of 12 on 2 cores)
-    /// and below what each took before (minutes at that load).
-    static let timeBound = Duration.seconds(60)
+    /// and below what each took before (minutes at that load), stretched under a sanitizer.
+    static let timeBound = TestAllowance.time(.seconds(60))
 
     /// Decodes (or encodes) `data` in decode-probe with `arguments`: the outcome line must start
     /// with `outcome`, and the whole process must peak under `peakBound` bytes.

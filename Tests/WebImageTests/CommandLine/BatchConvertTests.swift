@@ -120,41 +120,41 @@ import WebImageTestServer
     }
 
     @Test func standardInputListsPathsAndURLsFetchedOnceEach() async throws {
-        let server = try await TestServer.start()
-        defer { Task { await server.shutdown() } }
-        let tree = try Tree(["TestImage.png": "sdwebimage/TestImage.png"])
-        defer { tree.remove() }
-        let rocket = server.url("/images/photos/rocket.jpg").absoluteString
-        let redirected = server.url("/redirect/1/images/sdwebimage/TestImage.jpg").absoluteString
-        let list = "\(tree.path)/TestImage.png\n\n\(rocket)\n  \(redirected)\n\(rocket)\n"
-        let result = try await ChildProcess.run("webimage", ["convert", "-", "-o", tree.path + "/out", "--thumbnail", "50x50"], input: Data(list.utf8))
-        #expect(result.status == 0, "\(result.standardError)")
-        #expect(Self.lines(result.standardOutput).contains("3/3"))
-        #expect(tree.files(under: "out") == ["TestImage.jpg", "TestImage.png", "rocket.jpg"])
-        let fetched = try TestImages.decoded(try tree.data("out/rocket.jpg"))
-        #expect(fetched.format == .jpeg && fetched.pixelWidth == 50)
-        // Listed twice, fetched once.
-        #expect(server.requestCount("/images/photos/rocket.jpg") == 1)
+        try await withOrigin { server in
+            let tree = try Tree(["TestImage.png": "sdwebimage/TestImage.png"])
+            defer { tree.remove() }
+            let rocket = server.url("/images/photos/rocket.jpg").absoluteString
+            let redirected = server.url("/redirect/1/images/sdwebimage/TestImage.jpg").absoluteString
+            let list = "\(tree.path)/TestImage.png\n\n\(rocket)\n  \(redirected)\n\(rocket)\n"
+            let result = try await ChildProcess.run("webimage", ["convert", "-", "-o", tree.path + "/out", "--thumbnail", "50x50"], input: Data(list.utf8))
+            #expect(result.status == 0, "\(result.standardError)")
+            #expect(Self.lines(result.standardOutput).contains("3/3"))
+            #expect(tree.files(under: "out") == ["TestImage.jpg", "TestImage.png", "rocket.jpg"])
+            let fetched = try TestImages.decoded(try tree.data("out/rocket.jpg"))
+            #expect(fetched.format == .jpeg && fetched.pixelWidth == 50)
+            // Listed twice, fetched once.
+            #expect(server.requestCount("/images/photos/rocket.jpg") == 1)
+        }
     }
 
     @Test func aFailingInputIsOneLineAndTheOthersAreStillWritten() async throws {
-        let server = try await TestServer.start()
-        defer { Task { await server.shutdown() } }
-        let tree = try Tree(["good.jpg": "photos/rocket.jpg", "alsoGood.png": "sdwebimage/TestImage.png"])
-        defer { tree.remove() }
-        try TestImages.data("photos/rocket.jpg").prefix(20).write(to: URL(fileURLWithPath: tree.path + "/corrupt.jpg"))
-        let missing = tree.path + "/missing.png"
-        let notFound = server.url("/status/404").absoluteString
-        let inputs = [tree.path + "/good.jpg", tree.path + "/corrupt.jpg", missing, notFound, tree.path + "/alsoGood.png"]
-        let result = try await ChildProcess.run("webimage", ["convert"] + inputs + ["-o", tree.path + "/out", "--format", "jpeg"])
-        #expect(result.status == 1)
-        let errors = Self.lines(result.standardError)
-        #expect(errors.count == 3, "\(errors)")
-        #expect(errors.contains { $0.hasPrefix(tree.path + "/corrupt.jpg: corrupt jpeg data") }, "\(errors)")
-        #expect(errors.contains("\(missing): no such file"), "\(errors)")
-        #expect(errors.contains { $0.hasPrefix(notFound + ": ") && $0.contains("404") }, "\(errors)")
-        #expect(tree.files(under: "out") == ["alsoGood.jpg", "good.jpg"])
-        #expect(Self.lines(result.standardOutput).last?.hasPrefix("converted 2, failed 3, skipped 0, ") == true, "\(result.standardOutput)")
+        try await withOrigin { server in
+            let tree = try Tree(["good.jpg": "photos/rocket.jpg", "alsoGood.png": "sdwebimage/TestImage.png"])
+            defer { tree.remove() }
+            try TestImages.data("photos/rocket.jpg").prefix(20).write(to: URL(fileURLWithPath: tree.path + "/corrupt.jpg"))
+            let missing = tree.path + "/missing.png"
+            let notFound = server.url("/status/404").absoluteString
+            let inputs = [tree.path + "/good.jpg", tree.path + "/corrupt.jpg", missing, notFound, tree.path + "/alsoGood.png"]
+            let result = try await ChildProcess.run("webimage", ["convert"] + inputs + ["-o", tree.path + "/out", "--format", "jpeg"])
+            #expect(result.status == 1)
+            let errors = Self.lines(result.standardError)
+            #expect(errors.count == 3, "\(errors)")
+            #expect(errors.contains { $0.hasPrefix(tree.path + "/corrupt.jpg: corrupt jpeg data") }, "\(errors)")
+            #expect(errors.contains("\(missing): no such file"), "\(errors)")
+            #expect(errors.contains { $0.hasPrefix(notFound + ": ") && $0.contains("404") }, "\(errors)")
+            #expect(tree.files(under: "out") == ["alsoGood.jpg", "good.jpg"])
+            #expect(Self.lines(result.standardOutput).last?.hasPrefix("converted 2, failed 3, skipped 0, ") == true, "\(result.standardOutput)")
+        }
     }
 
     @Test func skipExistingSkipsOutputsNotOlderThanTheirInputs() async throws {
@@ -297,47 +297,47 @@ import WebImageTestServer
     /// A URL whose body trickles a byte a second keeps the run going until the signal, however
     /// slowly this test is scheduled.
     @Test func anInterruptedRunLeavesOnlyWholeOutputs() async throws {
-        let server = try await TestServer.start()
-        defer { Task { await server.shutdown() } }
-        let tree = try Tree()
-        defer { tree.remove() }
-        let count = 8
-        for index in 0..<count { try tree.add(String(format: "in/%03d.jpg", index), from: "photos/hubble_deep_field.jpg") }
-        let endless = server.url("/images/photos/rocket.jpg?chunk=1&chunkDelay=1000").absoluteString
-        let process = Process()
-        process.executableURL = try ChildProcess.executable("webimage")
-        process.arguments = ["convert", endless, tree.path + "/in", "-o", tree.path + "/out", "--format", "png", "--jobs", "2"]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        // Every file converted (its line read): only the URL is left. Then the signal.
-        let expected = "\(count)/\(count + 1)\n"
-        let printed = await withCheckedContinuation { continuation in
-            DispatchQueue.global().async {
-                var seen = Data()
-                while !String(decoding: seen, as: UTF8.self).contains(expected) {
-                    let chunk = output.fileHandleForReading.availableData
-                    if chunk.isEmpty { break }
-                    seen.append(chunk)
+        try await withOrigin { server in
+            let tree = try Tree()
+            defer { tree.remove() }
+            let count = 8
+            for index in 0..<count { try tree.add(String(format: "in/%03d.jpg", index), from: "photos/hubble_deep_field.jpg") }
+            let endless = server.url("/images/photos/rocket.jpg?chunk=1&chunkDelay=1000").absoluteString
+            let process = Process()
+            process.executableURL = try ChildProcess.executable("webimage")
+            process.arguments = ["convert", endless, tree.path + "/in", "-o", tree.path + "/out", "--format", "png", "--jobs", "2"]
+            let output = Pipe()
+            process.standardOutput = output
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            // Every file converted (its line read): only the URL is left. Then the signal.
+            let expected = "\(count)/\(count + 1)\n"
+            let printed = await withCheckedContinuation { continuation in
+                DispatchQueue.global().async {
+                    var seen = Data()
+                    while !String(decoding: seen, as: UTF8.self).contains(expected) {
+                        let chunk = output.fileHandleForReading.availableData
+                        if chunk.isEmpty { break }
+                        seen.append(chunk)
+                    }
+                    continuation.resume(returning: String(decoding: seen, as: UTF8.self))
                 }
-                continuation.resume(returning: String(decoding: seen, as: UTF8.self))
             }
-        }
-        #expect(printed.contains(expected), "\(printed)")
-        process.terminate()
-        await withCheckedContinuation { continuation in
-            DispatchQueue.global().async {
-                process.waitUntilExit()
-                continuation.resume()
+            #expect(printed.contains(expected), "\(printed)")
+            process.terminate()
+            await withCheckedContinuation { continuation in
+                DispatchQueue.global().async {
+                    process.waitUntilExit()
+                    continuation.resume()
+                }
             }
-        }
-        #expect(process.terminationStatus == 128 + SIGTERM)
-        let written = tree.files(under: "out")
-        #expect(written == (0..<count).map { String(format: "%03d.png", $0) }, "\(written)")
-        for name in written {
-            let image = try TestImages.decoded(try tree.data("out/" + name))
-            #expect(image.pixelWidth == 1000 && image.pixelHeight == 872, "\(name)")
+            #expect(process.terminationStatus == 128 + SIGTERM)
+            let written = tree.files(under: "out")
+            #expect(written == (0..<count).map { String(format: "%03d.png", $0) }, "\(written)")
+            for name in written {
+                let image = try TestImages.decoded(try tree.data("out/" + name))
+                #expect(image.pixelWidth == 1000 && image.pixelHeight == 872, "\(name)")
+            }
         }
     }
 }

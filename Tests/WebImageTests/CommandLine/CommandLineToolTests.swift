@@ -39,24 +39,24 @@ import WebImageTestServer
     }
 
     @Test func infoAndConvertReadHTTPURLs() async throws {
-        let server = try await TestServer.start()
-        defer { Task { await server.shutdown() } }
-        let rocket = server.url("/images/photos/rocket.jpg").absoluteString
-        let redirected = server.url("/redirect/1/images/photos/rocket.jpg").absoluteString
+        try await withOrigin { server in
+            let rocket = server.url("/images/photos/rocket.jpg").absoluteString
+            let redirected = server.url("/redirect/1/images/photos/rocket.jpg").absoluteString
 
-        let info = try await ChildProcess.run("webimage", ["info", rocket, redirected])
-        #expect(info.status == 0, "\(info.standardError)")
-        #expect(info.standardOutput.split(separator: "\n").allSatisfy { $0.hasSuffix(": jpeg 640x427 frames=1 loop=0") })
+            let info = try await ChildProcess.run("webimage", ["info", rocket, redirected])
+            #expect(info.status == 0, "\(info.standardError)")
+            #expect(info.standardOutput.split(separator: "\n").allSatisfy { $0.hasSuffix(": jpeg 640x427 frames=1 loop=0") })
 
-        let missing = try await ChildProcess.run("webimage", ["info", server.url("/missing.png").absoluteString])
-        #expect(missing.status != 0 && missing.standardError.contains("HTTP 404"))
+            let missing = try await ChildProcess.run("webimage", ["info", server.url("/missing.png").absoluteString])
+            #expect(missing.status != 0 && missing.standardError.contains("HTTP 404"))
 
-        let output = FileManager.default.temporaryDirectory.appendingPathComponent("webimage-cli-\(UUID().uuidString).webp")
-        defer { try? FileManager.default.removeItem(at: output) }
-        let convert = try await ChildProcess.run("webimage", ["convert", rocket, output.path, "--thumbnail", "100x100"])
-        #expect(convert.status == 0, "\(convert.standardError)")
-        let thumbnail = try TestImages.decoded(try Data(contentsOf: output))
-        #expect(thumbnail.format == .webP && thumbnail.pixelWidth == 100 && abs(thumbnail.pixelHeight - 67) <= 1)
+            let output = FileManager.default.temporaryDirectory.appendingPathComponent("webimage-cli-\(UUID().uuidString).webp")
+            defer { try? FileManager.default.removeItem(at: output) }
+            let convert = try await ChildProcess.run("webimage", ["convert", rocket, output.path, "--thumbnail", "100x100"])
+            #expect(convert.status == 0, "\(convert.standardError)")
+            let thumbnail = try TestImages.decoded(try Data(contentsOf: output))
+            #expect(thumbnail.format == .webP && thumbnail.pixelWidth == 100 && abs(thumbnail.pixelHeight - 67) <= 1)
+        }
     }
 
     /// The command fetched with its own client call, which waited out its whole 30 s deadline

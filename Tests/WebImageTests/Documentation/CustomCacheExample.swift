@@ -3,6 +3,7 @@ import Foundation
 import ImageEngine
 import Synchronization
 import Testing
+import WebImageTestServer
 import WebImage
 
 // The example of the catalog's "Writing a custom cache" article (Sources/WebImage/WebImage.docc),
@@ -154,8 +155,8 @@ extension Documentation {
             let cache = EncodedImageCache()
             await cache.store(nil, imageData: try TestImages.data("photos/rocket.jpg"), forKey: "rocket")
             // The query is held in its decode until the test has cancelled it.
-            let gate = DispatchSemaphore(value: 0)
-            defer { gate.signal() }
+            let gate = TestGate()
+            defer { gate.open() }
             var context = WebImageContext()
             context.imageCoder = GatedCoder(gate: gate)
             let results = Locked<[ImageCacheType]>([])

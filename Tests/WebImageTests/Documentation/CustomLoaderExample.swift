@@ -3,6 +3,7 @@ import Foundation
 import ImageEngine
 import Synchronization
 import Testing
+import WebImageTestServer
 import WebImage
 
 // The example of the catalog's "Writing a custom loader" article (Sources/WebImage/WebImage.docc),
@@ -150,8 +151,8 @@ extension Documentation {
             defer { scratch.remove() }
             let loader = AssetImageLoader(folder: try Self.assetFolder(in: scratch))
             // The load is held in its decode until the test has cancelled it.
-            let gate = DispatchSemaphore(value: 0)
-            defer { gate.signal() }
+            let gate = TestGate()
+            defer { gate.open() }
             var context = WebImageContext()
             context.imageCoder = GatedCoder(gate: gate)
             let errors = Locked<[WebImageError?]>([])
@@ -166,16 +167,16 @@ extension Documentation {
     }
 }
 
-/// Decodes with the shared coders once `gate` is signalled: holds a load or a query in its
+/// Decodes with the shared coders once `gate` is opened: holds a load or a query in its
 /// decode, for the tests of cancellation.
 struct GatedCoder: ThrowingImageCoder {
-    let gate: DispatchSemaphore
+    let gate: TestGate
 
     func canDecode(from data: Data) -> Bool { true }
     func canEncode(to format: ImageFormat) -> Bool { false }
 
     func decode(_ data: Data, options: ImageCoderOptions) throws(ImageCodingError) -> Image {
-        gate.wait()
+        gate.block()
         return try ImageCodersManager.shared.decode(data, options: options)
     }
 }

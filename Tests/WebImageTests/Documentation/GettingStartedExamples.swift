@@ -11,7 +11,7 @@ extension Documentation {
         @Test func loadsByURLAsyncThenFromMemory() async throws {
             let scratch = try ScratchFolder()
             defer { scratch.remove() }
-            try await withTestServer { server in
+            try await withOrigin { server in
                 let url = server.url("/images/photos/rocket.jpg")
                 let cacheFolder = scratch.path
 
@@ -31,7 +31,7 @@ extension Documentation {
         @Test func loadsByURLWithACallback() async throws {
             let scratch = try ScratchFolder()
             defer { scratch.remove() }
-            try await withTestServer { server in
+            try await withOrigin { server in
                 let url = server.url("/images/photos/rocket.jpg")
                 let manager = WebImageManager(cache: scratch.imageCache(), loader: ImageLoadersManager.shared)
                 let (shown, shownContinuation) = AsyncStream<Image?>.makeStream()
@@ -53,7 +53,7 @@ extension Documentation {
         @Test func loadsAThumbnailAndATransformedThumbnail() async throws {
             let scratch = try ScratchFolder()
             defer { scratch.remove() }
-            try await withTestServer { server in
+            try await withOrigin { server in
                 let url = server.url("/images/photos/rocket.jpg")
                 let manager = WebImageManager(cache: scratch.imageCache(), loader: ImageLoadersManager.shared)
 

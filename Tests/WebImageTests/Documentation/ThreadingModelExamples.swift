@@ -33,7 +33,7 @@ extension Documentation {
         @Test func completionsRunOnTheContextsQueue() async throws {
             let scratch = try ScratchFolder()
             defer { scratch.remove() }
-            try await withTestServer { server in
+            try await withOrigin { server in
                 let url = server.url("/images/photos/rocket.jpg")
                 let manager = WebImageManager(cache: scratch.imageCache(), loader: ImageLoadersManager.shared)
                 let marker = DispatchSpecificKey<Bool>()

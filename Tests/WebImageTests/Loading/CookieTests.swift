@@ -33,7 +33,7 @@ import FoundationNetworking
     }
 
     @Test func aCookieSetByOneImageIsSentWithTheNext() async throws {
-        try await Self.withFreshStorage { storage in try await withTestServer { server in
+        try await Self.withFreshStorage { storage in try await withOrigin { server in
             let downloader = makeDownloader { $0.cookieStorage = storage }
             try Self.routeSettingCookie(server, "/login.jpg", "session=abc123; Path=/")
             _ = try await downloader.downloadData(with: server.url("/login.jpg"), options: .handleCookies)
@@ -45,7 +45,7 @@ import FoundationNetworking
     }
 
     @Test func withoutTheOptionCookiesAreNeitherSentNorKept() async throws {
-        try await Self.withFreshStorage { storage in try await withTestServer { server in
+        try await Self.withFreshStorage { storage in try await withOrigin { server in
             let downloader = makeDownloader { $0.cookieStorage = storage }
             try Self.routeSettingCookie(server, "/login.jpg", "session=abc123; Path=/")
             _ = try await downloader.downloadData(with: server.url("/login.jpg"))
@@ -60,7 +60,7 @@ import FoundationNetworking
     /// A cookie set by a redirect's response goes with the request to its target, after the
     /// caller's own `Cookie` header.
     @Test func aCookieSetOnARedirectGoesToItsTarget() async throws {
-        try await Self.withFreshStorage { storage in try await withTestServer { server in
+        try await Self.withFreshStorage { storage in try await withOrigin { server in
             let downloader = makeDownloader { $0.cookieStorage = storage }
             downloader.setValue("own=1", forHTTPHeaderField: "Cookie")
             server.route("/gate") { _ in
@@ -77,7 +77,7 @@ import FoundationNetworking
     /// What an origin sends is not trusted: malformed `Set-Cookie` fields are dropped, a cookie
     /// for another domain is not kept, and the image still arrives.
     @Test func malformedAndForeignCookiesAreDropped() async throws {
-        try await Self.withFreshStorage { storage in try await withTestServer { server in
+        try await Self.withFreshStorage { storage in try await withOrigin { server in
             let downloader = makeDownloader { $0.cookieStorage = storage }
             let bytes = Array(try TestImages.data("photos/rocket.jpg"))
             server.route("/hostile.jpg") { _ in

@@ -8,23 +8,22 @@ import FoundationNetworking
 
 @Suite("Loading: slow, failing and hostile servers") struct DownloadFaultTests {
     @Test func aServerSlowerThanTheTimeoutFailsWithTimedOutInTime() async throws {
-        try await withTestServer { server in
+        try await withOrigin { server in
             let downloader = makeDownloader { $0.downloadTimeout = 1; $0.retryPolicy = .none }
             let path = "/images/photos/rocket.jpg"
             let (outcome, elapsed, token, _) = await downloader.timedDownload(server.url(path + "?delay=600000"))
             #expect(outcome.urlError?.code == .timedOut, "\(String(reflecting: outcome.error))")
             #expect(outcome.urlError?.errorUserInfo[NSUnderlyingErrorKey] != nil)
             // The client gave up and closed the connection long before the server's 10-minute
-            // answer. Alone this takes 1.0 s; the bound is loose because the whole suite's tests
-            // share the 2 cooperative threads of this machine, and a resumed test can wait its turn
-            // for 30 s (seen in CI).
-            #expect(elapsed < .seconds(300) && (token?.metrics.totalTime ?? 999) < 300)
+            // answer: the 1 s timeout, with the margin a loaded machine needs.
+            let bound = TestAllowance.bound(.seconds(1))
+            #expect(elapsed < bound && .seconds(token?.metrics.totalTime ?? 999) < bound, "\(elapsed)")
             #expect(await server.wait { $0.abortedResponses[path] == 1 })
         }
     }
 
     @Test func aStalledBodyTimesOutAndIsRetried() async throws {
-        try await withTestServer { server in
+        try await withOrigin { server in
             // A stall bound far off, so the retries are what ends it (DownloadBoundsTests has the bound).
             let downloader = makeDownloader { $0.downloadTimeout = 0.3; $0.stallTimeout = 600 }
             // The body stalls after its first piece on every attempt, and without validators it
@@ -40,21 +39,21 @@ import FoundationNetworking
     }
 
     @Test func a503WithRetryAfterIsRetriedAfterThatWait() async throws {
-        try await withTestServer { server in
+        try await withOrigin { server in
             // Without Retry-After the wait would be the 10-minute base delay.
             let downloader = makeDownloader { $0.retryPolicy = DownloadRetryPolicy(maxRetryCount: 2, baseDelay: 600, maxDelay: 600, jitter: 0) }
             let started = ContinuousClock.now
             let result = try await downloader.downloadImage(with: server.url("/images/photos/rocket.jpg?failFirst=1&retryAfter=1"))
             let elapsed = ContinuousClock.now - started
             #expect(result.image.pixelWidth == 640 && result.metrics.retryCount == 1)
-            // Alone about 1.0 s (loose upper bound: see the timeout test).
-            #expect(elapsed >= .seconds(1) && elapsed < .seconds(300))
+            // The Retry-After's 1 s, not the 10-minute base delay.
+            #expect(elapsed >= .seconds(1) && elapsed < TestAllowance.bound(.seconds(1)), "\(elapsed)")
             #expect(server.requestCount("/images/photos/rocket.jpg") == 2)
         }
     }
 
     @Test func retryAfterAsAnHTTPDateIsHonoured() async throws {
-        try await withTestServer { server in
+        try await withOrigin { server in
             let formatter = DateFormatter()
             formatter.locale = Locale(identifier: "en_US_POSIX")
             formatter.timeZone = TimeZone(identifier: "GMT")
@@ -72,7 +71,7 @@ import FoundationNetworking
     }
 
     @Test func persistentServerErrorsGiveUpAfterTheRetryCount() async throws {
-        try await withTestServer { server in
+        try await withOrigin { server in
             let outcome = await makeDownloader().recordedDownload(server.url("/status/503")).1.outcome()
             #expect(outcome.webImageError == .invalidDownloadStatusCode(statusCode: 503, response: nil))
             #expect(server.requestCount("/status/503") == 3)
@@ -85,16 +84,15 @@ import FoundationNetworking
     }
 
     @Test func redirectsAreFollowedAndALoopFailsWithinTheLimit() async throws {
-        try await withTestServer { server in
+        try await withOrigin { server in
             let downloader = makeDownloader()
             let result = try await downloader.downloadImage(with: server.url("/redirect/3/images/sdwebimage/TestImage.png"))
             #expect(result.image.pixelWidth == 300 && result.metrics.redirectCount == 3)
             #expect(result.response?.url?.path == "/images/sdwebimage/TestImage.png")
 
-            let started = ContinuousClock.now
+            // The limit ends the loop: its error, within a few requests.
             let loop = await downloader.recordedDownload(server.url("/loop/a")).1.outcome()
             #expect(loop.urlError?.code == .httpTooManyRedirects)
-            #expect(ContinuousClock.now - started < .seconds(300), "the limit ends the loop")
             #expect(server.statistics.totalRequests < 20)
 
             let limited = makeDownloader { $0.maximumRedirects = 2 }
@@ -113,7 +111,7 @@ import FoundationNetworking
     static func expectRefusedFromTheHead(
         _ downloader: ImageDownloader, context: WebImageContext?, sourceLocation: SourceLocation = #_sourceLocation
     ) async throws {
-        try await withTestServer { server in
+        try await withOrigin { server in
             let path = "/images/photos/hubble_deep_field.jpg"
             let recorder = downloader.recordedDownload(server.url(path + "?chunk=10000&hold=1"), context: context).1
             let outcome = await recorder.outcome()
@@ -142,7 +140,7 @@ import FoundationNetworking
     /// took the piece before: the client stops at the limit whatever the machine's load.
     @Test(.timeLimit(.minutes(TestAllowance.minutes(1))))
     func aChunkedBodyGrowingPastTheLimitFailsAsSoonAsItDoes() async throws {
-        try await withTestServer { server async throws in
+        try await withOrigin { server async throws in
             let downloader = makeDownloader { $0.maximumResponseSize = 100_000 }
             let (body, gate) = try Self.routeGrowingBody(on: server)
             let recorder = downloader.recordedDownload(server.url("/growing")).1
@@ -173,7 +171,7 @@ import FoundationNetworking
     /// alone once the body passes it, the other gets every byte.
     @Test(.timeLimit(.minutes(TestAllowance.minutes(1))))
     func aContextByteLimitFailsItsCallerAloneOnASharedDownload() async throws {
-        try await withTestServer { server async throws in
+        try await withOrigin { server async throws in
             // An idle timeout no stall of a loaded machine reaches: in a ThreadSanitizer run of
             // the whole suite this test took 325 s and saw a second request, as a retry after
             // the default 15 s without bytes makes.
@@ -203,7 +201,7 @@ import FoundationNetworking
     }
 
     @Test func aBodyDroppedMidwayResumesWithARangeRequestAndYieldsTheExactBytes() async throws {
-        try await withTestServer { server in
+        try await withOrigin { server in
             let original = try TestImages.data("photos/hubble_deep_field.jpg")
             let path = "/images/photos/hubble_deep_field.jpg"
             let result = try await makeDownloader().downloadImage(with: server.url(path + "?drop=\(original.count / 2)&chunk=16384"))
@@ -220,7 +218,7 @@ import FoundationNetworking
     }
 
     @Test func aDroppedBodyWithoutValidatorsStartsOver() async throws {
-        try await withTestServer { server in
+        try await withOrigin { server in
             let original = try TestImages.data("photos/rocket.jpg")
             let path = "/images/photos/rocket.jpg"
             let result = try await makeDownloader().downloadImage(with: server.url(path + "?drop=50000&noValidators=1"))
@@ -238,8 +236,8 @@ import FoundationNetworking
         let outcome = await makeDownloader { $0.downloadTimeout = 600 }.recordedDownload(url).1.outcome()
         #expect(outcome.urlError?.code == .cannotConnectToHost, "\(String(reflecting: outcome.error))")
         // AsyncHTTPClient alone retries the connection until the connect timeout (10 minutes
-        // here). Alone this takes a few ms (loose upper bound: see the timeout test).
-        #expect(ContinuousClock.now - started < .seconds(300))
+        // here). Alone this takes a few ms.
+        #expect(ContinuousClock.now - started < TestAllowance.bound(.zero))
     }
 
     @Test func anUnknownHostIsCannotFindHost() async throws {
@@ -249,7 +247,7 @@ import FoundationNetworking
     }
 
     @Test func aSelfSignedServerFailsByDefaultAndWorksWhenAllowed() async throws {
-        try await withTestServer(tls: true) { server in
+        try await withOrigin(tls: true) { server in
             let url = server.url("/images/sdwebimage/TestImage.png")
             let refused = await makeDownloader().recordedDownload(url).1.outcome()
             #expect(refused.urlError?.code == .secureConnectionFailed, "\(String(reflecting: refused.error))")
@@ -273,11 +271,11 @@ import FoundationNetworking
                 for try await width in group { #expect(width == 640) }
             }
         }
-        try await withTestServer { server in
+        try await withOrigin { server in
             try await downloadSix(from: server, with: makeDownloader())
             #expect(server.statistics.maxOpenConnections >= 2, "HTTP/1.1: one request per connection at a time")
         }
-        try await withTestServer(tls: true) { server in
+        try await withOrigin(tls: true) { server in
             let downloader = makeDownloader()
             // One download first: until a connection has said HTTP/2, the pool opens one per
             // waiting request.

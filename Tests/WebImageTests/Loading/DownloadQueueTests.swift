@@ -10,7 +10,7 @@ import WebImageTestServer
     private func completionOrder(
         order: DownloadExecutionOrder, count: Int, options: (Int) -> DownloaderOptions = { _ in [] }
     ) async throws -> [Int] {
-        try await withTestServer { server in
+        try await withOrigin { server in
             let downloader = makeDownloader { $0.maxConcurrentDownloads = 1; $0.executionOrder = order }
             let finished = Locked<[Int]>([])
             let first = downloader.recordedDownload(server.url("/images/sdwebimage/TestImage.gif?delay=300")).1
@@ -47,7 +47,7 @@ import WebImageTestServer
     }
 
     @Test func aWaitingDownloadRisesWhenAHigherPriorityCallerJoins() async throws {
-        try await withTestServer { server in
+        try await withOrigin { server in
             let downloader = makeDownloader { $0.maxConcurrentDownloads = 1 }
             let finished = Locked<[String]>([])
             let blocker = downloader.recordedDownload(server.url("/images/sdwebimage/TestImage.gif?delay=300")).1
@@ -72,7 +72,7 @@ import WebImageTestServer
     }
 
     @Test func suspendingStopsNewStartsUntilResumed() async throws {
-        try await withTestServer { server in
+        try await withOrigin { server in
             let downloader = makeDownloader()
             downloader.isSuspended = true
             let (_, recorder) = downloader.recordedDownload(server.url("/images/sdwebimage/TestImage.png"))
@@ -86,7 +86,7 @@ import WebImageTestServer
     }
 
     @Test func maxConcurrentDownloadsLimitsTheRequestsInFlight() async throws {
-        try await withTestServer { server in
+        try await withOrigin { server in
             let downloader = makeDownloader { $0.maxConcurrentDownloads = 3 }
             #expect(downloader.maxConcurrentDownloads == 3)
             let recorders = (0..<9).map { downloader.recordedDownload(server.url("/images/photos/rocket.jpg?n=\($0)&delay=200")).1 }

@@ -5,23 +5,31 @@ import WebImage
 import WebImageTestServer
 
 @Suite("Loading: shared downloads and cancellation") struct DownloadSharingTests {
+    /// A route of `server` at `path` that sends the first half of the test image `file` at
+    /// once, the rest once the returned gate opens.
+    static func held(_ file: String, at path: String, on server: TestServer) throws -> TestGate {
+        server.routeHeld(path, body: Array(try TestImages.data(file)), type: "application/octet-stream")
+    }
+
     @Test func aHundredCallersOfOneURLShareOneRequest() async throws {
-        try await withTestServer { server in
+        try await withOrigin { server in
             let downloader = makeDownloader()
-            // Slow enough that every caller attaches while the one request runs.
-            let url = server.url("/images/photos/rocket.jpg?parts=4&chunkDelay=50")
-            let recorders = (0..<100).map { _ in downloader.recordedDownload(url).1 }
+            let gate = try Self.held("photos/rocket.jpg", at: "/held.jpg", on: server)
+            let recorders = (0..<100).map { _ in downloader.recordedDownload(server.url("/held.jpg")).1 }
+            // Every caller has joined the one request: now the body may come.
+            #expect(downloader.currentDownloadCount == 1)
+            gate.open()
             for recorder in recorders {
                 let outcome = await recorder.outcome()
                 #expect(outcome.image?.pixelWidth == 640 && outcome.error == nil)
             }
-            #expect(server.requestCount("/images/photos/rocket.jpg") == 1)
+            #expect(server.requestCount("/held.jpg") == 1)
             #expect(downloader.currentDownloadCount == 0)
         }
     }
 
     @Test func cancellingOneOfTwoCallersFailsOnlyThatOne() async throws {
-        try await withTestServer { server in
+        try await withOrigin { server in
             let downloader = makeDownloader()
             let url = server.url("/images/photos/rocket.jpg?parts=4&chunkDelay=50")
             let (first, firstRecorder) = downloader.recordedDownload(url)
@@ -37,7 +45,7 @@ import WebImageTestServer
     }
 
     @Test func cancellingEveryCallerStopsTheRequestAndClosesItsConnection() async throws {
-        try await withTestServer { server in
+        try await withOrigin { server in
             let downloader = makeDownloader()
             let path = "/images/photos/rocket.jpg"
             let url = server.url(path + "?chunk=1000&hold=1")   // the body never ends
@@ -56,7 +64,7 @@ import WebImageTestServer
     }
 
     @Test func aCancelledRequestIsNeverReused() async throws {
-        try await withTestServer { server in
+        try await withOrigin { server in
             let downloader = makeDownloader()
             let url = server.url("/images/sdwebimage/TestImage.png?delay=200")
             let (token, recorder) = downloader.recordedDownload(url)
@@ -68,7 +76,7 @@ import WebImageTestServer
     }
 
     @Test func cancelAllDownloadsCancelsEveryCaller() async throws {
-        try await withTestServer { server in
+        try await withOrigin { server in
             let downloader = makeDownloader { $0.maxConcurrentDownloads = 1 }
             let recorders = (0..<3).map { downloader.recordedDownload(server.url("/images/photos/rocket.jpg?n=\($0)&delay=500")).1 }
             #expect(downloader.currentDownloadCount == 3)
@@ -79,7 +87,7 @@ import WebImageTestServer
     }
 
     @Test func eachCallerGetsItsOwnThumbnailSizeFromOneRequest() async throws {
-        try await withTestServer { server in
+        try await withOrigin { server in
             let downloader = makeDownloader()
             let url = server.url("/images/sdwebimage/TestImage.png?parts=3&chunkDelay=30")
             let sizes = [50, 100, 200, 100]
@@ -100,15 +108,7 @@ import WebImageTestServer
     static func thumbnails(
         of file: String, boxes: [Int], server: TestServer, coder: CountingCoder
     ) async throws -> [WebImage.Image?] {
-        let body = try TestImages.data(file)
-        let gate = TestGate()
-        server.route("/held") { _ in
-            var response = TestResponse.content(Array(body), type: "application/octet-stream")
-            response.chunked = true
-            response.chunkSize = body.count
-            response.gate = gate
-            return response
-        }
+        let gate = try held(file, at: "/held", on: server)
         let downloader = makeDownloader()
         let recorders = boxes.map { box in
             var context = WebImageContext()
@@ -117,6 +117,7 @@ import WebImageTestServer
             return downloader.recordedDownload(server.url("/held"), context: context).1
         }
         // Every caller has joined the one request: now the body may come.
+        #expect(downloader.currentDownloadCount == 1)
         gate.open()
         var images: [WebImage.Image?] = []
         for recorder in recorders { images.append(await recorder.outcome().image) }
@@ -125,7 +126,7 @@ import WebImageTestServer
     }
 
     @Test func thumbnailsOfSeveralSizesComeFromOneDecodeOfTheOriginal() async throws {
-        try await withTestServer { server async throws in
+        try await withOrigin { server async throws in
             let coder = CountingCoder()
             let boxes = [50, 200, 100]
             let images = try await Self.thumbnails(of: "photos/rocket.jpg", boxes: boxes, server: server, coder: coder)
@@ -142,7 +143,7 @@ import WebImageTestServer
     }
 
     @Test func aFullSizeCallerServesTheThumbnailCallersToo() async throws {
-        try await withTestServer { server async throws in
+        try await withOrigin { server async throws in
             let coder = CountingCoder()
             let images = try await Self.thumbnails(of: "sdwebimage/TestImage.png", boxes: [100, 0, 30], server: server, coder: coder)
             #expect(coder.decodeCount == 1)
@@ -151,7 +152,7 @@ import WebImageTestServer
     }
 
     @Test func animatedImagesAreDecodedAtEachSize() async throws {
-        try await withTestServer { server async throws in
+        try await withOrigin { server async throws in
             let coder = CountingCoder()
             let images = try await Self.thumbnails(of: "sdwebimage/TestImageAnimated.webp", boxes: [100, 50], server: server, coder: coder)
             // A thumbnail of an animation is every frame at that size: made by the coder, not from a still.
@@ -162,7 +163,7 @@ import WebImageTestServer
     }
 
     @Test func taskCancellationCancelsTheAsyncForm() async throws {
-        try await withTestServer { server in
+        try await withOrigin { server in
             let downloader = makeDownloader()
             let path = "/images/photos/rocket.jpg"
             let task = Task { try await downloader.downloadImage(with: server.url(path + "?chunk=1000&hold=1")) }
@@ -173,8 +174,9 @@ import WebImageTestServer
         }
     }
 
-    @Test func aCallerJoiningWhileTheBodyIsDecodedIsStillServed() async throws {
-        // SDWebImage's test31: many requests for one file while earlier ones finish; none is dropped.
+    @Test func sixtyLoadsOfOneFileStartedOneAfterAnotherAreAllServed() async throws {
+        // SDWebImage's test31 on a file: many requests for one file while earlier ones finish
+        // (each started a millisecond after the one before); none is dropped.
         let url = TestImages.url("sdwebimage/TestImage.png")
         let loader = ImageLoadersManager.shared
         try await withThrowingTaskGroup(of: Int.self) { group in
@@ -184,27 +186,48 @@ import WebImageTestServer
                     return try await loader.requestImage(with: url).image.pixelWidth
                 }
             }
-            for try await width in group { #expect(width == 300) }
+            var widths: [Int] = []
+            for try await width in group { widths.append(width) }
+            #expect(widths == Array(repeating: 300, count: 60))
         }
-        try await withTestServer { server in
+    }
+
+    /// SDWebImage's test31 over HTTP: callers that join while the body is being decoded for the
+    /// first (its decode held until they all joined) are served from that one request and that
+    /// one decode.
+    @Test func callersJoiningWhileTheBodyIsDecodedAreServedFromTheOneRequest() async throws {
+        try await withOrigin { server in
             let downloader = makeDownloader()
-            let httpURL = server.url("/images/sdwebimage/TestImage.png")
-            try await withThrowingTaskGroup(of: Int.self) { group in
-                for index in 0..<60 {
-                    group.addTask {
-                        try await Task.sleep(for: .milliseconds(index / 2))
-                        return try await downloader.downloadImage(with: httpURL).image.pixelWidth
-                    }
-                }
-                for try await width in group { #expect(width == 300) }
+            let coder = CountingCoder(holdingDecodesUntil: TestGate())
+            var context = WebImageContext()
+            context.imageCoder = coder
+            let url = server.url("/images/sdwebimage/TestImage.png")
+            let first = downloader.recordedDownload(url, context: context).1
+            await coder.decoding.wait()
+            let late = (0..<59).map { _ in downloader.recordedDownload(url, context: context).1 }
+            #expect(downloader.currentDownloadCount == 1, "the late callers joined the download being decoded")
+            coder.hold?.open()
+            for recorder in [first] + late {
+                let outcome = await recorder.outcome()
+                #expect(outcome.image?.pixelWidth == 300 && outcome.error == nil)
             }
+            #expect(server.requestCount("/images/sdwebimage/TestImage.png") == 1)
+            #expect(coder.decodeCount == 1)
+            #expect(downloader.currentDownloadCount == 0)
         }
     }
 }
 
-/// The shared coders, counting the decodes asked of them.
+/// The shared coders, counting the decodes asked of them; with `hold`, each decode opens
+/// `decoding` and then waits, on its thread, until `hold` opens.
 final class CountingCoder: ImageCoder {
     private let decodes = Atomic(0)
+    let hold: TestGate?
+    let decoding = TestGate()
+
+    init(holdingDecodesUntil hold: TestGate? = nil) {
+        self.hold = hold
+    }
 
     var decodeCount: Int { decodes.load(ordering: .relaxed) }
 
@@ -213,6 +236,8 @@ final class CountingCoder: ImageCoder {
     func decodedImage(with data: Data, options: ImageCoderOptions) -> WebImage.Image? { try? decode(data, options: options) }
 
     func decode(_ data: Data, options: ImageCoderOptions) throws(ImageCodingError) -> WebImage.Image {
+        decoding.open()
+        hold?.block()
         decodes.add(1, ordering: .relaxed)
         return try ImageCodersManager.shared.decode(data, options: options)
     }

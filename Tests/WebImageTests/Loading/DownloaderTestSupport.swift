@@ -8,19 +8,6 @@ import WebImageTestServer
 import FoundationNetworking
 #endif
 
-/// Runs `body` with a fresh test server (HTTPS with `tls`, on loopback `addresses`), stopped afterwards.
-func withTestServer<T>(tls: Bool = false, addresses: [String] = ["127.0.0.1"], _ body: (TestServer) async throws -> T) async throws -> T {
-    let server = try await TestServer.start(tls: tls, addresses: addresses)
-    do {
-        let result = try await body(server)
-        await server.shutdown()
-        return result
-    } catch {
-        await server.shutdown()
-        throw error
-    }
-}
-
 /// A downloader of its own for one test, with exact retry waits.
 func makeDownloader(_ configure: (inout ImageDownloaderConfig) -> Void = { _ in }) -> ImageDownloader {
     var config = ImageDownloaderConfig()

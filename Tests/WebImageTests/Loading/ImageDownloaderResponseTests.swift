@@ -8,7 +8,7 @@ import FoundationNetworking
 
 @Suite("Loading: downloader responses") struct ImageDownloaderResponseTests {
     @Test func downloadsAndDecodesAnImageWithItsResponseAndValidators() async throws {
-        try await withTestServer { server in
+        try await withOrigin { server in
             let downloader = makeDownloader()
             let result = try await downloader.downloadImage(with: server.url("/images/photos/rocket.jpg"))
             #expect(result.image.pixelWidth == 640 && result.image.pixelHeight == 427 && result.image.format == .jpeg)
@@ -29,7 +29,7 @@ import FoundationNetworking
         #expect(downloader.value(forHTTPHeaderField: "Accept") == "image/*,*/*;q=0.8")
         downloader.setValue("Tests", forHTTPHeaderField: "AppName")
         #expect(downloader.value(forHTTPHeaderField: "AppName") == "Tests")
-        try await withTestServer { server in
+        try await withOrigin { server in
             _ = try await downloader.downloadImage(with: server.url("/images/sdwebimage/TestImage.png"))
             #expect(server.statistics.requestLog["/images/sdwebimage/TestImage.png"]?.first?.header("AppName") == "Tests")
         }
@@ -48,7 +48,7 @@ import FoundationNetworking
     }
 
     @Test func a404IsInvalidDownloadStatusCodeWithTheResponse() async throws {
-        try await withTestServer { server in
+        try await withOrigin { server in
             let (token, recorder) = makeDownloader().recordedDownload(server.url("/status/404"))
             let outcome = await recorder.outcome()
             #expect(outcome.image == nil && outcome.data == nil)
@@ -63,7 +63,7 @@ import FoundationNetworking
     }
 
     @Test func statusAndContentTypeOutsideTheAcceptableSetsAreRefused() async throws {
-        try await withTestServer { server in
+        try await withOrigin { server in
             let onlyOne = makeDownloader { $0.acceptableStatusCodes = [1] }
             let (statusToken, statusRecorder) = onlyOne.recordedDownload(server.url("/images/photos/rocket.jpg"))
             #expect(await statusRecorder.outcome().webImageError == .invalidDownloadStatusCode(statusCode: 200, response: nil))
@@ -81,7 +81,7 @@ import FoundationNetworking
     }
 
     @Test func anEmptyBodyOrRandomBytesAreBadImageData() async throws {
-        try await withTestServer { server in
+        try await withOrigin { server in
             let downloader = makeDownloader()
             #expect(await downloader.recordedDownload(server.url("/empty")).1.outcome().webImageError == .badImageData)
             #expect(await downloader.recordedDownload(server.url("/random/4096")).1.outcome().webImageError == .badImageData)
@@ -90,7 +90,7 @@ import FoundationNetworking
     }
 
     @Test func basicAuthIsSentFromTheConfig() async throws {
-        try await withTestServer { server in
+        try await withOrigin { server in
             let path = "/images/photos/rocket.jpg?auth=httpwatch:httpwatch01"
             let anonymous = await makeDownloader().recordedDownload(server.url(path)).1.outcome()
             #expect(anonymous.webImageError == .invalidDownloadStatusCode(statusCode: 401, response: nil))
@@ -100,7 +100,7 @@ import FoundationNetworking
     }
 
     @Test func theRequestModifierChangesTheRequestOrRefusesIt() async throws {
-        try await withTestServer { server in
+        try await withOrigin { server in
             let downloader = makeDownloader()
             downloader.requestModifier = DownloaderRequestModifier { request in
                 var request = request
@@ -130,7 +130,7 @@ import FoundationNetworking
     }
 
     @Test func theResponseModifierReplacesTheResponseOrRefusesIt() async throws {
-        try await withTestServer { server in
+        try await withOrigin { server in
             let downloader = makeDownloader()
             downloader.responseModifier = DownloaderResponseModifier { response in
                 var fields = response.allHeaderFields as? [String: String] ?? [:]
@@ -149,7 +149,7 @@ import FoundationNetworking
     }
 
     @Test func theBase64DecryptorTurnsABase64BodyIntoTheImage() async throws {
-        try await withTestServer { server in
+        try await withOrigin { server in
             let png = try TestImages.data("sdwebimage/TestImage.png")
             let encoded = Array(png.base64EncodedString(options: .lineLength76Characters).utf8)
             server.route("/base64") { _ in .content(encoded, type: "text/plain") }
@@ -165,7 +165,7 @@ import FoundationNetworking
     }
 
     @Test func revalidationTurnsA304IntoCacheNotModifiedAndAChangeIntoTheImage() async throws {
-        try await withTestServer { server in
+        try await withOrigin { server in
             let downloader = makeDownloader()
             let url = server.url("/images/sdwebimage/TestImage.jpg")
             let first = try await downloader.downloadImage(with: url)

@@ -12,7 +12,7 @@ import WebImageTestServer
     /// so a busy machine cannot make the client skip parts.
     @Test(.timeLimit(.minutes(TestAllowance.minutes(1))))
     func aProgressiveJPEGTrickledInEightPartsGivesPartialImagesThenTheWholeOne() async throws {
-        try await withTestServer { server async throws in
+        try await withOrigin { server async throws in
             let name = "libjpeg-turbo/testimgint.jpg"
             let data = try TestImages.data(name)
             let part = (data.count + 7) / 8
@@ -51,7 +51,7 @@ import WebImageTestServer
     }
 
     @Test func withoutTheOptionOrWithADecryptorNoPartialImageIsDelivered() async throws {
-        try await withTestServer { server in
+        try await withOrigin { server in
             let url = server.url("/images/libjpeg-turbo/testimgint.jpg?parts=8&chunkDelay=30")
             let plain = await makeDownloader().recordedDownload(url).1.outcome()
             #expect(plain.partialImages.isEmpty && plain.image != nil)
@@ -63,7 +63,7 @@ import WebImageTestServer
     }
 
     @Test func progressIsThrottledByTheMinimumIntervalAndAlwaysReportsTheEnd() async throws {
-        try await withTestServer { server in
+        try await withOrigin { server in
             let size = try TestImages.data("photos/rocket.jpg").count
             let url = server.url("/images/photos/rocket.jpg?chunk=4000&chunkDelay=10")
             let every = makeDownloader().recordedDownload(url).1
@@ -82,7 +82,7 @@ import WebImageTestServer
     }
 
     @Test func eventsArriveInOrderForEveryDownload() async throws {
-        try await withTestServer { server in
+        try await withOrigin { server in
             let downloader = makeDownloader()
             let events = downloader.events
             let url = server.url("/images/sdwebimage/TestImage.jpg")
@@ -106,7 +106,7 @@ import WebImageTestServer
 
     @Test func countersRecordOutcomesBytesAndRetries() async throws {
         let metrics = TestMetrics()
-        try await withTestServer { server in
+        try await withOrigin { server in
             let downloader = makeDownloader { $0.metricsFactory = metrics }
             let result = try await downloader.downloadImage(with: server.url("/images/photos/rocket.jpg?failFirst=1&retryAfter=0"))
             _ = await downloader.recordedDownload(server.url("/status/404")).1.outcome()

@@ -139,8 +139,8 @@ import FoundationNetworking
     /// origin (127.0.0.2, a server of its own): refused before anything connects, unless the
     /// configuration allows loopback, and then they do reach the server (the paths are real).
     @Test func loopbackSourcesAreRefusedStraightAndBehindARedirect() async throws {
-        try await withTestServer(addresses: ["127.0.0.1", "::1"]) { target async throws in
-            try await withTestServer(addresses: ["127.0.0.2"]) { origin async throws in
+        try await withOrigin(addresses: ["127.0.0.1", "::1"]) { target async throws in
+            try await withOrigin(addresses: ["127.0.0.2"]) { origin async throws in
                 let path = "/images/sdwebimage/TestImage.png"
                 let sources = ["127.0.0.1", "[::1]", "[::ffff:127.0.0.1]", "0.0.0.0", "loopback.test"].map { target.url(path, host: $0) }
                 let redirects = sources.map { origin.url("/redirect-to?url=" + Self.escaped($0.absoluteString)) }
@@ -201,7 +201,7 @@ import FoundationNetworking
     }
 
     @Test func aRedirectToTheMetadataAddressIsRefusedWithItsReason() async throws {
-        try await withTestServer(addresses: ["127.0.0.2"]) { origin async throws in
+        try await withOrigin(addresses: ["127.0.0.2"]) { origin async throws in
             let (guarded, connector) = Self.downloader { $0.allowedNetworks = [IPNetwork("127.0.0.2")].compactMap { $0 } }
             let url = origin.url("/redirect-to?url=" + Self.escaped("http://metadata.test/latest/meta-data/iam/security-credentials/"))
             let outcome = await guarded.recordedDownload(url).1.outcome()
@@ -214,7 +214,7 @@ import FoundationNetworking
     }
 
     @Test func schemesAndHostsOutsideTheirListsAreRefusedOnEveryHop() async throws {
-        try await withTestServer { server async throws in
+        try await withOrigin { server async throws in
             let path = "/images/sdwebimage/TestImage.png"
             let httpsOnly = Self.downloader { $0.allowsLoopback = true; $0.allowedSchemes = ["https"] }.0
             let scheme = await httpsOnly.recordedDownload(server.url(path)).1.outcome()
@@ -230,7 +230,7 @@ import FoundationNetworking
     }
 
     @Test func aPinnedHTTPSConnectionKeepsTheNameAndReusesItsConnection() async throws {
-        try await withTestServer(tls: true) { server in
+        try await withOrigin(tls: true) { server in
             let (downloader, connector) = Self.downloader { $0.allowsLoopback = true }
             for index in 0..<3 {
                 let url = server.url("/images/sdwebimage/TestImage.png?n=\(index)", host: "loopback.test")

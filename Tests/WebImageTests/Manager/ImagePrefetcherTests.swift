@@ -16,7 +16,7 @@ import WebImageTestServer
         let (_, manager) = makeManager(scratch)
         let prefetcher = ImagePrefetcher(imageManager: manager)
         #expect(prefetcher.maxConcurrentPrefetchCount == 3 && prefetcher.options == .lowPriority)
-        try await withTestServer { server async throws in
+        try await withOrigin { server async throws in
             let urls = (0..<20).map { index in
                 index == 5 || index == 12 ? server.url("/status/404?n=\(index)") : server.url("/images/sdwebimage/TestImage.png?n=\(index)&delay=30")
             }
@@ -36,7 +36,7 @@ import WebImageTestServer
         let (_, manager) = makeManager(scratch)
         let prefetcher = ImagePrefetcher(imageManager: manager)
         prefetcher.maxConcurrentPrefetchCount = 1
-        try await withTestServer { server async throws in
+        try await withOrigin { server async throws in
             let slow = (0..<5).map { server.url("/images/photos/rocket.jpg?slow=\($0)&delay=200") }
             let counts = Locked<(Int, Int)?>(nil)
             let cancelled: PrefetchToken = prefetcher.prefetchURLs(slow, completed: { finished, skipped in
@@ -62,7 +62,7 @@ import WebImageTestServer
         let prefetcher = ImagePrefetcher(imageManager: manager)
         prefetcher.prefetchesToDiskOnly = true
         prefetcher.options = [.lowPriority, .waitStoreCache]
-        try await withTestServer { server async throws in
+        try await withOrigin { server async throws in
             let url = server.url("/images/photos/rocket.jpg")
             let (finished, _) = await prefetcher.prefetchURLs([url])
             #expect(finished == 1)

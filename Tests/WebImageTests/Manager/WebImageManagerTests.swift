@@ -69,7 +69,7 @@ private final class LoadRecorder: Sendable {
     @Test func firstLoadDownloadsThenMemoryThenDisk() async throws {
         let fixture = try ManagerFixture()
         defer { fixture.remove() }
-        try await withTestServer { server in
+        try await withOrigin { server in
             let url = server.url("/images/photos/rocket.jpg")
             let first = try await fixture.manager.loadImage(with: url, options: .waitStoreCache)
             #expect(first.cacheType == .none && first.image.pixelWidth == 640 && first.url == url)
@@ -89,7 +89,7 @@ private final class LoadRecorder: Sendable {
     @Test func fromCacheOnlyOnAnEmptyCacheGivesNoImageAndNoRequest() async throws {
         let fixture = try ManagerFixture()
         defer { fixture.remove() }
-        try await withTestServer { server in
+        try await withOrigin { server in
             let url = server.url("/images/photos/rocket.jpg")
             await #expect(throws: WebImageError.notInCache) { try await fixture.manager.loadImage(with: url, options: .fromCacheOnly) }
             let recorder = LoadRecorder()
@@ -111,7 +111,7 @@ private final class LoadRecorder: Sendable {
     @Test func aPermanentFailureIsBlackListedUntilRetried() async throws {
         let fixture = try ManagerFixture()
         defer { fixture.remove() }
-        try await withTestServer { server in
+        try await withOrigin { server in
             let url = server.url("/status/404")
             await #expect(throws: WebImageError.invalidDownloadStatusCode(statusCode: 404, response: nil)) {
                 try await fixture.manager.loadImage(with: url)
@@ -131,7 +131,7 @@ private final class LoadRecorder: Sendable {
     @Test func transientFailuresAreNotBlackListed() async throws {
         let fixture = try ManagerFixture { $0.retryPolicy = .none; $0.downloadTimeout = 0.3 }
         defer { fixture.remove() }
-        try await withTestServer { server in
+        try await withOrigin { server in
             for path in ["/status/503", "/images/photos/rocket.jpg?delay=3000"] {
                 _ = try? await fixture.manager.loadImage(with: server.url(path))
                 #expect(!fixture.manager.isFailedURL(server.url(path)), "\(path)")
@@ -145,7 +145,7 @@ private final class LoadRecorder: Sendable {
     @Test func transformedResultsAndOriginalsAreCachedUnderTheirOwnKeys() async throws {
         let fixture = try ManagerFixture()
         defer { fixture.remove() }
-        try await withTestServer { server in
+        try await withOrigin { server in
             let url = server.url("/images/sdwebimage/TestImage.png")
             var flip = WebImageContext()
             flip.imageTransformer = FlippingTransformer(horizontal: true, vertical: false)
@@ -173,7 +173,7 @@ private final class LoadRecorder: Sendable {
     @Test func threeThumbnailSizesAtOnceShareOneRequest() async throws {
         let fixture = try ManagerFixture()
         defer { fixture.remove() }
-        try await withTestServer { server in
+        try await withOrigin { server in
             let url = server.url("/images/photos/rocket.jpg?parts=3&chunkDelay=50")
             let widths = try await withThrowingTaskGroup(of: (Int, Int).self) { group in
                 for size in [50, 100, 200] {
@@ -193,7 +193,7 @@ private final class LoadRecorder: Sendable {
     @Test func anAt2xURLHasScale2DownloadedAndReadBackFromDisk() async throws {
         let fixture = try ManagerFixture()
         defer { fixture.remove() }
-        try await withTestServer { server in
+        try await withOrigin { server in
             let path = "/scaled/TestImage@2x.png"
             let png = try TestImages.data("sdwebimage/TestImage.png")
             server.route(path) { _ in .content(Array(png), type: "image/png") }
@@ -211,7 +211,7 @@ private final class LoadRecorder: Sendable {
     @Test func refreshCachedCompletesOnceOn304AndTwiceWithANewImage() async throws {
         let fixture = try ManagerFixture()
         defer { fixture.remove() }
-        try await withTestServer { server in
+        try await withOrigin { server in
             let path = "/images/sdwebimage/TestImage.jpg"
             let url = server.url(path)
             _ = try await fixture.manager.loadImage(with: url, options: .waitStoreCache)
@@ -225,7 +225,7 @@ private final class LoadRecorder: Sendable {
             #expect(server.statistics.requestLog[path]?.last?.header("If-None-Match") == kept?.entityTag)
             await unchanged.wait(for: 1)
             // The 304 ends the load without a second completion.
-            #expect(await waitUntil { !fixture.manager.isRunning })
+            #expect(await eventually(within: TestAllowance.loadMargin) { !fixture.manager.isRunning })
             #expect(unchanged.recorded.count == 1 && unchanged.recorded.first?.cacheType == .memory)
 
             // The server now has another image under that URL.
@@ -242,7 +242,7 @@ private final class LoadRecorder: Sendable {
     @Test func preloadAllFramesDecodesEveryFrameBeforeCompleting() async throws {
         let fixture = try ManagerFixture()
         defer { fixture.remove() }
-        try await withTestServer { server in
+        try await withOrigin { server in
             let url = server.url("/images/sdwebimage/TestImage.gif")
             let preloaded = try await fixture.manager.loadImage(with: url, options: [.preloadAllFrames, .waitStoreCache])
             let onDemand = try await fixture.manager.loadImage(with: url, options: .fromLoaderOnly)
@@ -276,7 +276,7 @@ private final class LoadRecorder: Sendable {
     /// sends them, gets a 304 and completes once, with the cached image.
     private func expectRevalidation(through cache: any ImageCacheProtocol) async throws {
         let manager = WebImageManager(cache: cache, loader: ImageLoadersManager(loaders: [makeDownloader { _ in }]))
-        try await withTestServer { server in
+        try await withOrigin { server in
             let path = "/images/sdwebimage/TestImage.jpg"
             let url = server.url(path)
             _ = try await manager.loadImage(with: url, options: .waitStoreCache)
@@ -287,7 +287,7 @@ private final class LoadRecorder: Sendable {
             manager.loadImage(with: url, options: .refreshCached, completed: refresh.completion)
             #expect(await server.wait { $0.notModifiedResponses[path] == 1 })
             #expect(server.statistics.requestLog[path]?.last?.header("If-None-Match") == kept?.entityTag)
-            #expect(await waitUntil { !manager.isRunning })
+            #expect(await eventually(within: TestAllowance.loadMargin) { !manager.isRunning })
             #expect(refresh.recorded.count == 1)
             #expect(refresh.recorded.first?.image?.pixelWidth == 80 && refresh.recorded.first?.cacheType != ImageCacheType.none)
         }
@@ -296,7 +296,7 @@ private final class LoadRecorder: Sendable {
     @Test func aCancelledTaskNeverGetsAnImageAndTheConnectionCloses() async throws {
         let fixture = try ManagerFixture()
         defer { fixture.remove() }
-        try await withTestServer { server in
+        try await withOrigin { server in
             let path = "/images/photos/rocket.jpg"
             let task = Task { try await fixture.manager.loadImage(with: server.url(path + "?chunk=1000&hold=1")) }
             #expect(await server.wait { ($0.requests[path] ?? 0) == 1 })
@@ -310,7 +310,7 @@ private final class LoadRecorder: Sendable {
     @Test func cancellingTheOperationDeliversCancelledOnce() async throws {
         let fixture = try ManagerFixture()
         defer { fixture.remove() }
-        try await withTestServer { server in
+        try await withOrigin { server in
             let recorder = LoadRecorder()
             let operation = fixture.manager.loadImage(with: server.url("/images/photos/rocket.jpg?delay=300"), completed: recorder.completion)
             #expect(fixture.manager.isRunning)
@@ -328,7 +328,7 @@ private final class LoadRecorder: Sendable {
         let fixture = try ManagerFixture()
         defer { fixture.remove() }
         fixture.manager.cacheKeyFilter = CacheKeyFilter(removingQueryItems: ["X-Amz-Signature", "Expires"])
-        try await withTestServer { server in
+        try await withOrigin { server in
             let first = server.url("/images/photos/rocket.jpg?id=7&X-Amz-Signature=aaa&Expires=1")
             let second = server.url("/images/photos/rocket.jpg?id=7&X-Amz-Signature=bbb&Expires=2")
             #expect(fixture.manager.cacheKey(for: first) == server.url("/images/photos/rocket.jpg?id=7").absoluteString)
@@ -342,7 +342,7 @@ private final class LoadRecorder: Sendable {
         let fixture = try ManagerFixture()
         defer { fixture.remove() }
         fixture.manager.shouldDownloadImage = { _ in false }
-        try await withTestServer { server in
+        try await withOrigin { server in
             await #expect(throws: WebImageError.notInCache) { try await fixture.manager.loadImage(with: server.url("/images/photos/rocket.jpg")) }
             #expect(server.statistics.totalRequests == 0)
         }
@@ -360,16 +360,6 @@ private final class LoadRecorder: Sendable {
         #expect(manager.cacheKey(for: url, context: context).contains("Thumbnail"))
         #expect(manager.cacheKey(for: url) == url.absoluteString)
     }
-}
-
-/// Waits, yielding, until `condition` holds (at most `timeout`).
-func waitUntil(timeout: Duration = .seconds(120), _ condition: @Sendable () -> Bool) async -> Bool {
-    let deadline = ContinuousClock.now + timeout
-    while !condition() {
-        guard ContinuousClock.now < deadline else { return false }
-        try? await Task.sleep(for: .milliseconds(5))
-    }
-    return true
 }
 
 /// Counts its calls: shows whether identical loads share one transform.
@@ -390,7 +380,7 @@ private final class CountingTransformer: ImageTransformer {
         let manager = WebImageManager(cache: scratch.imageCache(), loader: ImageLoadersManager(loaders: [makeDownloader()]))
         let counter = CountingTransformer()
         let context = { var context = WebImageContext(); context.imageTransformer = counter; return context }()
-        try await withTestServer { server async throws in
+        try await withOrigin { server async throws in
             let url = server.url("/images/sdwebimage/TestImage.png?delay=100")
             let results = try await withThrowingTaskGroup(of: ImageCacheType.self) { group in
                 for _ in 0..<10 { group.addTask { try await manager.loadImage(with: url, context: context).cacheType } }
@@ -409,7 +399,7 @@ private final class CountingTransformer: ImageTransformer {
         let scratch = try ScratchFolder()
         defer { scratch.remove() }
         let manager = WebImageManager(cache: scratch.imageCache(), loader: ImageLoadersManager(loaders: [makeDownloader()]))
-        try await withTestServer { server async throws in
+        try await withOrigin { server async throws in
             let distinct = (0..<100).map { server.url("/images/sdwebimage/TestImage.png?n=\($0)") }
             let (finished, _) = await ImagePrefetcher(imageManager: manager).prefetchURLs((0..<1000).map { distinct[$0 % 100] })
             #expect(finished == 1000)
@@ -421,7 +411,7 @@ private final class CountingTransformer: ImageTransformer {
         let scratch = try ScratchFolder()
         defer { scratch.remove() }
         let manager = WebImageManager(cache: scratch.imageCache(), loader: ImageLoadersManager(loaders: [makeDownloader()]))
-        try await withTestServer { server async throws in
+        try await withOrigin { server async throws in
             let url = server.url("/status/404?delay=100")
             let errors = await withTaskGroup(of: Int.self) { group in
                 for _ in 0..<5 {

@@ -60,19 +60,19 @@ import WebImageTestServer
         defer { scratch.remove() }
         var context = WebImageContext()
         context.customManager = makeManager(scratch)
-        let server = try await TestServer.start()
-        let view = PreviewView()
-        let first = await withCheckedContinuation { (continuation: CheckedContinuation<(any Error)?, Never>) in
-            view.setImage(with: server.url("/images/photos/rocket.jpg?delay=300"), context: context, completed: { _, _, error, _, finished, _ in
-                if finished { continuation.resume(returning: error) }
-            })
-            view.setImage(with: TestImages.url("sdwebimage/TestImage.png"), context: context)
+        try await withOrigin { server async throws in
+            let view = PreviewView()
+            let first = await withCheckedContinuation { (continuation: CheckedContinuation<(any Error)?, Never>) in
+                view.setImage(with: server.url("/images/photos/rocket.jpg?delay=300"), context: context, completed: { _, _, error, _, finished, _ in
+                    if finished { continuation.resume(returning: error) }
+                })
+                view.setImage(with: TestImages.url("sdwebimage/TestImage.png"), context: context)
+            }
+            #expect((first as? WebImageError) == .cancelled)
+            let (second, _) = await load(TestImages.url("sdwebimage/TestImage.png"), on: view, context: context)
+            #expect(view.image === second && view.image?.pixelWidth == 300)
+            #expect(view.imageURL == TestImages.url("sdwebimage/TestImage.png"))
         }
-        #expect((first as? WebImageError) == .cancelled)
-        let (second, _) = await load(TestImages.url("sdwebimage/TestImage.png"), on: view, context: context)
-        #expect(view.image === second && view.image?.pixelWidth == 300)
-        #expect(view.imageURL == TestImages.url("sdwebimage/TestImage.png"))
-        await server.shutdown()
     }
 
     @Test func placeholdersShowAtOnceOrOnlyAfterAFailure() async throws {

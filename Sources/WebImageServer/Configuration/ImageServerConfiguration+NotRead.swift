@@ -1,0 +1,180 @@
+extension ImageServerConfiguration {
+    /// imgproxy's open-source settings this server does not read (yet), each by imgproxy's name:
+    /// set under either prefix, one stops the server at start with a line naming it, rather than
+    /// being ignored while its user believes it on. From imgproxy's own code
+    /// (docs/imgproxy/imgproxy-settings.tsv names the commit); a row moves to `read` when it is
+    /// built.
+    static let imgproxySettingsNotRead: [ImageServerSetting] = [
+        // server
+        .refused("network", "listener network"),
+        .refused("pathPrefix", "URL path prefix for all routes (incl. /health)"),
+        .refused("soReuseport", "set SO_REUSEPORT on the listener"),
+        .refused("healthCheckPath", "extra path answering like /health (prefixed by PATH_PREFIX)"),
+        .refused("allowOrigin", "enables CORS headers with this origin"),
+        .refused("setCanonicalHeader", "add Link: <src>; rel=\"canonical\" for http(s) sources"),
+        .refused("enableDebugHeaders", "add X-Origin-*/X-Result-* debug headers"),
+        .refused("etagBuster", "global ETag buster"),
+        .refused("useLastModified", aliases: ["lastModifiedEnabled"], "Last-Modified from origin; If-Modified-Since forwarded"),
+        .refused("lastModifiedBuster", "treat all images as modified at least at this time"),
+        // misc
+        .refused("freeMemoryInterval", "interval to return unused memory to OS"),
+        // logging
+        .refused("logMemStats", "periodically log memory stats"),
+        // security
+        .refused("secret", "require Authorization: Bearer <secret>"),
+        .refused("allowedProcessingOptions", "whitelist of option names as written (full and short names listed separately); presets exempt; violation -> 404"),
+        .refused("ignoreSslVerification", "skip TLS verification for sources"),
+        .refused("sanitizeSvg", "sanitize SVG sources (scripts, on*, hrefs)"),
+        .refused("pngUnlimited", "disable libvips PNG chunk limits"),
+        .refused("svgUnlimited", "disable libvips SVG size limit (10 MB)"),
+        .refused("tiffUnlimited", "disable libvips TIFF limits"),
+        // error reporting
+        .refused("developmentErrorsMode", "detailed error bodies / HTML error pages"),
+        // misc
+        .refused("argumentsSeparator", "option argument separator"),
+        // sources
+        .refused("baseUrl", "prefix added to source URLs (not added if URL already starts with it)"),
+        .refused("urlReplacements", "prefix rewrites before BASE_URL; * = ([^/]*), ${N} in replacement"),
+        .refused("base64.urlIncludesFilename", "drop last path segment of base64 URLs (SEO filename)"),
+        .refused("sourceUrlQuerySeparator", "separator of query string in non-HTTP source URLs; empty = no query extraction"),
+        .refused("userAgent", "User-Agent for source requests; %current_version substituted"),
+        .refused("clientKeepAliveTimeout", "idle keep-alive of the outgoing HTTP client; 0 = off"),
+        .refused("cookiePassthrough", "forward request cookies applicable to the source URL"),
+        .refused("cookiePassthroughAll", "forward all cookies regardless of URL"),
+        .refused("cookieBaseUrl", "assumed scope URL of incoming cookies"),
+        // sources/s3
+        .refused("useS3", "enable s3:// sources"),
+        .refused("s3.region", "S3 region (bucket region auto-detected; multi-region always on since 3.28)"),
+        .refused("s3.endpoint", "custom S3 endpoint; http:// prepended when no scheme"),
+        .refused("s3.endpointUsePathStyle", "path-style addressing for custom endpoint (only applied when S3_ENDPOINT set)"),
+        .refused("s3.assumeRoleArn", "STS role to assume"),
+        .refused("s3.assumeRoleExternalId", "external ID for the role"),
+        .refused("s3.useDecryptionClient", aliases: ["s3.decryptionClientEnabled"], "client-side (S3 encryption client) decryption"),
+        .refused("s3.allowedBuckets", "bucket allowlist (new 4.0)"),
+        .refused("s3.deniedBuckets", "bucket denylist (new 4.0)"),
+        .refused("s3.accessPoints", "bucket name -> access point ARN"),
+        // sources/gcs
+        .refused("useGcs", "enable gs:// sources"),
+        .refused("gcsKey", "GCS credentials JSON"),
+        .refused("gcsEndpoint", "custom GCS endpoint"),
+        .refused("gcsAllowedBuckets", "bucket allowlist"),
+        .refused("gcsDeniedBuckets", "bucket denylist"),
+        // sources/abs
+        .refused("useAbs", "enable abs:// sources"),
+        .refused("absName", "Azure account name (required when USE_ABS)"),
+        .refused("absKey", "Azure account key"),
+        .refused("absEndpoint", "custom ABS endpoint"),
+        .refused("absAllowedBuckets", "container allowlist"),
+        .refused("absDeniedBuckets", "container denylist"),
+        // sources/swift
+        .refused("useSwift", "enable swift:// sources"),
+        .refused("swiftUsername", "Swift username"),
+        .refused("swiftApiKey", "Swift API key"),
+        .refused("swiftAuthUrl", "Swift auth URL"),
+        .refused("swiftDomain", "domain (v3 auth)"),
+        .refused("swiftTenant", "tenant (v2 auth)"),
+        .refused("swiftAuthVersion", "auth version 1/2/3"),
+        .refused("swiftConnectTimeoutSeconds", "connect timeout"),
+        .refused("swiftTimeoutSeconds", "data timeout"),
+        .refused("swiftAllowedBuckets", "container allowlist"),
+        .refused("swiftDeniedBuckets", "container denylist"),
+        // compression
+        .refused("jpegProgressive", "progressive JPEG"),
+        .refused("pngInterlaced", "interlaced PNG"),
+        .refused("pngQuantize", "palette-quantize PNG"),
+        .refused("pngQuantizationColors", "palette size"),
+        .refused("webpPreset", "libwebp preset hint (case-insensitive)"),
+        .refused("webpEffort", "WebP encoder effort"),
+        .refused("avifSpeed", "AVIF encoder speed"),
+        .refused("jxlEffort", "JPEG XL encoder effort"),
+        // formats
+        .refused("autoJxl", "same for JPEG XL"),
+        .refused("enforceJxl", "same for JPEG XL"),
+        .refused("enableClientHints", "use DPR/Width client hints for default dpr/width"),
+        .refused("skipProcessingFormats", "source formats passed through unprocessed (when output format = source format)"),
+        .refused("alwaysRasterizeSvg", "rasterize SVG even when SVG output possible"),
+        .refused("preserveHdr", "keep >8-bit depth when possible (new 4.0)"),
+        // misc
+        .refused("keepCopyright", "keep copyright when stripping"),
+        .refused("stripColorProfile", "convert to sRGB and drop ICC"),
+        .refused("enforceThumbnail", "use embedded HEIC/AVIF thumbnail"),
+        .refused("useLinearColorspace", "process in linear light"),
+        .refused("disableShrinkOnLoad", "disable JPEG/WebP shrink-on-load"),
+        // watermark
+        .refused("watermarkData", "watermark image data (priority 1)"),
+        .refused("watermarkPath", "watermark file (priority 2)"),
+        .refused("watermarkUrl", "watermark URL, downloaded once at startup (priority 3)"),
+        .refused("watermarkOpacity", "base opacity, multiplied by the wm option's opacity"),
+        // fallback
+        .refused("fallbackImageData", "fallback image data (priority 1)"),
+        .refused("fallbackImagePath", "fallback file (priority 2)"),
+        .refused("fallbackImageUrl", "fallback URL, downloaded at startup (priority 3)"),
+        .refused("fallbackImageHttpCode", "status when fallback served; 0 = the original error status"),
+        .refused("fallbackImageTtl", "max-age when fallback served"),
+        // presets
+        .refused("presetsSeparator", "separator for PRESETS"),
+        .refused("presetsPath", "file with one preset per line (# comments); appended after PRESETS"),
+        // metrics/prometheus
+        .refused("prometheusNamespace", "metric name prefix"),
+        // metrics/newrelic
+        .refused("newRelicKey", "license key (enables)"),
+        .refused("newRelicAppName", "app name"),
+        .refused("newRelicLabels", "labels"),
+        .refused("newRelicPropagateExternal", "propagate trace headers to source requests"),
+        // metrics/datadog
+        .refused("datadogEnable", "enable Datadog tracing"),
+        .refused("datadogEnableAdditionalMetrics", "extra metrics via DogStatsD"),
+        .refused("datadogPropagateExternal", "propagate trace headers"),
+        // metrics/otel
+        .refused("openTelemetryEnable", "enable OTLP traces"),
+        .refused("openTelemetryEnableMetrics", "enable OTLP metrics"),
+        .refused("openTelemetryEnableLogs", "export logs via OTLP (new 4.0)"),
+        .refused("openTelemetryLoggerName", "instrumentation scope name for logs"),
+        .refused("openTelemetryServerCert", "collector CA cert"),
+        .refused("openTelemetryClientCert", "client cert"),
+        .refused("openTelemetryClientKey", "client key"),
+        .refused("openTelemetryTraceIdGenerator", "trace ID generator"),
+        .refused("openTelemetryPropagateExternal", "propagate trace headers"),
+        // metrics/cloudwatch
+        .refused("cloudWatchServiceName", "ServiceName dimension (enables)"),
+        .refused("cloudWatchNamespace", "namespace"),
+        .refused("cloudWatchRegion", "AWS region"),
+        // error reporting
+        .refused("reportDownloadingErrors", "report download errors"),
+        .refused("reportIoErrors", "report client I/O errors"),
+        .refused("bugsnagKey", "Bugsnag key (enables)"),
+        .refused("bugsnagStage", "Bugsnag stage"),
+        .refused("honeybadgerKey", "Honeybadger key (enables)"),
+        .refused("honeybadgerEnv", "Honeybadger env"),
+        .refused("sentryDsn", "Sentry DSN (enables)"),
+        .refused("sentryEnvironment", "Sentry environment"),
+        .refused("sentryRelease", "Sentry release"),
+        .refused("airbrakeProjectId", "Airbrake project id"),
+        .refused("airbrakeProjectKey", "Airbrake project key"),
+        .refused("airbrakeEnvironment", aliases: ["airbrakeEnv"], "Airbrake environment"),
+        // logging
+        .refused("logFormat", "log format (case-insensitive)"),
+        .refused("syslogEnable", "send logs to syslog"),
+        .refused("syslogLevel", "syslog level"),
+        .refused("syslogNetwork", "syslog network"),
+        .refused("syslogAddress", "syslog address (required if NETWORK set)"),
+        .refused("syslogTag", "syslog tag"),
+        .refused("failOnDeprecation", "exit on use of a deprecated setting"),
+        // env loading
+        .refused("envLocalFilePath", "load a .env file (godotenv) into the environment"),
+        .refused("envAwsSecretId", "AWS Secrets Manager secret holding .env text"),
+        .refused("envAwsSecretVersionId", "secret version id"),
+        .refused("envAwsSecretVersionStage", "secret version stage (ignored if VERSION_ID)"),
+        .refused("envAwsSecretRegion", "secret region"),
+        .refused("envAwsSsmParametersPath", "SSM path; params become env vars (path '/'->'_')"),
+        .refused("envAwsSsmParametersRegion", "SSM region"),
+        .refused("envGcpSecretId", "GCP Secret Manager secret holding .env text"),
+        .refused("envGcpSecretVersionId", "secret version"),
+        .refused("envGcpSecretProjectId", "GCP project"),
+        .refused("envGcpKey", "service-account JSON for Secret Manager"),
+        // misc/debug
+        .refused("vipsLeakCheck", "libvips leak check"),
+        .refused("vipsCacheTrace", "libvips cache trace"),
+        .refused("pprofBind", "pprof listener; only in binaries built with -tags pprof"),
+    ]
+}
