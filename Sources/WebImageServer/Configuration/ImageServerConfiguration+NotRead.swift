@@ -7,10 +7,6 @@ extension ImageServerConfiguration {
     static let imgproxySettingsNotRead: [ImageServerSetting] = [
         // server
         .refused("network", "listener network"),
-        .refused("maxClients", "max simultaneous connections (netutil.LimitListener); 0 = unlimited"),
-        .refused("readRequestTimeout", aliases: ["readTimeout"], "http.Server.ReadTimeout (reading the whole request)"),
-        .refused("writeResponseTimeout", "max time for writing the response body"),
-        .refused("keepAliveTimeout", "http.Server.IdleTimeout; 0 = keep-alives disabled (SetKeepAlivesEnabled(false))"),
         .refused("soReuseport", "set SO_REUSEPORT on the listener"),
         .refused("setCanonicalHeader", "add Link: <src>; rel=\"canonical\" for http(s) sources"),
         .refused("etagBuster", "global ETag buster"),

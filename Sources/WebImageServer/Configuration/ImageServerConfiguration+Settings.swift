@@ -51,6 +51,28 @@ extension ImageServerConfiguration {
             "the server's log level; each image request's access line is `info`"
         ),
         .read(
+            "maxClients", \.maxClients, .int(),
+            "client connections served at once; past it, new ones wait in the listen queue until one closes; 0: no limit"
+        ),
+        .read(
+            "readRequestTimeout", \.readRequestTimeout, .seconds, aliases: ["readTimeout"],
+            "seconds a client may take to send a request, from its first byte (the first request: from connecting) to its end; past it, the connection is closed"
+        ),
+        .read(
+            "writeResponseTimeout", \.writeResponseTimeout, .seconds,
+            "seconds a response may take to reach the network, from its head to its last byte; past it (a client that does not read), the connection is closed"
+        ),
+        .read(
+            "keepAliveTimeout", \.keepAliveTimeout, .secondsOrZero,
+            "seconds a connection may wait idle for its next request; 0: no keep-alive (`Connection: close` on every response)"
+        ),
+        .read(
+            "maxHeaderFieldSize", \.maxHeaderFieldSize, .int(in: 1...Int.max),
+            "bytes of a request's URL or of one header field (more: 400, connection closed)"
+        ),
+        .read("maxHeadersSize", \.maxHeadersSize, .int(in: 1...Int.max), "bytes of a request's URL and header fields together (more: 400, connection closed)"),
+        .read("maxHeaderCount", \.maxHeaderCount, .int(in: 1...Int.max), "header fields a request may have (more: 400, connection closed)"),
+        .read(
             "playground", \.playground, .optional(.bool),
             "the playground page at `/` and its signer at `/playground/sign`; none: on for a loopback `BIND`, else off"
         ),

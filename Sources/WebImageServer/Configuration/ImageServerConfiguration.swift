@@ -70,6 +70,29 @@ public struct ImageServerConfiguration: Sendable {
     public var s3 = S3Settings()
     /// What requests are parsed and processed by: quality, formats, presets, source limits.
     public var processing = ProcessingConfiguration()
+    /// Client connections served at once (`MAX_CLIENTS`); 2048, 0: no limit. Past it, a new
+    /// connection waits in the listen queue until one closes, as imgproxy's `LimitListener` does.
+    public var maxClients = 2048
+    /// Seconds a client may take to send a request, from its first byte (from its connection's
+    /// opening for the first request) to the end of its body (`READ_REQUEST_TIMEOUT`, imgproxy
+    /// 3.x's `READ_TIMEOUT`); 10. Past it, the connection is closed.
+    public var readRequestTimeout: TimeInterval = 10
+    /// Seconds a response may take to reach the client, from its head to its last byte handed
+    /// to the network (`WRITE_RESPONSE_TIMEOUT`); 10. Past it, the connection is closed: a
+    /// client that does not read holds nothing longer.
+    public var writeResponseTimeout: TimeInterval = 10
+    /// Seconds a connection may wait for its next request (`KEEP_ALIVE_TIMEOUT`); 10. 0: no
+    /// keep-alive, each response closes its connection.
+    public var keepAliveTimeout: TimeInterval = 10
+    /// Bytes of a request's URL, or of one header field, name and value
+    /// (`MAX_HEADER_FIELD_SIZE`); 16 KiB. More: 400 and the connection closed.
+    public var maxHeaderFieldSize = 16 << 10
+    /// Bytes of a request's URL and header fields together (`MAX_HEADERS_SIZE`); 64 KiB.
+    /// More: 400 and the connection closed.
+    public var maxHeadersSize = 64 << 10
+    /// Header fields a request may have (`MAX_HEADER_COUNT`); 100, Apache's. More: 400 and
+    /// the connection closed.
+    public var maxHeaderCount = 100
 
     // MARK: The request surface
 

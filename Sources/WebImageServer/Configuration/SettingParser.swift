@@ -60,6 +60,19 @@ extension SettingParser where Value == TimeInterval {
     }
 }
 
+extension SettingParser where Value == TimeInterval {
+    /// A number of seconds, 0 or more (0: off, for `KEEP_ALIVE_TIMEOUT`).
+    static var secondsOrZero: Self {
+        Self(
+            parse: { text throws(ImageServerConfigurationError) in
+                guard let number = Double(text.trimmingSpaces), number.isFinite, number >= 0 else { throw notA("a number of seconds, 0 or more", text) }
+                return number
+            },
+            text: shortText
+        )
+    }
+}
+
 extension SettingParser where Value == Bool {
     /// `true`, `yes`, `1`, `on` or `false`, `no`, `0`, `off`, in any case.
     static var bool: Self {

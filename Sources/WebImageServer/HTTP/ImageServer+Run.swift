@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import HummingbirdCore
 import Logging
 import Metrics
 import NIOCore
@@ -49,8 +50,10 @@ extension ImageServer {
         server.addRoutes(to: router)
         return Application(
             router: router,
+            server: .http1(configuration: httpConfiguration(configuration, logger: logger)),
             configuration: ApplicationConfiguration(
-                address: .hostname(configuration.bind.host, port: configuration.bind.port), serverName: "webimage"
+                address: .hostname(configuration.bind.host, port: configuration.bind.port), serverName: "webimage",
+                availableConnectionsDelegate: configuration.maxClients > 0 ? MaximumAvailableConnections(configuration.maxClients) : nil
             ),
             services: [StoreWritesService(server: server)],
             onServerRunning: { channel in
@@ -59,6 +62,26 @@ extension ImageServer {
                 await onListening(port)
             },
             logger: logger
+        )
+    }
+
+    /// What one client connection may hold (`READ_REQUEST_TIMEOUT`, `WRITE_RESPONSE_TIMEOUT`,
+    /// `KEEP_ALIVE_TIMEOUT`, the header limits); `MAX_CLIENTS` is the application's.
+    /// Hummingbird's own idle timeout stays off: `ConnectionLimitsHandler` keeps each limit
+    /// apart, so that the one a client passed is the one that closes it.
+    static func httpConfiguration(_ configuration: ImageServerConfiguration, logger: Logger) -> HTTP1Channel.Configuration {
+        let limits = ConnectionLimitsHandler.Limits(
+            readRequestTimeout: .seconds(configuration.readRequestTimeout),
+            writeResponseTimeout: .seconds(configuration.writeResponseTimeout),
+            keepAliveTimeout: configuration.keepAliveTimeout > 0 ? .seconds(configuration.keepAliveTimeout) : nil
+        )
+        return HTTP1Channel.Configuration(
+            additionalChannelHandlers: [ConnectionLimitsHandler(limits: limits, logger: logger)],
+            idleTimeout: nil,
+            httpDecoderConfiguration: HTTP1Channel.Configuration.DecoderConfiguration(
+                maxHeaderFieldSize: configuration.maxHeaderFieldSize, maxHeaderListSize: configuration.maxHeadersSize,
+                maxHeaderFieldCount: configuration.maxHeaderCount
+            )
         )
     }
 
@@ -101,6 +124,13 @@ extension ImageServer {
             logger: logger
         ).withShutdownTimeout(configuration.shutdownTimeout))
         try await group.run()
+    }
+}
+
+extension TimeAmount {
+    /// `seconds`, to the nanosecond; at most 30 years (a setting's value, however large, fits).
+    fileprivate static func seconds(_ seconds: TimeInterval) -> TimeAmount {
+        .nanoseconds(Int64((min(seconds, 1e9) * 1_000_000_000).rounded()))
     }
 }
 
