@@ -89,11 +89,11 @@ public func fuzz(_ bytes: UnsafePointer<UInt8>, _ count: Int) -> CInt {
     _ = attempt(path, truncated)
     _ = try? open?.options(parsing: path, now: now)
     // The same path with a correct signature in front of what follows its first segment.
-    var target = Substring(path)
+    var target = Substring(path).unicodeScalars
     if let query = target.firstIndex(of: "?") { target = target[..<query] }
-    if target.hasPrefix("/") { target = target.dropFirst() }
+    if target.first == "/" { target = target.dropFirst() }
     if let slash = target.firstIndex(of: "/"), let signer {
-        let rest = String(target[target.index(after: slash)...])
+        let rest = String(Substring(target[target.index(after: slash)...]))
         let signed = "/" + signer.signature(for: "/" + PathRepair.repaired(rest)) + "/" + rest
         if attempt(signed, secure) == nil, let open, (try? open.parse(path: "/_/" + rest, now: now)) != nil {
             // What the open parser accepts, the secure one accepts signed, security options aside.

@@ -33,7 +33,7 @@ public func fuzz(_ start: UnsafePointer<UInt8>, _ count: Int) -> CInt {
     else { preconditionFailure("a key of \(key.count) bytes and size \(size) were refused") }
 
     // Signed, it verifies, alone and among rotated keys.
-    let path = text.hasPrefix("/") ? text : "/" + text
+    let path = text.utf8.first == UInt8(ascii: "/") ? text : "/" + text
     let signedPath = signer.signedPath(text)
     let signature = signer.signature(for: path)
     precondition(signedPath == "/" + signature + path && !signature.contains("/") && !signature.contains(":"))
@@ -46,7 +46,8 @@ public func fuzz(_ start: UnsafePointer<UInt8>, _ count: Int) -> CInt {
         }
     }
     // Through the parser, when the path is one the parser signs as given (no query, nothing repaired).
-    if let parser = try? ImgproxyURLParser(verifier: rotation), !path.contains("?"), PathRepair.repaired(String(path.dropFirst())) == path.dropFirst() {
+    if let parser = try? ImgproxyURLParser(verifier: rotation), !path.unicodeScalars.contains("?"),
+       case let rest = String(Substring(Substring(path).unicodeScalars.dropFirst())), PathRepair.repaired(rest) == rest {
         do {
             _ = try parser.parse(path: signedPath)
         } catch {
@@ -61,7 +62,7 @@ public func fuzz(_ start: UnsafePointer<UInt8>, _ count: Int) -> CInt {
     changed[index] = changed[index] == UInt8(ascii: "a") ? UInt8(ascii: "b") : UInt8(ascii: "a")
     let changedPaths = [String(decoding: changed, as: UTF8.self), path + "x", String(path.dropLast())]
     // A path without its leading `/` is signed with one, as imgproxy does: that is no change.
-    for other in changedPaths where (other.hasPrefix("/") ? other : "/" + other) != path && size >= 8 {
+    for other in changedPaths where (other.utf8.first == UInt8(ascii: "/") ? other : "/" + other) != path && size >= 8 {
         precondition((try? alone.verify(signature: signature, path: other)) == nil, "\(signature) verifies \(other) too")
         precondition((try? rotation.verify(signature: signature, path: other)) == nil, "\(signature) verifies \(other) too")
     }
