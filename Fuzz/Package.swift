@@ -8,23 +8,27 @@ import PackageDescription
 /// The repository's package, by path: its identity is its folder's name, whatever the clone is called.
 let webImage = URL(fileURLWithPath: Context.packageDirectory).deletingLastPathComponent().lastPathComponent
 
-/// Each Swift target's folder, with the dictionary it holds beside its source (if any).
-let swiftTargets: [(name: String, dictionary: String?)] = [
-    ("sniff", nil), ("header", nil), ("jpeg-segments", "jpeg.dict"), ("apng", nil), ("gif", "gif.dict"),
-    ("svg", "svg.dict"), ("png", "png.dict"), ("decode", nil), ("loading", nil),
+/// Each Swift target's folder, with the dictionary it holds beside its source (if any) and
+/// whether it reads requests (the server's types, `@testable import WebImageServer`).
+let swiftTargets: [(name: String, dictionary: String?, server: Bool)] = [
+    ("sniff", nil, false), ("header", nil, false), ("jpeg-segments", "jpeg.dict", false), ("apng", nil, false), ("gif", "gif.dict", false),
+    ("svg", "svg.dict", false), ("png", "png.dict", false), ("decode", nil, false), ("loading", nil, false),
+    ("path", "path.dict", true), ("signature", nil, true), ("canonical", nil, true), ("accept", "accept.dict", true),
 ]
 
 let package = Package(
     name: "swift-webimage-fuzz",
     dependencies: [.package(path: "..")],
-    targets: swiftTargets.map { name, dictionary in
+    targets: swiftTargets.map { name, dictionary, server in
         .executableTarget(
             name: "fuzz-\(name)",
             dependencies: [
                 .product(name: "WebImage", package: webImage),
-            ],
+            ] + (server ? [.product(name: "WebImageServer", package: webImage)] : []),
             path: name,
-            exclude: (dictionary.map { [$0] } ?? []) + (name == "loading" ? ["seeds"] : [])
+            exclude: [dictionary, "seeds"].compactMap { $0 }.filter {
+                FileManager.default.fileExists(atPath: Context.packageDirectory + "/" + name + "/" + $0)
+            }
         )
     },
     swiftLanguageModes: [.v6]

@@ -22,7 +22,7 @@ while [ $# -gt 0 ]; do
     esac
 done
 [ ${#limit[@]} -gt 0 ] || limit=(-runs=500)
-all=(sniff header jpeg-segments jpeg-dc apng gif svg png decode loading)
+all=(sniff header jpeg-segments jpeg-dc apng gif svg png decode loading path signature canonical accept)
 targets=("$@")
 [ ${#targets[@]} -gt 0 ] || targets=("${all[@]}")
 out=.build-fuzz
@@ -36,6 +36,10 @@ seeds_of() {
         gif) find Tests/Images -name '*.gif' ;;
         svg) find Tests/Images -name '*.svg' ;;
         loading) find Fuzz/loading/seeds -type f ;;
+        # The request targets: paths from the server's tests, Accept headers, signing inputs.
+        path | canonical) find Fuzz/path/seeds -type f ;;
+        signature) find Fuzz/signature/seeds -type f ;;
+        accept) find Fuzz/accept/seeds -type f ;;
         *) find Tests/Images Tests/WebImageTests/Fixtures -type f \( -name '*.*' ! -name '*.txt' ! -name '*.md' \) ;;
     esac
 }
@@ -45,6 +49,8 @@ dictionary_of() {
         apng | png) echo Fuzz/png/png.dict ;;
         gif) echo Fuzz/gif/gif.dict ;;
         svg) echo Fuzz/svg/svg.dict ;;
+        path | canonical) echo Fuzz/path/path.dict ;;
+        accept) echo Fuzz/accept/accept.dict ;;
     esac
 }
 
@@ -88,9 +94,10 @@ for target in "${targets[@]}"; do
     regressions=()
     [ -d Tests/Images/fuzz-regressions ] && regressions=(Tests/Images/fuzz-regressions)
     dictionary=$(dictionary_of "$target")
-    # Sniffing reads at most the first 4 KB: longer inputs would only slow that target down.
+    # Sniffing reads at most the first 4 KB, and a request line is short (8 KB is more than a
+    # URL a CDN passes): longer inputs would only slow those targets down.
     max_len=262144
-    [ "$target" = sniff ] && max_len=8192
+    case "$target" in sniff | path | signature | canonical | accept) max_len=8192 ;; esac
     # One allocation over 1 GB is an out-of-memory too (no target decodes more than 16 megapixels):
     # by default libFuzzer allows one up to the 2 GB resident limit, and a 1.77 GB one went unseen.
     options=(-timeout=10 -rss_limit_mb=2048 -malloc_limit_mb=1024 -max_len=$max_len -print_final_stats=1 -artifact_prefix="$crashes/")

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import WebImage
 @testable import WebImageServer
 
 /// The option table: every processing option declared once, and the parser, `canonicalForm`
@@ -87,6 +88,31 @@ import Testing
         let declaration = try #require(Self.table.declaration(named: name))
         guard case .arguments(let arguments) = declaration.defaultValue else { return }
         #expect(try Self.applying(name, arguments) == ProcessingOptions(), "\(name):\(arguments)")
+    }
+
+    /// The canonical form, read back as the options part of a path, gives the same processing
+    /// and the same form again (the `canonical` fuzz target holds this for any accepted path).
+    /// The form did not hold it when the target was written: it wrote the configuration's
+    /// quality as `quality:80` beside `format_quality:webp:79:...`, and read back, a URL's
+    /// `quality:80` overrides every format's, so WebP was encoded at 80, not 79. Without a URL
+    /// quality the form now writes each written format's quality.
+    @Test func theCanonicalFormReadsBackAsTheSameProcessing() throws {
+        var configuration = ProcessingConfiguration()
+        configuration.quality = 70
+        for parser in [try ImgproxyURLParser(), try ImgproxyURLParser(configuration: configuration)] {
+            for path in ["", "q:50", "fq:webp:70", "fq:webp:0:jpeg:95", "q:50/fq:webp:70", "rs:fill:300:200/g:sm/f:webp/pd:2/bg:fff/cb:1"] {
+                let options = try parser.options(parsing: path)
+                let again = try parser.options(parsing: options.canonicalForm)
+                #expect(again.canonicalForm == options.canonicalForm, "\(path)")
+                for format in VipsImageCoder.encodableFormats {
+                    #expect(again.quality(for: format) == options.quality(for: format), "\(path): \(format)")
+                }
+            }
+        }
+        let defaults = try ImgproxyURLParser().options(parsing: "")
+        #expect(defaults.canonicalForm.contains("/format_quality:avif:63:gif:80:heic:80:heif:80:jpeg:80:jxl:77:png:80:tiff:80:webp:79/"))
+        #expect(try ImgproxyURLParser().options(parsing: "fq:webp:0").canonicalForm.contains(":webp:80/"))
+        #expect(try ImgproxyURLParser().options(parsing: "q:50/fq:webp:70").canonicalForm.contains("/quality:50/strip_metadata"))
     }
 
     @Test func everyNameAndAliasIsDeclaredOnce() {

@@ -44,12 +44,14 @@ public struct ImgproxyURLParser: ImageRequestParser {
     /// status to answer: 403 for the signature or an expired URL, 400 for options, 404 for
     /// the path or the source.
     public func parse(path: String, now: Date = Date()) throws(ImageServerError) -> ImageRequest {
-        var target = Substring(path)
+        // By Unicode scalars, as imgproxy splits bytes: a `/` or `?` followed by a combining
+        // mark is one Character, which a split by Characters would not see.
+        var target = Substring(path).unicodeScalars
         if let query = target.firstIndex(of: "?") { target = target[..<query] }
-        if target.hasPrefix("/") { target = target.dropFirst() }
+        if target.first == "/" { target = target.dropFirst() }
         guard let slash = target.firstIndex(of: "/") else { throw .invalidPath("no options or source after the signature") }
-        let signature = String(target[..<slash])
-        let rest = PathRepair.repaired(String(target[target.index(after: slash)...]))
+        let signature = String(Substring(target[..<slash]))
+        let rest = PathRepair.repaired(String(Substring(target[target.index(after: slash)...])))
         guard !signature.isEmpty, !rest.isEmpty else { throw .invalidPath("an empty signature or path") }
         let signedPath = "/" + rest
         try verifier.verify(signature: signature, path: signedPath)

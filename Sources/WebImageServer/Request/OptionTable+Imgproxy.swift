@@ -164,8 +164,9 @@ extension OptionTable {
         .result(
             "quality", aliases: ["q"], arguments: "0...100 (0: format_quality, then QUALITY)", example: "75", default: .arguments("0"),
             apply: single(\.quality, ArgumentReader.quality),
-            // The quality the result is encoded at unless `format_quality` has one for its format.
-            canonical: { [String($0.quality > 0 ? $0.quality : $0.defaultQuality)] }
+            // The URL's quality, for every format; without one, `format_quality` writes each
+            // format's (a `quality` would override them when the form is read back).
+            canonical: { $0.quality > 0 ? [String($0.quality)] : nil }
         ),
         .result(
             "format_quality", aliases: ["fq"], arguments: "format:quality:...", example: "webp:70", default: .setting("FORMAT_QUALITY"),
@@ -178,10 +179,12 @@ extension OptionTable {
                     options.formatQuality[format] = quality > 0 ? quality : nil
                 }
             },
-            // A quality in the URL overrides every format's.
+            // A quality in the URL overrides every format's. Without one, the quality each
+            // format the server writes is encoded at (its entry, else the configuration's
+            // `QUALITY`): so the form holds the configured quality, and reads back as the same.
             canonical: { options in
-                guard options.quality == 0, !options.formatQuality.isEmpty else { return nil }
-                let entries = options.formatQuality.map { (ProcessingOptions.name($0.key), $0.value) }.sorted { $0.0 < $1.0 }
+                guard options.quality == 0 else { return nil }
+                let entries = VipsImageCoder.encodableFormats.map { (ProcessingOptions.name($0), options.quality(for: $0)) }.sorted { $0.0 < $1.0 }
                 return entries.flatMap { [$0.0, String($0.1)] }
             }
         ),

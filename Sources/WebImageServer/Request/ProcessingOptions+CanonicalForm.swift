@@ -4,10 +4,13 @@ extension ProcessingOptions {
     /// The processing asked for as one string, for result cache keys: every option declared
     /// as changing the result (`OptionTable.imgproxy`), in the table's order, under its long
     /// name, with its arguments spelt one way; left out when at a value that does nothing.
-    /// The configuration's quality and metadata defaults are in it; what decides whether or
-    /// how a result is served (`expires`, `filename`, `return_attachment`, the limits) is not.
+    /// The configuration's quality (as each written format's `format_quality`, unless the URL
+    /// gives a `quality`) and metadata defaults are in it; what decides whether or how a result
+    /// is served (`expires`, `filename`, `return_attachment`, the limits) is not.
     /// The output format chosen by `Accept` is not in it either: see `OutputFormatPlan.cacheKey`.
-    /// A key, not a URL: it is not meant to be parsed back.
+    /// A key, not a URL; read back as the options part of one (same configuration, no presets,
+    /// security options allowed), it gives the same processing and the same form (the `canonical`
+    /// fuzz target holds that).
     public var canonicalForm: String {
         OptionTable.imgproxy.canonicalForm(of: self)
     }

@@ -70,14 +70,15 @@ public struct URLSigner: Sendable {
 
     /// `/{signature}{path}`: the URL path to request.
     public func signedPath(_ path: String) -> String {
-        let path = path.hasPrefix("/") ? path : "/" + path
+        let path = path.utf8.first == UInt8(ascii: "/") ? path : "/" + path
         return "/" + signature(for: path) + path
     }
 
     /// The truncated HMAC of `path`.
     func digest(for path: String) -> [UInt8] {
         var message = key.salt
-        if !path.hasPrefix("/") { message.append(UInt8(ascii: "/")) }
+        // By bytes: `/` and a combining mark after it are one Character, yet start the path.
+        if path.utf8.first != UInt8(ascii: "/") { message.append(UInt8(ascii: "/")) }
         message.append(contentsOf: path.utf8)
         let code = HMAC<SHA256>.authenticationCode(for: message, using: SymmetricKey(data: key.key))
         return Array(Array(code).prefix(signatureSize))

@@ -1,0 +1,25 @@
+import Foundation
+import Testing
+@testable import WebImageServer
+
+/// Inputs the request fuzz targets (Fuzz/path, signature, canonical, accept) found.
+@Suite struct RequestFuzzingTests {
+    /// Found by the `signature` target (Tests/Images/fuzz-regressions/signature-slash-before-combining-mark.bin):
+    /// a path whose options start with a combining mark (U+0318). `/` and the mark are one
+    /// Character, so the parser, splitting by Characters, did not see the `/` that ends the
+    /// signature, and a correctly signed path was 403; the signer, by the same rule, signed
+    /// `//...`. imgproxy splits and signs bytes, and so do both now.
+    @Test func aSlashBeforeACombiningMarkEndsTheSignature() throws {
+        let signer = try URLSigner(key: URLSigningKey(key: Array("key".utf8), salt: Array("salt".utf8)))
+        let path = "/\u{318}:sm/rt:fill/plain/https://example.com/a.jpg"
+        #expect(path.hasPrefix("/") == false)
+        let signed = signer.signedPath(path)
+        #expect(signed == "/" + signer.signature(for: path) + path)
+        let parser = try ImgproxyURLParser(verifier: try SignatureVerifier(keys: [signer.key]))
+        // Past the signature: the option is what is refused.
+        #expect(throws: ImageServerError.unknownOption("\u{318}")) { try parser.parse(path: signed) }
+        // A query after a `?` with a combining mark is a query too.
+        let open = try ImgproxyURLParser()
+        #expect(try open.parse(path: "/_/plain/https://example.com/a.jpg?\u{318}x=1").source.description == "https://example.com/a.jpg")
+    }
+}
