@@ -26,6 +26,10 @@ import WebImageTestServer
     /// it (a machine shared with other work gives a process its cores late now and then, by
     /// 0.6 s once in 350 answers on a 2-core machine at load 18; a server held up by its
     /// clients answers seconds late, or not at all).
+    /// What the suites running beside these in the same process may add to its peak resident
+    /// memory (decodes of large test images, the bomb and HDR suites): 256 MB.
+    static let otherSuitesAllowance = TestAllowance.bytes(256 << 20)
+
     static let answerBound = TestAllowance.time(.milliseconds(100))
     /// A cached thumbnail, the well-behaved client's "normal request".
     static let cachedPath = "/unsafe/rs:fit:64:64/plain/local:///photos/rocket.jpg@jpg"
@@ -446,7 +450,11 @@ final class FrontDoor: Sendable {
             "\(name): the slowest of \(probed.answered) answers took \(probed.slowest); \(probed.slow) over the bound",
             sourceLocation: sourceLocation
         )
-        #expect(growth < TestAllowance.bytes(memoryBound), "\(name): peak resident memory grew \(growth >> 20) MB", sourceLocation: sourceLocation)
+        // The peak is the test process's, which other suites share (their decodes run beside
+        // this one): their allowance on top of the attack's own bound. The attack's figure alone
+        // comes from scripts/front-door.py, against a `webimage serve` process of its own.
+        let bound = TestAllowance.bytes(memoryBound) + AbusiveClientTests.otherSuitesAllowance
+        #expect(growth < bound, "\(name): peak resident memory grew \(growth >> 20) MB", sourceLocation: sourceLocation)
         let after = try await ServerUnderTest.get("/health", port: port, deadline: .seconds(10))
         #expect(after.status == 200, sourceLocation: sourceLocation)
         print(
