@@ -51,6 +51,7 @@ func check(_ request: ImageRequest, by parser: ImgproxyURLParser) {
     switch request.source {
     case .remote(let url): precondition(["http", "https"].contains(url.scheme?.lowercased() ?? "") && url.host != nil)
     case .local: precondition(parser.configuration.sourceSchemes.contains("local"))
+    case .s3: precondition(parser.configuration.sourceSchemes.contains("s3"))
     }
     // The source, written back both ways, reads back as itself (what `webimage sign` prints).
     guard let open else { return }
