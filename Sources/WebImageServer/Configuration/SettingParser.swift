@@ -49,23 +49,18 @@ extension SettingParser where Value == Int {
 
 extension SettingParser where Value == TimeInterval {
     /// A number of seconds above 0 (`2.5`).
-    static var seconds: Self {
-        Self(
-            parse: { text throws(ImageServerConfigurationError) in
-                guard let number = Double(text.trimmingSpaces), number.isFinite, number > 0 else { throw notA("a number of seconds above 0", text) }
-                return number
-            },
-            text: shortText
-        )
-    }
-}
+    static var seconds: Self { seconds(allowingZero: false, expected: "a number of seconds above 0") }
 
-extension SettingParser where Value == TimeInterval {
     /// A number of seconds, 0 or more (0: off, for `KEEP_ALIVE_TIMEOUT`).
-    static var secondsOrZero: Self {
+    static var secondsOrZero: Self { seconds(allowingZero: true, expected: "a number of seconds, 0 or more") }
+
+    /// A finite number of seconds above 0, or 0 too when `allowingZero`.
+    private static func seconds(allowingZero: Bool, expected: String) -> Self {
         Self(
             parse: { text throws(ImageServerConfigurationError) in
-                guard let number = Double(text.trimmingSpaces), number.isFinite, number >= 0 else { throw notA("a number of seconds, 0 or more", text) }
+                guard let number = Double(text.trimmingSpaces), number.isFinite, allowingZero ? number >= 0 : number > 0 else {
+                    throw notA(expected, text)
+                }
                 return number
             },
             text: shortText
