@@ -215,6 +215,9 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 // NIOPosix: the abusive clients' raw connections (AbusiveClientTests).
                 .product(name: "NIOPosix", package: "swift-nio"),
+                // NIOEmbedded: the connection limits handler driven on a virtual clock.
+                .product(name: "NIOEmbedded", package: "swift-nio"),
+                .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
             ]
         ),

@@ -13,6 +13,10 @@ import NIOHTTPTypes
 /// an answer or has not asked for one). A request being processed has no limit here: `TIMEOUT`
 /// bounds it.
 ///
+/// A request or response that says `Connection: close` has its connection closed here, on the
+/// event loop, once that response is out: Hummingbird closes it from the request's task, which a
+/// busy task pool runs late, and the connection would meanwhile count as idle.
+///
 /// In the pipeline after the HTTP codec, so it sees request and response parts; the bytes of a
 /// request whose head is not complete yet show as a `channelReadComplete` with no part. Bytes
 /// of a next request that came in the same read as a whole one are only seen when more arrive
@@ -38,6 +42,7 @@ final class ConnectionLimitsHandler: ChannelDuplexHandler, RemovableChannelHandl
         case keepAliveTimeout = "KEEP_ALIVE_TIMEOUT"
     }
 
+    // Times are the event loop's (`eventLoop.now`): a test's embedded loop moves its own clock.
     private let limits: Limits
     private let logger: Logger
     /// A request has begun (its first bytes, or the connection opened) and its end is not read.
@@ -54,6 +59,10 @@ final class ConnectionLimitsHandler: ChannelDuplexHandler, RemovableChannelHandl
     private var timerDeadline: NIODeadline?
     /// The channel has gone: nothing more is timed (a write failed by the close reports after it).
     private var inactive = false
+    /// A request said `Connection: close`: the connection ends once every request read is answered.
+    private var requestSaidClose = false
+    /// A response said `Connection: close`: the connection ends with it.
+    private var responseSaidClose = false
 
     init(limits: Limits, logger: Logger) {
         self.limits = limits
@@ -92,15 +101,16 @@ final class ConnectionLimitsHandler: ChannelDuplexHandler, RemovableChannelHandl
     private func beginRequest(context: ChannelHandlerContext) {
         requestOpen = true
         keepAliveDeadline = nil
-        if readDeadline == nil { readDeadline = .now() + limits.readRequestTimeout }
+        if readDeadline == nil { readDeadline = context.eventLoop.now + limits.readRequestTimeout }
         scheduleTimer(context: context)
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         switch unwrapInboundIn(data) {
-        case .head:
+        case .head(let head):
             if !requestOpen { beginRequest(context: context) }
             unanswered += 1
+            if Self.saysClose(head.headerFields) { requestSaidClose = true }
         case .body:
             break
         case .end:
@@ -121,8 +131,9 @@ final class ConnectionLimitsHandler: ChannelDuplexHandler, RemovableChannelHandl
         switch unwrapOutboundIn(data) {
         case .head(var head):
             unsent += 1
+            if Self.saysClose(head.headerFields) { responseSaidClose = true }
             if writeDeadline == nil {
-                writeDeadline = .now() + limits.writeResponseTimeout
+                writeDeadline = context.eventLoop.now + limits.writeResponseTimeout
                 scheduleTimer(context: context)
             }
             guard limits.keepAliveTimeout == nil else { break }
@@ -146,13 +157,20 @@ final class ConnectionLimitsHandler: ChannelDuplexHandler, RemovableChannelHandl
         unsent = max(0, unsent - 1)
         unanswered = max(0, unanswered - 1)
         // A response after it (pipelined) has its own time, from now.
-        writeDeadline = unsent > 0 ? .now() + limits.writeResponseTimeout : nil
-        guard let keepAliveTimeout = limits.keepAliveTimeout else {
+        writeDeadline = unsent > 0 ? context.eventLoop.now + limits.writeResponseTimeout : nil
+        guard let keepAliveTimeout = limits.keepAliveTimeout, !responseSaidClose, !(requestSaidClose && unanswered == 0) else {
             if unsent == 0 { context.close(promise: nil) }
             return
         }
-        if !requestOpen, unanswered == 0, unsent == 0 { keepAliveDeadline = .now() + keepAliveTimeout }
+        if !requestOpen, unanswered == 0, unsent == 0 { keepAliveDeadline = context.eventLoop.now + keepAliveTimeout }
         scheduleTimer(context: context)
+    }
+
+    /// Whether `fields` carry the `close` connection option (a comma-separated, case-insensitive list).
+    private static func saysClose(_ fields: HTTPFields) -> Bool {
+        fields[values: .connection].contains { value in
+            value.split(separator: ",").contains { $0.filter { !$0.isWhitespace }.lowercased() == "close" }
+        }
     }
 
     private func scheduleTimer(context: ChannelHandlerContext) {
@@ -180,7 +198,7 @@ final class ConnectionLimitsHandler: ChannelDuplexHandler, RemovableChannelHandl
     }
 
     private func timerFired(context: ChannelHandlerContext) {
-        let now = NIODeadline.now()
+        let now = context.eventLoop.now
         let passed: Limit? =
             if let readDeadline, readDeadline <= now { .readRequestTimeout }
             else if let writeDeadline, writeDeadline <= now { .writeResponseTimeout }
