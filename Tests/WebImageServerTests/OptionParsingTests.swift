@@ -178,6 +178,35 @@ import WebImage
         #expect(try parser.options(parsing: "exp:0", now: now).expires == nil)
     }
 
+    /// A path read once is not read again (RecentRequests), yet an expiring one read before its
+    /// time is refused after it, and a refused path stays refused.
+    @Test func aPathReadBeforeItsExpiryIsRefusedAfterIt() throws {
+        let parser = try ImgproxyURLParser()
+        let path = "/unsafe/exp:2000000000/rs:fit:10:10/plain/http://example.com/a.jpg"
+        let before = Date(timeIntervalSince1970: 1_999_999_999)
+        #expect(try parser.parse(path: path, now: before).expires == Date(timeIntervalSince1970: 2_000_000_000))
+        #expect(try parser.parse(path: path, now: before).options.width == 10)
+        #expect(throws: ImageServerError.expired) { try parser.parse(path: path, now: Date(timeIntervalSince1970: 2_000_000_001)) }
+        let refused = "/unsafe/rs:fit:-1:10/plain/http://example.com/a.jpg"
+        for _ in 0..<2 { #expect(throws: ImageServerError.self) { try parser.parse(path: refused, now: before) } }
+    }
+
+    /// The recent paths stay within their count and bytes: past either, they start again, and
+    /// every path still reads as itself.
+    @Test func theRecentPathsAreBounded() throws {
+        let recent = RecentRequests(maxCount: 3, maxPathBytes: 100)
+        let parser = try ImgproxyURLParser()
+        let now = Date()
+        let paths = (0..<10).map { "/unsafe/rs:fit:\($0 + 1):10/plain/http://example.com/a.jpg" }
+        for path in paths { recent.remember(try parser.parse(path: path, now: now), forPath: path) }
+        let kept = paths.filter { recent.request(forPath: $0, now: now) != nil }
+        #expect(!kept.isEmpty && kept.count <= 3 && kept.contains(paths[9]))
+        #expect(kept.allSatisfy { recent.request(forPath: $0, now: now)?.options.width == (paths.firstIndex(of: $0) ?? -1) + 1 })
+        let long = "/unsafe/" + String(repeating: "x", count: 200)
+        recent.remember(try parser.parse(path: paths[0], now: now), forPath: long)
+        #expect(paths.allSatisfy { recent.request(forPath: $0, now: now) == nil }, "a path past the byte bound kept the others")
+    }
+
     @Test func presetsExpandAndDefaultAppliesToEveryRequest() throws {
         var configuration = ProcessingConfiguration()
         configuration.presets = ["default=q:70/sm:1", "thumb=rs:fill:100:100/g:sm", " # a comment", "", "webp=f:webp/pr:thumb", "loop=pr:loop/w:5"]
