@@ -18,7 +18,6 @@ extension ImageServerConfiguration {
         .refused("logMemStats", "periodically log memory stats"),
         // security
         .refused("ignoreSslVerification", "skip TLS verification for sources"),
-        .refused("sanitizeSvg", "sanitize SVG sources (scripts, on*, hrefs)"),
         .refused("pngUnlimited", "disable libvips PNG chunk limits"),
         .refused("svgUnlimited", "disable libvips SVG size limit (10 MB)"),
         .refused("tiffUnlimited", "disable libvips TIFF limits"),
@@ -59,14 +58,6 @@ extension ImageServerConfiguration {
         .refused("swiftAllowedBuckets", "container allowlist"),
         .refused("swiftDeniedBuckets", "container denylist"),
         // compression
-        .refused("jpegProgressive", "progressive JPEG"),
-        .refused("pngInterlaced", "interlaced PNG"),
-        .refused("pngQuantize", "palette-quantize PNG"),
-        .refused("pngQuantizationColors", "palette size"),
-        .refused("webpPreset", "libwebp preset hint (case-insensitive)"),
-        .refused("webpEffort", "WebP encoder effort"),
-        .refused("avifSpeed", "AVIF encoder speed"),
-        .refused("jxlEffort", "JPEG XL encoder effort"),
         // formats
         .refused("autoJxl", "same for JPEG XL"),
         .refused("enforceJxl", "same for JPEG XL"),
@@ -75,9 +66,6 @@ extension ImageServerConfiguration {
         .refused("alwaysRasterizeSvg", "rasterize SVG even when SVG output possible"),
         .refused("preserveHdr", "keep >8-bit depth when possible (new 4.0)"),
         // misc
-        .refused("keepCopyright", "keep copyright when stripping"),
-        .refused("stripColorProfile", "convert to sRGB and drop ICC"),
-        .refused("enforceThumbnail", "use embedded HEIC/AVIF thumbnail"),
         .refused("useLinearColorspace", "process in linear light"),
         .refused("disableShrinkOnLoad", "disable JPEG/WebP shrink-on-load"),
         // watermark

@@ -130,6 +130,12 @@ public struct ProcessingOptions: Sendable, Hashable {
     /// Remove metadata from the result (`strip_metadata`); false keeps what the output
     /// format can hold.
     public var stripMetadata: Bool
+    /// Write no ICC profile (`strip_color_profile`); false keeps the profile of the pixels.
+    public var stripColorProfile: Bool
+    /// When stripping metadata, keep the EXIF's Copyright and Artist (`keep_copyright`).
+    public var keepCopyright: Bool
+    /// Process a HEIC or AVIF source's embedded thumbnail, when it has one (`enforce_thumbnail`).
+    public var enforceThumbnail: Bool
 
     // MARK: Handling
 
@@ -168,6 +174,9 @@ public struct ProcessingOptions: Sendable, Hashable {
         defaultQuality = configuration.quality
         formatQuality = configuration.formatQuality
         stripMetadata = configuration.stripMetadata
+        stripColorProfile = configuration.stripColorProfile
+        keepCopyright = configuration.keepCopyright
+        enforceThumbnail = configuration.enforceThumbnail
         autoRotate = configuration.autoRotate
         maxSourceResolution = configuration.maxSourceResolution
         maxSourceFileSize = configuration.maxSourceFileSize
