@@ -24,7 +24,9 @@ extension ImageCoderOptions {
     func keptMetadata(of image: Image) -> KeptMetadataBlocks? {
         guard encodeKeepsMetadata else { return nil }
         let kinds = encodeKeptMetadata, source = image.metadata
-        let keepsEXIF = kinds.contains(.exif) || kinds.contains(.exifCopyright)
+        // The copyright alone: an EXIF without Copyright or Artist is not written.
+        let keepsEXIF = kinds.contains(.exif)
+            || kinds.contains(.exifCopyright) && source.exif.map { !JPEGMetadata.ifd0Tags(ofEXIF: $0).isDisjoint(with: [0x8298, 0x013B]) } == true
         let metadata = ImageMetadata(
             exif: keepsEXIF ? source.exif : nil, xmp: kinds.contains(.xmp) ? source.xmp : nil,
             iptc: kinds.contains(.iptc) ? source.iptc : nil, iccProfile: kinds.contains(.colorProfile) ? source.iccProfile : nil
