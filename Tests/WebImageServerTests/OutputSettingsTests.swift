@@ -181,6 +181,25 @@ import WebImageTestServer
             #expect(!reply.body.contains("alert") && !reply.body.contains("<svg"))
         }
     }
+
+    /// `SOURCE_URL_QUERY_SEPARATOR`: a `local://` URL's query is cut (`%3F` is a `?` in the
+    /// source URL, not the request's query), an `s3://` URL's is its version; empty, set as such,
+    /// makes the `?` part of the path.
+    @Test func sourceURLQuerySeparatorEndsLocalAndS3Paths() async throws {
+        #expect(S3ObjectAddress("s3://bucket/a/b.jpg?versionId=3") == S3ObjectAddress(bucket: "bucket", key: "a/b.jpg", versionID: "3"))
+        #expect(S3ObjectAddress("s3://bucket/a/b.jpg!!versionId=3", querySeparator: "!!") == S3ObjectAddress(bucket: "bucket", key: "a/b.jpg", versionID: "3"))
+        #expect(S3ObjectAddress("s3://bucket/a/b.jpg?x", querySeparator: "") == S3ObjectAddress(bucket: "bucket", key: "a/b.jpg?x"))
+        let path = "/_/rs:fit:50:50/plain/local:///photos/rocket.jpg%3Fv=2@jpg"
+        #expect(try await withRunningServer(Self.configuration()) { try await $0.get(path) }.status == 200)
+        let read = try await ImgproxySettingsTests.load(["IMGPROXY_SOURCE_URL_QUERY_SEPARATOR": ""])
+        #expect(read.processing.sourceURLQuerySeparator.isEmpty)
+        let none = try await withRunningServer(Self.configuration { $0.processing.sourceURLQuerySeparator = "" }) { try await $0.get(path) }
+        #expect(none.status == 404)
+        let other = try await withRunningServer(Self.configuration { $0.processing.sourceURLQuerySeparator = "!!" }) { server in
+            (try await server.get("/_/rs:fit:50:50/plain/local:///photos/rocket.jpg!!v=2@jpg"), try await server.get(path))
+        }
+        #expect(other.0.status == 200 && other.1.status == 404)
+    }
 }
 
 /// What a JPEG's markers say, read as a decoder would: segment by segment up to the scan.

@@ -24,7 +24,6 @@ extension ImageServerConfiguration {
         // error reporting
         .refused("developmentErrorsMode", "detailed error bodies / HTML error pages"),
         // sources
-        .refused("sourceUrlQuerySeparator", "separator of query string in non-HTTP source URLs; empty = no query extraction"),
         .refused("userAgent", "User-Agent for source requests; %current_version substituted"),
         .refused("clientKeepAliveTimeout", "idle keep-alive of the outgoing HTTP client; 0 = off"),
         // sources/s3

@@ -203,6 +203,10 @@ extension ImageServerConfiguration {
             "base64.urlIncludesFilename", \.processing.base64URLIncludesFilename, .bool,
             "a base64 source's last `/` segment is a file name, not part of the URL"
         ),
+        .read(
+            "sourceUrlQuerySeparator", \.processing.sourceURLQuerySeparator, .text, readsEmpty: true,
+            "what ends a `local://` or `s3://` URL's path and starts its query (an S3 version); empty: nothing does"
+        ),
         .read("cookiePassthrough", \.cookiePassthrough, .bool, "the request's cookies go with the source's fetch when their scope covers it"),
         .read("cookiePassthroughAll", \.cookiePassthroughAll, .bool, "with `COOKIE_PASSTHROUGH`, all of them, whatever the source"),
         .read(

@@ -91,6 +91,9 @@ public struct ProcessingConfiguration: Sendable, Hashable {
     public var baseURL = ""
     /// A base64 source's last `/` segment is a file name for search engines, not part of it.
     public var base64URLIncludesFilename = false
+    /// What ends the path of a `local://` or `s3://` source URL and starts its query (an S3
+    /// object's version); empty: nothing does, a `?` is part of the path.
+    public var sourceURLQuerySeparator = "?"
 
     /// The defaults.
     public init() {}
