@@ -182,6 +182,23 @@ import WebImageTestServer
         }
     }
 
+    /// `SKIP_PROCESSING_FORMATS`: the source's own bytes when its format is listed and no other
+    /// is asked; `skp` adds formats to the setting's.
+    @Test func skipProcessingFormatsSendsListedSourcesAsTheyAre() async throws {
+        let png = try SourceImages.data(SourceImages.alphaPNG)
+        let gif = try SourceImages.data(SourceImages.loopGIF)
+        let (listed, otherFormat, added) = try await withRunningServer(Self.configuration { $0.processing.skipProcessingFormats = [.png] }) { server in
+            (try await server.get("/_/rs:fit:50:50/plain/local:///" + SourceImages.alphaPNG),
+             try await server.get("/_/rs:fit:50:50/plain/local:///\(SourceImages.alphaPNG)@webp"),
+             try await server.get("/_/rs:fit:50:50/skp:gif/plain/local:///" + SourceImages.loopGIF))
+        }
+        #expect(listed.status == 200 && listed.body == png)
+        #expect(otherFormat.status == 200 && ImageFormat(sniffing: otherFormat.body) == .webP)
+        #expect(added.status == 200 && added.body == gif)
+        let read = try await ImgproxySettingsTests.load(["IMGPROXY_SKIP_PROCESSING_FORMATS": "png, gif"])
+        #expect(read.processing.skipProcessingFormats == [.png, .gif])
+    }
+
     /// `SOURCE_URL_QUERY_SEPARATOR`: a `local://` URL's query is cut (`%3F` is a `?` in the
     /// source URL, not the request's query), an `s3://` URL's is its version; empty, set as such,
     /// makes the `?` part of the path.

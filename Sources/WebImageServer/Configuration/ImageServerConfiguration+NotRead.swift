@@ -61,7 +61,6 @@ extension ImageServerConfiguration {
         .refused("autoJxl", "same for JPEG XL"),
         .refused("enforceJxl", "same for JPEG XL"),
         .refused("enableClientHints", "use DPR/Width client hints for default dpr/width"),
-        .refused("skipProcessingFormats", "source formats passed through unprocessed (when output format = source format)"),
         .refused("alwaysRasterizeSvg", "rasterize SVG even when SVG output possible"),
         .refused("preserveHdr", "keep >8-bit depth when possible (new 4.0)"),
         // misc

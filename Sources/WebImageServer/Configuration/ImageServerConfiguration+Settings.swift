@@ -144,6 +144,10 @@ extension ImageServerConfiguration {
         ),
         .read("enforceThumbnail", \.processing.enforceThumbnail, .bool, "a HEIC or AVIF source's embedded thumbnail is processed in its place (`eth`)"),
         .read(
+            "skipProcessingFormats", \.processing.skipProcessingFormats, .formats,
+            "source formats sent as they are when no other format is asked for (`skp` adds to them); SVG never is"
+        ),
+        .read(
             "sanitizeSvg", \.processing.sanitizeSVG, .onlyTrue("SVG sources are always rasterised here, never served as SVG, sanitised or not"),
             "`true` only: SVG sources are rasterised, never served as SVG (imgproxy passes them through, without scripts and event handlers)"
         ),

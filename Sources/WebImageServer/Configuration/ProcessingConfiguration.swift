@@ -76,6 +76,9 @@ public struct ProcessingConfiguration: Sendable, Hashable {
     public var keepCopyright = true
     /// The default of `enforce_thumbnail`: a HEIC or AVIF source's embedded thumbnail is the source.
     public var enforceThumbnail = false
+    /// Source formats sent as they are when no other format is asked for (`skip_processing` adds
+    /// to them); SVG never is.
+    public var skipProcessingFormats: [ImageFormat] = []
     /// imgproxy's `SANITIZE_SVG`, always true here: SVG sources are rasterised, never served as
     /// SVG, so none of their scripts or event handlers reaches a client.
     public var sanitizeSVG = true

@@ -216,7 +216,7 @@ extension OptionTable {
             canonical: { [ProcessingOptions.flag($0.enforceThumbnail)] }
         ),
         .result(
-            "skip_processing", aliases: ["skp"], arguments: "formats", example: "png", default: .none,
+            "skip_processing", aliases: ["skp"], arguments: "formats", example: "png", default: .setting("SKIP_PROCESSING_FORMATS"),
             apply: { reader, options, _ throws(ImageServerError) in
                 for name in reader.arguments { options.skipProcessingFormats.insert(try reader.format(name)) }
             },

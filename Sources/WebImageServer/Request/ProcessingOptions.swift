@@ -150,7 +150,8 @@ public struct ProcessingOptions: Sendable, Hashable {
     /// Send the source's bytes as they are, unprocessed (`raw`), once its header reads as an
     /// image; the whole source is fetched first.
     public var raw = false
-    /// Source formats sent as they are when no other format is asked for (`skip_processing`).
+    /// Source formats sent as they are when no other format is asked for: the configuration's,
+    /// and those `skip_processing` adds.
     public var skipProcessingFormats: Set<ImageFormat> = []
 
     // MARK: Limits (the configuration's, or the URL's security options)
@@ -177,6 +178,7 @@ public struct ProcessingOptions: Sendable, Hashable {
         stripColorProfile = configuration.stripColorProfile
         keepCopyright = configuration.keepCopyright
         enforceThumbnail = configuration.enforceThumbnail
+        skipProcessingFormats = Set(configuration.skipProcessingFormats)
         autoRotate = configuration.autoRotate
         maxSourceResolution = configuration.maxSourceResolution
         maxSourceFileSize = configuration.maxSourceFileSize
