@@ -119,6 +119,38 @@ extension ImageServerConfiguration {
             "results carry no EXIF, XMP, IPTC or ICC profile; `false` (or `sm:0`) keeps them (docs/cli.md: what each format keeps)"
         ),
         .read("autoRotate", \.processing.autoRotate, .bool, "turn sources upright by their EXIF orientation"),
+        // MARK: Output: compression, colour profile, copyright, thumbnail
+        .read("jpegProgressive", \.processing.jpegProgressive, .bool, "JPEG results progressive"),
+        .read("pngInterlaced", \.processing.pngInterlaced, .bool, "PNG results interlaced (Adam7)"),
+        .read(
+            "pngQuantize", \.processing.pngQuantize, .bool,
+            "PNG results with a palette (libimagequant) of `PNG_QUANTIZATION_COLORS` colours"
+        ),
+        .read(
+            "pngQuantizationColors", \.processing.pngQuantizationColors, .int(in: 2...256),
+            "the palette's colours, 2 to 256; rounded up to 2, 4, 16 or 256, as imgproxy's libvips call does"
+        ),
+        .read("webpPreset", \.processing.webPPreset, .webPPreset, "libwebp's preset: default, photo, picture, drawing, icon or text"),
+        .read("webpEffort", \.processing.webPEffort, .int(in: 1...6), "WebP encoder effort, 1 to 6"),
+        .read("avifSpeed", \.processing.avifSpeed, .int(in: 0...9), "AVIF encoder speed, 0 (slowest, smallest) to 9"),
+        .read("jxlEffort", \.processing.jxlEffort, .int(in: 1...9), "JPEG XL encoder effort, 1 to 9"),
+        .read(
+            "stripColorProfile", \.processing.stripColorProfile, .bool,
+            "results carry no ICC profile (`scp:0` keeps the sRGB pixels' profile: imgproxy keeps an RGB source's own)"
+        ),
+        .read(
+            "keepCopyright", \.processing.keepCopyright, .bool,
+            "stripping metadata keeps the EXIF's Copyright and Artist (`kcr`; imgproxy also IPTC's and XMP's)"
+        ),
+        .read("enforceThumbnail", \.processing.enforceThumbnail, .bool, "a HEIC or AVIF source's embedded thumbnail is processed in its place (`eth`)"),
+        .read(
+            "skipProcessingFormats", \.processing.skipProcessingFormats, .formats,
+            "source formats sent as they are when no other format is asked for (`skp` adds to them); SVG never is"
+        ),
+        .read(
+            "sanitizeSvg", \.processing.sanitizeSVG, .onlyTrue("SVG sources are always rasterised here, never served as SVG, sanitised or not"),
+            "`true` only: SVG sources are rasterised, never served as SVG (imgproxy passes them through, without scripts and event handlers)"
+        ),
     ] + s3
 
     /// imgproxy's S3 group, as far as it is built (docs/server.md, "S3 sources").
@@ -174,6 +206,10 @@ extension ImageServerConfiguration {
         .read(
             "base64.urlIncludesFilename", \.processing.base64URLIncludesFilename, .bool,
             "a base64 source's last `/` segment is a file name, not part of the URL"
+        ),
+        .read(
+            "sourceUrlQuerySeparator", \.processing.sourceURLQuerySeparator, .text, readsEmpty: true,
+            "what ends a `local://` or `s3://` URL's path and starts its query (an S3 version); empty: nothing does"
         ),
         .read("cookiePassthrough", \.cookiePassthrough, .bool, "the request's cookies go with the source's fetch when their scope covers it"),
         .read("cookiePassthroughAll", \.cookiePassthroughAll, .bool, "with `COOKIE_PASSTHROUGH`, all of them, whatever the source"),

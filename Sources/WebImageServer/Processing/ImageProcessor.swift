@@ -32,11 +32,12 @@ public struct ImageProcessor: Sendable {
     /// `process(_:options:format:)` in the calling thread, which it blocks: for callers
     /// already off the cooperative pool.
     public func processNow(_ source: Data, options: ProcessingOptions, format plan: OutputFormatPlan) throws(ImageServerError) -> ProcessedImage {
-        let header = try SourceInspection.header(of: source)
         // `raw`: the source as it came, once its header reads as an image, over any limit.
         if options.raw {
-            return ProcessedImage(unprocessed: source, header: header)
+            return ProcessedImage(unprocessed: source, header: try SourceInspection.header(of: source))
         }
+        // `enforce_thumbnail`: a HEIC or AVIF source's embedded thumbnail is the source, its limits too.
+        let header = try SourceInspection.header(of: source, embeddedThumbnail: options.enforceThumbnail)
         var format = try plan.format(for: header)
         let animated = plan.isAnimated(header) && OutputFormatPlan.animates(format)
         let facts = SourceFacts(header: header, frames: animated ? header.frameCount : 1, byteCount: source.count)
@@ -49,7 +50,7 @@ public struct ImageProcessor: Sendable {
         let steps = ProcessingSteps(header: header, options: options, format: format, animated: animated, coders: coders)
         let image = try steps.finish(try steps.run(source))
         format = OutputFormatPlan.format(format, fitting: image)
-        let data = try encode(image, format: format, animated: animated, options: options)
+        let data = try encode(image, format: format, animated: animated, options: options, encoding: plan.encoding)
         var processed = ProcessedImage(
             data: data, format: format, pixelWidth: image.pixelWidth, pixelHeight: image.pixelHeight,
             frameCount: animated ? image.frameCount : 1, source: header
@@ -58,13 +59,20 @@ public struct ImageProcessor: Sendable {
         return processed
     }
 
-    private func encode(_ image: Image, format: ImageFormat, animated: Bool, options: ProcessingOptions) throws(ImageServerError) -> Data {
+    private func encode(
+        _ image: Image, format: ImageFormat, animated: Bool, options: ProcessingOptions, encoding settings: EncoderSettings
+    ) throws(ImageServerError) -> Data {
         var encoding = ImageCoderOptions()
         encoding.encodeCompressionQuality = Double(min(100, max(1, options.quality(for: format)))) / 100
         encoding.encodeFirstFrameOnly = !animated
         encoding.encodeMaxFileSize = options.maxBytes
         encoding.encodeBackgroundColor = options.background ?? .white
-        encoding.encodeKeepsMetadata = !options.stripMetadata
+        settings.apply(to: &encoding, format: format)
+        // imgproxy's `strip_metadata`, `keep_copyright` and `strip_color_profile`.
+        var kept: ImageCoderOptions.KeptMetadata = options.stripMetadata ? (options.keepCopyright ? .exifCopyright : []) : [.exif, .xmp, .iptc]
+        if !options.stripColorProfile { kept.insert(.colorProfile) }
+        encoding.encodeKeepsMetadata = !kept.isEmpty
+        encoding.encodeKeptMetadata = kept
         let data: Data
         do {
             data = try coders.encode(image, format: format, options: encoding)

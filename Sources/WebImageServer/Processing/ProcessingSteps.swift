@@ -118,6 +118,7 @@ struct ProcessingSteps {
         decoding.decodeUseLazyDecoding = true
         decoding.decodeFirstFrameOnly = !animated
         decoding.decodePreserveAspectRatio = false
+        decoding.decodeEmbeddedThumbnail = options.enforceThumbnail
         if let box { decoding.decodeThumbnailPixelSize = CGSize(width: box.width, height: box.height) }
         if SourceInspection.isVector(header) {
             // Drawn at the box, within the resolution limit (`sourceSize`), whatever the file says.

@@ -198,8 +198,25 @@ extension OptionTable {
             apply: single(\.stripMetadata, ArgumentReader.bool),
             canonical: { [ProcessingOptions.flag($0.stripMetadata)] }
         ),
+        // MARK: Metadata kept, and the embedded thumbnail
         .result(
-            "skip_processing", aliases: ["skp"], arguments: "formats", example: "png", default: .none,
+            "keep_copyright", aliases: ["kcr"], arguments: "boolean", example: "0", default: .setting("KEEP_COPYRIGHT"),
+            apply: single(\.keepCopyright, ArgumentReader.bool),
+            // Only stripping has a copyright to keep.
+            canonical: { $0.stripMetadata ? [ProcessingOptions.flag($0.keepCopyright)] : nil }
+        ),
+        .result(
+            "strip_color_profile", aliases: ["scp"], arguments: "boolean", example: "0", default: .setting("STRIP_COLOR_PROFILE"),
+            apply: single(\.stripColorProfile, ArgumentReader.bool),
+            canonical: { [ProcessingOptions.flag($0.stripColorProfile)] }
+        ),
+        .result(
+            "enforce_thumbnail", aliases: ["eth"], arguments: "boolean", example: "1", default: .setting("ENFORCE_THUMBNAIL"),
+            apply: single(\.enforceThumbnail, ArgumentReader.bool),
+            canonical: { [ProcessingOptions.flag($0.enforceThumbnail)] }
+        ),
+        .result(
+            "skip_processing", aliases: ["skp"], arguments: "formats", example: "png", default: .setting("SKIP_PROCESSING_FORMATS"),
             apply: { reader, options, _ throws(ImageServerError) in
                 for name in reader.arguments { options.skipProcessingFormats.insert(try reader.format(name)) }
             },
