@@ -29,31 +29,21 @@ public struct WatermarkTransformer: ImageTransformer {
     public let scale: Double
     /// The mark's first frame, decoded; nil when it cannot be.
     private let markStill: Image?
-    /// Identifies the mark's pixels in `transformerKey`.
-    private let markDigest: String
 
     /// A transformer drawing `mark` at `opacity` (clamped to 0...1), placed by `position`, sized
-    /// by `scale` (0: the mark's own size). The mark's first frame is decoded here; one that
-    /// cannot be decoded makes every `transformedImage` nil.
+    /// by `scale` (0: the mark's own size). The mark's first frame is decoded here (once: an
+    /// image keeps its pixels); one that cannot be decoded makes every `transformedImage` nil.
     public init(mark: Image, opacity: Double = 1, position: Position = .gravity(.center), scale: Double = 0) {
         self.mark = mark
         self.opacity = opacity.isFinite ? min(1, max(0, opacity)) : 0
         self.position = position
         self.scale = scale.isFinite ? max(0, scale) : 0
         let still = mark.frame(at: 0) ?? mark
-        if let pixels = try? still.renderedPixels() {
-            markStill = still
-            let size = "\(pixels.width)x\(pixels.height)@\(TransformerKey.number(still.scale))"
-            markDigest = pixels.withUnsafeBytes { bytes in
-                MD5.digest(Array(size.utf8) + Array(bytes)).map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()
-            }
-        } else {
-            markStill = nil
-            markDigest = "(unreadable)"
-        }
+        markStill = (try? still.renderedPixels()) == nil ? nil : still
     }
 
-    /// `WatermarkTransformer(<the mark's MD5>,<opacity>,<position>,<scale>)`.
+    /// `WatermarkTransformer(<MD5 of the mark's size and pixels>,<opacity>,<position>,<scale>)`:
+    /// the digest is computed each time the key is asked for.
     public var transformerKey: String {
         let place: String
         switch position {
@@ -61,7 +51,14 @@ public struct WatermarkTransformer: ImageTransformer {
         case let .tiled(horizontal, vertical):
             place = "tiled,\(ImageGravity.transformerKey(horizontal)),\(ImageGravity.transformerKey(vertical))"
         }
-        return "WatermarkTransformer(\(markDigest),\(TransformerKey.number(opacity)),\(place),\(TransformerKey.number(scale)))"
+        var digest = "(unreadable)"
+        if let markStill, let pixels = try? markStill.renderedPixels() {
+            let size = "\(pixels.width)x\(pixels.height)@\(TransformerKey.number(markStill.scale))"
+            digest = pixels.withUnsafeBytes { bytes in
+                MD5.digest(Array(size.utf8) + Array(bytes)).map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()
+            }
+        }
+        return "WatermarkTransformer(\(digest),\(TransformerKey.number(opacity)),\(place),\(TransformerKey.number(scale)))"
     }
 
     public func transformedImage(with image: Image, forKey key: String) -> Image? {
