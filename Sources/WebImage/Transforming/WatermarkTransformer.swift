@@ -104,11 +104,13 @@ public struct WatermarkTransformer: ImageTransformer {
     }
 
     /// The mark with the gaps of tiling around it (half before, half after), transparent, on a
-    /// `width` x `height` image of `scale`; as it is when placed by a gravity.
+    /// `width` x `height` image of `scale`; as it is when placed by a gravity. A gap is at most the
+    /// image's side: a wider one also leaves one mark, centred, that way (and a gap from a URL
+    /// never becomes a huge bitmap).
     private func spaced(_ mark: VipsImageRef, width: Int, height: Int, scale: Double) throws(VipsError) -> VipsImageRef {
         guard case let .tiled(horizontal, vertical) = position else { return mark }
-        let gapX = max(0, ImageGravity.pixels(horizontal, side: width, scale: scale))
-        let gapY = max(0, ImageGravity.pixels(vertical, side: height, scale: scale))
+        let gapX = min(width, max(0, ImageGravity.pixels(horizontal, side: width, scale: scale)))
+        let gapY = min(height, max(0, ImageGravity.pixels(vertical, side: height, scale: scale)))
         guard gapX > 0 || gapY > 0 else { return mark }
         return try mark.embedded(
             x: gapX / 2, y: gapY / 2, width: mark.width + gapX, height: mark.height + gapY, backgroundRGBA: (0, 0, 0, 0)

@@ -151,6 +151,11 @@ import Testing
         var origins: [(x: Int, y: Int)] = []
         for column in 0..<13 { for row in 0..<11 { origins.append((50 * column, 40 * row - 1)) } }
         #expect(try GravityTransformerTests.difference(tiled, try Self.photo(withGreenBlocks: origins, width: 40, height: 30)) == 0)
+        // A gap wider than the image leaves one column, centred (x = 300); rows 30 apart, 15 of
+        // them (450 cut to 427 from 11).
+        let column = try TransformInput.transform(photo, WatermarkTransformer(mark: mark, position: .tiled(horizontalSpacing: .points(1e9))))
+        let rows = (0..<15).map { (x: 300, y: 30 * $0 - 11) }
+        #expect(try GravityTransformerTests.difference(column, try Self.photo(withGreenBlocks: rows, width: 40, height: 30)) == 0)
     }
 
     @Test(arguments: ["sdwebimage/TestImageAnimated.webp", "sdwebimage/TestLoopCount.gif"])
