@@ -21,3 +21,33 @@ extension VipsImageRef {
         try withAlpha().call("composite2", with: overlay, names: ("base", "overlay"), "mode=\(mode)")
     }
 }
+
+/// Marks drawn over an image (the watermark transformer's building blocks).
+extension VipsImageRef {
+    /// `overlay` drawn over this image with its top-left corner at (`x`, `y`), either of which may
+    /// be negative (what hangs over an edge is cut off), its alpha first multiplied by `opacity`
+    /// (0...1). Blended as libvips' composite does, premultiplied: colours weighted by alpha, so
+    /// that a mark's transparent pixels add none of their colour. The result has this image's
+    /// size and bands (an image without alpha stays without), 8 bits.
+    public func placing(_ overlay: VipsImageRef, x: Int, y: Int, opacity: Double) throws(VipsError) -> VipsImageRef {
+        let mark = try overlay.withAlpha()
+        let markBands = mark.bands
+        // In floating point (the alpha scaled there), rounded back to 8 bits: libvips' composite
+        // of 8-bit images truncates, so a transparent mark would take 1 off pixels of partial alpha.
+        let weighted = try mark.linear(
+            multipliers: Array(repeating: 1, count: markBands - 1) + [min(1, max(0, opacity))], addends: Array(repeating: 0, count: markBands)
+        )
+        let base = try withAlpha().cast(to: .float)
+        let blended = try base.call("composite2", with: weighted, names: ("base", "overlay"), "mode=over,x=\(x),y=\(y)")
+        let eightBit = try blended.linear(
+            multipliers: Array(repeating: 1, count: base.bands), addends: Array(repeating: 0.5, count: base.bands)
+        ).cast(to: .uchar)
+        return hasAlpha ? eightBit : try eightBit.extractingBands(from: 0, count: bands)
+    }
+
+    /// This image repeated `across` times left to right and `down` times top to bottom: lazy,
+    /// each tile computed from the one image.
+    public func replicated(across: Int, down: Int) throws(VipsError) -> VipsImageRef {
+        try call("replicate", "across=\(across),down=\(down)")
+    }
+}

@@ -7,6 +7,7 @@ import WebImage
 ///     resize=300x200[,fill|fit|cover]   crop=X,Y,W,H          round=R[,BORDER,COLOUR]
 ///     flip=h|v|hv                       rotate=DEGREES[,fit]  (counter-clockwise)
 ///     tint=COLOUR[,MODE]                blur=RADIUS           filter=OPERATION[,ARG=VALUE...]
+///     watermark=FILE[,OPACITY[,POSITION[,X[,Y[,SCALE]]]]]     (imgproxy's `watermark`)
 ///
 /// Colours are `#rrggbb`, `#rrggbbaa` or black, white, red, green, blue, clear; tint modes are
 /// the blend modes' names (`normal`, `multiply`, `sourceIn`, ...).
@@ -90,9 +91,51 @@ enum TransformChain {
                 throw fail("filter takes a libvips operation name")
             }
             return FilterTransformer(operation: operation, arguments: arguments.dropFirst().joined(separator: ","))
+        case "watermark":
+            return try watermark(arguments, fail: fail)
         default:
             throw fail("unknown transform '\(name)'")
         }
+    }
+
+    /// imgproxy's positions: its gravities, and `re` (tiled).
+    static let watermarkAnchors: [String: ImageGravity.Anchor] = [
+        "ce": .center, "no": .north, "so": .south, "ea": .east, "we": .west,
+        "noea": .northEast, "nowe": .northWest, "soea": .southEast, "sowe": .southWest,
+    ]
+
+    /// `FILE[,OPACITY[,POSITION[,X[,Y[,SCALE]]]]]`, as imgproxy's `wm` reads them: opacity 0...1
+    /// (1), a position (`ce`), offsets in pixels from 1 on and fractions of the image's side
+    /// below (gaps between the marks for `re`), the mark's size as a fraction of the image's
+    /// (0: its own). The file is decoded here, once.
+    private static func watermark(_ arguments: [String], fail: (String) -> SyntaxError) throws(SyntaxError) -> WatermarkTransformer {
+        guard (1...6).contains(arguments.count), !arguments[0].isEmpty else { throw fail("takes FILE[,OPACITY[,POSITION[,X[,Y[,SCALE]]]]]") }
+        func number(_ index: Int, _ default: Double) throws(SyntaxError) -> Double {
+            guard index < arguments.count, !arguments[index].isEmpty else { return `default` }
+            guard let value = Double(arguments[index]), value.isFinite else { throw fail("argument \(index + 1) is not a number") }
+            return value
+        }
+        func offset(_ value: Double) -> ImageGravity.Offset { abs(value) >= 1 || value == 0 ? .points(value) : .fraction(value) }
+        let opacity = try number(1, 1)
+        guard (0...1).contains(opacity) else { throw fail("the opacity is in 0...1") }
+        let (x, y, scale) = (offset(try number(3, 0)), offset(try number(4, 0)), try number(5, 0))
+        guard scale >= 0 else { throw fail("the scale must not be negative") }
+        let name = arguments.count > 2 && !arguments[2].isEmpty ? arguments[2].lowercased() : "ce"
+        let position: WatermarkTransformer.Position
+        if name == "re" {
+            position = .tiled(horizontalSpacing: x, verticalSpacing: y)
+        } else if let anchor = watermarkAnchors[name] {
+            position = .gravity(.anchor(anchor, x: x, y: y))
+        } else {
+            throw fail("unknown position '\(arguments[2])' (ce, no, so, ea, we, noea, nowe, soea, sowe, re)")
+        }
+        let mark: Image
+        do {
+            mark = try ImageCodersManager.shared.decode(try Data(contentsOf: URL(fileURLWithPath: arguments[0])), options: ImageCoderOptions())
+        } catch {
+            throw fail("cannot read the mark \(arguments[0]): \(error)")
+        }
+        return WatermarkTransformer(mark: mark, opacity: opacity, position: position, scale: scale)
     }
 
     /// `#rrggbb`, `#rrggbbaa` or a few names.

@@ -31,16 +31,19 @@ public enum ImageGravity: Sendable, Hashable {
     public static let center = ImageGravity.anchor(.center)
 
     /// The top-left corner of an `inner` area placed in an `outer` one (pixels), points turned
-    /// into pixels by `scale`; kept inside `outer` (an `inner` larger than `outer` starts at 0).
-    /// imgproxy's `calcPosition`: a centred area rounds half a pixel to even.
-    func origin(inner: (width: Int, height: Int), outer: (width: Int, height: Int), scale: Double) -> (x: Int, y: Int) {
+    /// into pixels by `scale`; kept inside `outer` (an `inner` larger than `outer` starts at 0),
+    /// or, when `overhanging`, kept overlapping it by at least a pixel (a watermark may hang over
+    /// the edges). imgproxy's `calcPosition`: a centred area rounds half a pixel to even.
+    func origin(
+        inner: (width: Int, height: Int), outer: (width: Int, height: Int), scale: Double, overhanging: Bool = false
+    ) -> (x: Int, y: Int) {
         var left: Int, top: Int
         switch self {
         case let .focusPoint(x, y):
             left = Self.roundedToEven(Double(outer.width) * x) - inner.width / 2
             top = Self.roundedToEven(Double(outer.height) * y) - inner.height / 2
         case .smart:
-            return Self.anchor(.center).origin(inner: inner, outer: outer, scale: scale)
+            return Self.anchor(.center).origin(inner: inner, outer: outer, scale: scale, overhanging: overhanging)
         case let .anchor(anchor, x, y):
             let offsetX = Self.pixels(x, side: outer.width, scale: scale)
             let offsetY = Self.pixels(y, side: outer.height, scale: scale)
@@ -57,11 +60,14 @@ public enum ImageGravity: Sendable, Hashable {
             default: break
             }
         }
+        if overhanging {
+            return (max(1 - inner.width, min(left, outer.width - 1)), max(1 - inner.height, min(top, outer.height - 1)))
+        }
         return (max(0, min(left, outer.width - inner.width)), max(0, min(top, outer.height - inner.height)))
     }
 
     /// An offset in whole pixels along a side `side` pixels long.
-    private static func pixels(_ offset: Offset, side: Int, scale: Double) -> Int {
+    static func pixels(_ offset: Offset, side: Int, scale: Double) -> Int {
         switch offset {
         case .points(let points): roundedToEven(points * scale)
         case .fraction(let fraction): roundedToEven(Double(side) * fraction)
@@ -78,16 +84,18 @@ public enum ImageGravity: Sendable, Hashable {
 
     /// The gravity in transformer keys: `center,p0.000000,f0.250000`, `fp,0.500000,0.500000`, `smart`.
     var transformerKey: String {
-        func key(_ offset: Offset) -> String {
-            switch offset {
-            case .points(let points): "p" + TransformerKey.number(points)
-            case .fraction(let fraction): "f" + TransformerKey.number(fraction)
-            }
-        }
         switch self {
-        case let .anchor(anchor, x, y): return "\(anchor.rawValue),\(key(x)),\(key(y))"
+        case let .anchor(anchor, x, y): return "\(anchor.rawValue),\(Self.transformerKey(x)),\(Self.transformerKey(y))"
         case let .focusPoint(x, y): return "fp,\(TransformerKey.number(x)),\(TransformerKey.number(y))"
         case .smart: return "smart"
+        }
+    }
+
+    /// An offset in transformer keys: `p10.000000` (points), `f0.250000` (a fraction).
+    static func transformerKey(_ offset: Offset) -> String {
+        switch offset {
+        case .points(let points): "p" + TransformerKey.number(points)
+        case .fraction(let fraction): "f" + TransformerKey.number(fraction)
         }
     }
 }

@@ -66,11 +66,6 @@ extension ImageServerConfiguration {
         // misc
         .refused("useLinearColorspace", "process in linear light"),
         .refused("disableShrinkOnLoad", "disable JPEG/WebP shrink-on-load"),
-        // watermark
-        .refused("watermarkData", "watermark image data (priority 1)"),
-        .refused("watermarkPath", "watermark file (priority 2)"),
-        .refused("watermarkUrl", "watermark URL, downloaded once at startup (priority 3)"),
-        .refused("watermarkOpacity", "base opacity, multiplied by the wm option's opacity"),
         // presets
         .refused("presetsSeparator", "separator for PRESETS"),
         .refused("presetsPath", "file with one preset per line (# comments); appended after PRESETS"),

@@ -2,7 +2,7 @@ extension ImageServerConfiguration {
     /// Every setting, declared once: reading goes through this table, and docs/server.md's
     /// settings table is written from it (`SettingsTableTests`). imgproxy's settings keep their
     /// names and meanings; defaults are the properties' own.
-    static let settings: [ImageServerSetting] = read + requestSurface + imgproxySettingsNotRead
+    static let settings: [ImageServerSetting] = read + requestSurface + watermark + imgproxySettingsNotRead
 
     /// The settings this server reads.
     static let read: [ImageServerSetting] = [
@@ -231,6 +231,17 @@ extension ImageServerConfiguration {
             "fallbackImageTtl", \.fallbackImageTTL, .int(),
             "the fallback's `max-age`; 0: `TTL` below status 400, else `no-store` (imgproxy: no `Cache-Control`)"
         ),
+    ]
+
+    /// The mark the `watermark` option draws (docs/server.md, "Watermarks").
+    static let watermark: [ImageServerSetting] = [
+        .read("watermarkData", \.watermarkData, .optional(.base64), "the mark `watermark` draws, an image (base64); none: `watermark` draws nothing"),
+        .read("watermarkPath", \.watermarkPath, .optional(.text), "the same from a file, when no data is set; read at start"),
+        .read(
+            "watermarkUrl", \.watermarkURL, .optional(.text),
+            "the same from a URL, when neither is set; fetched once, at start (a mount: before the first request that needs it)"
+        ),
+        .read("watermarkOpacity", \.watermarkOpacity, .opacity, "multiplies the `watermark` option's opacity; above 0, up to 1"),
     ]
 
     /// `WEBIMAGE_KEY (--key)` for `\.keys`: the setting of `property` as a user writes it.

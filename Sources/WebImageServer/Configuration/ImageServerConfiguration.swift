@@ -126,6 +126,14 @@ public struct ImageServerConfiguration: Sendable {
     /// `max-age` of a fallback image's response, seconds; 0: as a result's (`ttl`) when its
     /// status is below 400, else `no-store`.
     public var fallbackImageTTL = 0
+    /// The mark the `watermark` option draws: base64 data, else a file, else a URL (fetched
+    /// with the server's downloader, once, before the first request needs it; `run` fetches
+    /// it at start). Decoded once, at start; none: `watermark` draws nothing.
+    public var watermarkData: String?
+    public var watermarkPath: String?
+    public var watermarkURL: String?
+    /// Multiplies the `watermark` option's opacity: above 0, up to 1.
+    public var watermarkOpacity = 1.0
 
     /// Whether the playground is served.
     public var servesPlayground: Bool { playground ?? bind.isLoopback }

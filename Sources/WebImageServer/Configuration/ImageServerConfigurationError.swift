@@ -28,6 +28,11 @@ public struct ImageServerConfigurationError: Error, Sendable, Hashable, CustomSt
         Self(problems: ["\(ImageServerConfiguration.names(of: \.s3.endpoint)): \"\(endpoint)\" is not a URL with a host"])
     }
 
+    /// A watermark (`setting`: its data, file or URL) that cannot be had or is not an image.
+    static func invalidWatermark(_ setting: PartialKeyPath<ImageServerConfiguration>, _ reason: String) -> Self {
+        Self(problems: ["\(ImageServerConfiguration.names(of: setting)): \(reason)"])
+    }
+
     /// A local filesystem root that does not name a folder.
     public static func localFilesystemRootIsNotAFolder(_ path: String) -> Self {
         Self(problems: ["\(ImageServerConfiguration.names(of: \.localFilesystemRoot)): \(path) is not a folder"])

@@ -68,6 +68,19 @@ extension SettingParser where Value == TimeInterval {
     }
 }
 
+extension SettingParser where Value == Double {
+    /// A fraction above 0, up to 1 (`WATERMARK_OPACITY`).
+    static var opacity: Self {
+        Self(
+            parse: { text throws(ImageServerConfigurationError) in
+                guard let number = Double(text.trimmingSpaces), number > 0, number <= 1 else { throw notA("a number above 0, up to 1", text) }
+                return number
+            },
+            text: shortText
+        )
+    }
+}
+
 extension SettingParser where Value == Bool {
     /// `true`, `yes`, `1`, `on` or `false`, `no`, `0`, `off`, in any case.
     static var bool: Self {

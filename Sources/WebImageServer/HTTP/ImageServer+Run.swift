@@ -46,6 +46,14 @@ extension ImageServer {
             configuration: configuration, parser: parser, downloader: downloader ?? makeDownloader(configuration: configuration),
             metricsFactory: metricsFactory
         )
+        return application(serving: server, logger: logger, onListening: onListening)
+    }
+
+    /// The HTTP application serving `server`'s routes at the root (`makeApplication`).
+    private static func application(
+        serving server: ImageServer, logger: Logger, onListening: @escaping @Sendable (Int) async -> Void
+    ) -> some ApplicationProtocol {
+        let configuration = server.configuration
         let router = Router(context: ImageServerContext.self)
         server.addRoutes(to: router)
         return Application(
@@ -114,10 +122,13 @@ extension ImageServer {
                 logger: logger
             ))
         }
-        let application = try makeApplication(
-            configuration: configuration, parser: parser, metricsFactory: metricsFactory, logger: logger, onListening: onListening
+        let server = try ImageServer(
+            configuration: configuration, parser: parser, downloader: makeDownloader(configuration: configuration), metricsFactory: metricsFactory
         )
-        services.insert(application, at: 0)
+        // A watermark from a URL is fetched before the server listens: one that cannot be had
+        // stops the start, naming the setting (as imgproxy's start does).
+        _ = try await server.watermarkImage?.mark(downloader: server.downloader)
+        services.insert(application(serving: server, logger: logger, onListening: onListening), at: 0)
         let group = ServiceGroup(configuration: ServiceGroupConfiguration(
             services: services.map { ServiceGroupConfiguration.ServiceConfiguration(service: $0) },
             gracefulShutdownSignals: [.sigterm, .sigint],

@@ -43,6 +43,8 @@ public final class ImageServer: Sendable {
     let allowedSources: AllowedSources
     let fallbackImage: FallbackImage?
     let sourceCookies: SourceCookies?
+    /// The mark `watermark` draws; nil: none configured (the option then draws nothing).
+    let watermarkImage: WatermarkImage?
 
     /// A server with `configuration`, parsing paths with `parser`, fetching remote sources with
     /// `downloader` and counting with `metricsFactory` (nil: the global one).
@@ -56,6 +58,7 @@ public final class ImageServer: Sendable {
         allowedSources = AllowedSources(configuration.allowedSources)
         fallbackImage = try FallbackImage(configuration: configuration)
         sourceCookies = try SourceCookies(configuration: configuration)
+        watermarkImage = try WatermarkImage(configuration: configuration)
         var resultConfig = ImageCacheConfig()
         resultConfig.maxDiskSize = configuration.resultCacheSize
         resultConfig.maxDiskAge = -1
@@ -147,7 +150,7 @@ public final class ImageServer: Sendable {
             let imageRequest = try parser.parse(path: String(ImagePath.path(request, context: context)), now: Date())
             let plan = OutputFormatPlan(options: imageRequest.options, accept: request.headers[.accept], configuration: configuration.processing)
             let cookie = sourceCookies?.header(for: request, source: imageRequest.source)
-            let job = ImageJob(request: imageRequest, format: plan, sourceCookie: cookie)
+            let job = ImageJob(request: imageRequest, format: plan, sourceCookie: cookie, watermark: try await watermark(drawnBy: imageRequest.options))
             let ifNoneMatch = configuration.usesETag ? request.headers[.ifNoneMatch] : nil
             if let result = results.memoryResult(forKey: job.key) {
                 // Answered at once: no timeout or client watch to set up.
@@ -170,6 +173,17 @@ public final class ImageServer: Sendable {
             throw ImageRequestFailure(.clientClosed)
         } catch {
             throw ImageRequestFailure(.internalError("\(error)"))
+        }
+    }
+
+    /// The server's mark when `options` draw it (and one is configured): fetched first when it
+    /// comes from a URL that has not arrived yet (500 when it cannot be had).
+    private func watermark(drawnBy options: ProcessingOptions) async throws -> WatermarkMark? {
+        guard options.watermark.opacity > 0, let watermarkImage else { return nil }
+        do {
+            return try await watermarkImage.mark(downloader: downloader)
+        } catch {
+            throw ImageServerError.internalError("the watermark could not be had: \(error)")
         }
     }
 
@@ -232,7 +246,7 @@ public final class ImageServer: Sendable {
             let started = ContinuousClock.now
             let processed: ProcessedImage
             do {
-                processed = try await processor.process(source.data, options: job.request.options, format: job.format)
+                processed = try await processor.process(source.data, options: job.request.options, format: job.format, watermark: job.watermark)
             } catch let error as ImageServerError {
                 guard case .unreadableSource = error else { throw error }
                 return try await self.fallback(for: error, job: job, logger: logger)
@@ -253,7 +267,7 @@ public final class ImageServer: Sendable {
         logger.warning("the source could not be had or read: answering the fallback image", metadata: ["reason": "\(failure)"])
         let processed: ProcessedImage
         do {
-            processed = try await processor.process(data, options: job.request.options, format: job.format)
+            processed = try await processor.process(data, options: job.request.options, format: job.format, watermark: job.watermark)
         } catch {
             logger.warning("the fallback image could not be made", metadata: ["reason": "\(error)"])
             throw failure

@@ -20,8 +20,19 @@ public struct ImageProcessor: Sendable {
     /// is over a limit, or a result that cannot be made (`max_bytes`, the result limit, a
     /// format that cannot be written).
     public func process(_ source: Data, options: ProcessingOptions, format plan: OutputFormatPlan) async throws(ImageServerError) -> ProcessedImage {
+        try await process(source, options: options, format: plan, watermark: nil)
+    }
+
+    /// `process(_:options:format:)` in the calling thread, which it blocks: for callers
+    /// already off the cooperative pool.
+    public func processNow(_ source: Data, options: ProcessingOptions, format plan: OutputFormatPlan) throws(ImageServerError) -> ProcessedImage {
+        try processNow(source, options: options, format: plan, watermark: nil)
+    }
+
+    /// `process(_:options:format:)` with the server's mark, which `options.watermark` draws.
+    func process(_ source: Data, options: ProcessingOptions, format plan: OutputFormatPlan, watermark: WatermarkMark?) async throws(ImageServerError) -> ProcessedImage {
         do {
-            return try await BlockingPool.run { try self.processNow(source, options: options, format: plan) }
+            return try await BlockingPool.run { try self.processNow(source, options: options, format: plan, watermark: watermark) }
         } catch let error as ImageServerError {
             throw error
         } catch {
@@ -29,9 +40,7 @@ public struct ImageProcessor: Sendable {
         }
     }
 
-    /// `process(_:options:format:)` in the calling thread, which it blocks: for callers
-    /// already off the cooperative pool.
-    public func processNow(_ source: Data, options: ProcessingOptions, format plan: OutputFormatPlan) throws(ImageServerError) -> ProcessedImage {
+    private func processNow(_ source: Data, options: ProcessingOptions, format plan: OutputFormatPlan, watermark: WatermarkMark?) throws(ImageServerError) -> ProcessedImage {
         // `raw`: the source as it came, once its header reads as an image, over any limit.
         if options.raw {
             return ProcessedImage(unprocessed: source, header: try SourceInspection.header(of: source))
@@ -47,8 +56,9 @@ public struct ImageProcessor: Sendable {
             unprocessed.sourceFacts = facts
             return unprocessed
         }
-        let steps = ProcessingSteps(header: header, options: options, format: format, animated: animated, coders: coders)
-        let image = try steps.finish(try steps.run(source))
+        let steps = ProcessingSteps(header: header, options: options, format: format, animated: animated, coders: coders, watermark: watermark)
+        let resized = try steps.run(source)
+        let image = try steps.watermarked(try steps.finish(resized.image), dprScale: resized.dprScale)
         format = OutputFormatPlan.format(format, fitting: image)
         let data = try encode(image, format: format, animated: animated, options: options, encoding: plan.encoding)
         var processed = ProcessedImage(

@@ -3,17 +3,20 @@ import WebImage
 
 /// One request's pipeline in imgproxy's fixed order, whatever the order in the URL
 /// (`processing/processing.go`): trim, shrink-on-load, orientation, crop, resize, crop to
-/// the result, filters, extend, padding, round corners, size fix, flatten. The options see the
-/// image upright and turned by `rotate`; the decoder sees it upright.
+/// the result, filters, extend, padding, round corners, size fix, flatten, watermark. The options
+/// see the image upright and turned by `rotate`; the decoder sees it upright.
 struct ProcessingSteps {
     let header: ImageHeader
     let options: ProcessingOptions
     let format: ImageFormat
     let animated: Bool
     let coders: ImageCodersManager
+    /// The mark `watermark` draws; nil: none configured.
+    let watermark: WatermarkMark?
 
-    /// The image decoded and transformed up to the result's size, not encoded.
-    func run(_ data: Data) throws(ImageServerError) -> Image {
+    /// The image decoded and transformed up to the result's size, not encoded, and what `dpr`
+    /// became (`ResizeGeometry.dprScale`).
+    func run(_ data: Data) throws(ImageServerError) -> (image: Image, dprScale: Double) {
         let isVector = SourceInspection.isVector(header)
         var image: Image
         let geometry: ResizeGeometry
@@ -40,7 +43,7 @@ struct ProcessingSteps {
             image = try apply(ResizingTransformer(size: size, scaleMode: .fill), to: image)
         }
         for transformer in afterResize(geometry) { image = try apply(transformer, to: image) }
-        return image
+        return (image, geometry.dprScale)
     }
 
     /// The result's last steps: brought within the format's largest side, and flattened when
@@ -58,6 +61,13 @@ struct ProcessingSteps {
             image = try apply(FlatteningTransformer(background: options.background ?? .white), to: image)
         }
         return image
+    }
+
+    /// The mark drawn over the finished result, last (imgproxy's order), on every frame; its
+    /// pixel offsets times `dprScale`.
+    func watermarked(_ image: Image, dprScale: Double) throws(ImageServerError) -> Image {
+        guard let transformer = watermark?.transformer(for: options, dprScale: dprScale) else { return image }
+        return try apply(transformer, to: image)
     }
 
     // MARK: Sizes

@@ -156,6 +156,21 @@ extension OptionTable {
             apply: whole(\.background, ArgumentReader.background),
             canonical: { $0.background.map { [ProcessingOptions.hex($0)] } }
         ),
+        // MARK: Watermark
+        .result(
+            "watermark", aliases: ["wm"], arguments: "opacity:position:x:y:scale", example: "0.5:soea:10:10:0.2", default: .arguments("0"),
+            apply: { reader, options, _ throws(ImageServerError) in options.watermark = try watermark(reader, replacing: options.watermark) },
+            canonical: { options in
+                let mark = options.watermark
+                guard mark.opacity > 0 else { return nil }
+                let position = switch mark.position {
+                case .anchor(let anchor): GravityNames.name(of: anchor)
+                case .tiled: "re"
+                }
+                let arguments = [ProcessingOptions.number(mark.opacity), position, ProcessingOptions.number(mark.x), ProcessingOptions.number(mark.y)]
+                return mark.scale > 0 ? arguments + [ProcessingOptions.number(mark.scale)] : arguments
+            }
+        ),
         .result(
             "format", aliases: ["f", "ext"], arguments: "jpeg, png, webp, avif, gif, heic, heif, jxl or tiff", example: "webp", default: .none,
             apply: { reader, options, _ throws(ImageServerError) in options.format = try reader.format(try reader.single()) },
@@ -320,6 +335,30 @@ extension OptionTable {
         if values.count > 1, !values[1].isEmpty { options.height = try reader.count(values[1]) }
         if values.count > 2, !values[2].isEmpty { options.enlarge = try reader.bool(values[2]) }
         if values.count > 3, !values[3].isEmpty { try extend(reader, arguments.dropFirst(3), &options) }
+    }
+
+    /// `opacity:position:x:y:scale` (imgproxy's `wm`): the opacity given, 0...1; empty or missing
+    /// arguments leave their fields as they were. Up to 7 arguments, as imgproxy's parser
+    /// (the last two are Pro's; ignored, as there).
+    private static func watermark(_ reader: ArgumentReader, replacing current: ProcessingOptions.Watermark) throws(ImageServerError) -> ProcessingOptions.Watermark {
+        try reader.atMost(7)
+        var mark = current
+        let opacity = try reader.number(try reader.argument(at: 0))
+        guard (0...1).contains(opacity) else { throw reader.fail("the opacity \(opacity) is not in 0...1") }
+        mark.opacity = opacity
+        if let position = reader.given(1) {
+            if position == "re" {
+                mark.position = .tiled
+            } else if let anchor = GravityNames.anchors[position] {
+                mark.position = .anchor(anchor)
+            } else {
+                throw reader.fail("\(position) is not a watermark position (ce, no, so, ea, we, noea, nowe, soea, sowe, re)")
+            }
+        }
+        if let x = reader.given(2) { mark.x = try reader.number(x) }
+        if let y = reader.given(3) { mark.y = try reader.number(y) }
+        if let scale = reader.given(4) { mark.scale = try reader.positive(scale) }
+        return mark
     }
 
     /// `enabled:gravity...` (`extend`, and the tail of `size`); no smart gravity.

@@ -114,6 +114,8 @@ public struct ProcessingOptions: Sendable, Hashable {
     public var pixelate = 0
     /// Corner radius in pixels before `dpr` (`round_corners`, this server's own).
     public var roundCorners = 0.0
+    /// The server's mark drawn over the result, last (`watermark`); opacity 0: none.
+    public var watermark = Watermark()
 
     // MARK: Output
 

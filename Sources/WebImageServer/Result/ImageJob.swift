@@ -8,13 +8,16 @@ struct ImageJob: Sendable, CustomStringConvertible {
     let format: OutputFormatPlan
     /// The `Cookie` header the source's fetch carries (`COOKIE_PASSTHROUGH`); nil: none.
     let sourceCookie: String?
+    /// The server's mark, when the request draws it (`watermark` with an opacity above 0).
+    let watermark: WatermarkMark?
     let key: ResultKey
 
-    init(request: ImageRequest, format: OutputFormatPlan, sourceCookie: String? = nil) {
+    init(request: ImageRequest, format: OutputFormatPlan, sourceCookie: String? = nil, watermark: WatermarkMark? = nil) {
         self.request = request
         self.format = format
         self.sourceCookie = sourceCookie
-        key = ResultKey(request: request, format: format, sourceCookie: sourceCookie)
+        self.watermark = watermark
+        key = ResultKey(request: request, format: format, sourceCookie: sourceCookie, watermark: watermark?.identity)
     }
 
     /// The source, the canonical options and the format's plan, on one line.
@@ -27,17 +30,19 @@ struct ImageJob: Sendable, CustomStringConvertible {
 /// form: defaults and presets expanded, order normalised) and the output format's plan (the
 /// URL's format, or the formats the request's `Accept` lets the server choose). Never the
 /// signature, which changes with key rotation. A source fetched with the request's cookies adds
-/// a digest of them: one client's result is never another's.
+/// a digest of them: one client's result is never another's. A result that draws the server's
+/// watermark adds the mark's identity: a changed mark makes new results.
 struct ResultKey: Hashable, Sendable {
     /// The parts on lines of their own: the stores' key, and what entity tags digest.
     let text: String
 
-    init(request: ImageRequest, format plan: OutputFormatPlan, sourceCookie: String? = nil) {
+    init(request: ImageRequest, format plan: OutputFormatPlan, sourceCookie: String? = nil, watermark: String? = nil) {
         var text = request.source.description + "\n" + request.canonicalForm + "\n" + plan.cacheKey
         if let sourceCookie {
             let digest = SHA256.hash(data: Array(sourceCookie.utf8)).map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()
             text += "\ncookie " + digest
         }
+        if let watermark { text += "\nwatermark " + watermark }
         self.text = text
     }
 }

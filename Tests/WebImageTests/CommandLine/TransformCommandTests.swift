@@ -36,8 +36,29 @@ import WebImage
         #expect(image.frameCount == 8 && image.pixelWidth == 94 && image.pixelHeight == 100)
     }
 
+    @Test func convertDrawsAWatermarkFromAFile() async throws {
+        let folder = try Self.scratch()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        // A 50x25 opaque green mark.
+        let green = RGBA8(red: 0, green: 255, blue: 0)
+        let markImage = WebImage.Image(rgba8Pixels: [UInt8]((0..<50 * 25).flatMap { _ in [UInt8(0), 255, 0, 255] }), width: 50, height: 25)
+        let mark = folder.appendingPathComponent("mark.png")
+        try ImageCodersManager.shared.encode(try #require(markImage), format: .png, options: ImageCoderOptions()).write(to: mark)
+        let output = folder.appendingPathComponent("out.png")
+        let result = try await ChildProcess.run("webimage", [
+            "convert", CommandLineToolTests.path("photos/rocket.jpg"), output.path, "--transform", "watermark=\(mark.path),1,soea,10,10,0.2",
+        ])
+        #expect(result.status == 0, "\(result.standardError)")
+        let image = try TestImages.decoded(try Data(contentsOf: output))
+        // Fitted into a fifth of 640x427 (128x85): 128x64, 10 pixels in from the bottom right.
+        #expect(image.pixelWidth == 640 && image.pixelHeight == 427)
+        #expect(image.pixel(x: 502, y: 353) == green && image.pixel(x: 629, y: 416) == green)
+        #expect(image.pixel(x: 501, y: 353) != green && image.pixel(x: 630, y: 416) != green && image.pixel(x: 502, y: 352) != green)
+    }
+
     @Test(arguments: [
-        ("resize=300x200,fill;bogus=1;blur=2", "bogus=1"), ("resize=300", "resize=300"), ("crop=1,2,3", "crop=1,2,3"),
+        ("resize=300x200,fill;bogus=1;blur=2", "bogus=1"), ("watermark=/no/such/mark.png", "watermark=/no/such/mark.png"),
+        ("watermark=mark.png,2", "watermark=mark.png,2"), ("watermark=mark.png,1,middle", "watermark=mark.png,1,middle"), ("resize=300", "resize=300"), ("crop=1,2,3", "crop=1,2,3"),
         ("blur=-1", "blur=-1"), ("tint=purple", "tint=purple"), ("round=4;;blur=1", ""), ("flip=x", "flip=x"),
     ])
     func aMalformedChainIsAOneLineErrorNamingTheStep(chain: String, step: String) async throws {
