@@ -91,8 +91,9 @@ import WebImageTestServer
                 #expect(max(animated.pixelWidth, animated.pixelHeight) == 40)
                 let small = try await server.get(ServingTests.path(origin, "photos/rocket.jpg", options: "rs:fit:300:200/mb:5000"))
                 #expect(small.status == 200 && small.body.count <= 5000)
+                // Out of reach: the smallest result is sent, as imgproxy sends it.
                 let unreachable = try await server.get(ServingTests.path(origin, "photos/rocket.jpg", options: "mb:500"))
-                #expect(unreachable.status == 422 && unreachable.body == Data("The image cannot be made small enough for max_bytes\n".utf8))
+                #expect(unreachable.status == 200 && unreachable.body.count > 500 && unreachable.header("content-type") == "image/jpeg")
             }
         }
     }

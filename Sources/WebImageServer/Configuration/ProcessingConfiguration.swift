@@ -45,8 +45,8 @@ public struct ProcessingConfiguration: Sendable, Hashable {
     /// When above 0, each frame of an animation is held to this many pixels instead of the
     /// whole animation to `maxSourceResolution`.
     public var maxAnimationFrameResolution = 0
-    /// Largest side of a result; 0 for no limit. A larger result is 422 here (imgproxy scales
-    /// it down).
+    /// Largest side of a result; 0 for no limit. A larger result is scaled down to fit, padding,
+    /// extend and rotation counted (imgproxy's, since 3.29).
     public var maxResultDimension = 0
     /// Remove metadata (EXIF, XMP, IPTC, the ICC profile) from results; `false` keeps what the
     /// output format holds.
