@@ -43,6 +43,9 @@ import WebImageTestServer
             let origin = "https://app.example"
             let environment: [String: String] = [
                 "IMGPROXY_BIND": "127.0.0.1:0",
+                // As every server under test: time limits a busy machine does not reach.
+                "IMGPROXY_TIMEOUT": "60",
+                "IMGPROXY_DOWNLOAD_TIMEOUT": "60",
                 "IMGPROXY_KEY": key,
                 "IMGPROXY_SALT": salt,
                 "IMGPROXY_USE_S3": "true",

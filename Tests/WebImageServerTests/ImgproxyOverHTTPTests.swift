@@ -54,8 +54,8 @@ import WebImageTestServer
 
     @Test func acceptPicksAVIFThenWebPAndVariesWithIt() async throws {
         try await withOrigin { origin in
-            try await withRunningServer(.fetchingFromLoopback()) { server in
-                try await withRunningServer(.fetchingFromLoopback { $0.processing.autoAVIF = false }) { withoutAVIF in
+            try await withRunningServer(.fetchingFromLoopback { $0.processing = .negotiating }) { server in
+                try await withRunningServer(.fetchingFromLoopback { $0.processing.autoWebP = true }) { withoutAVIF in
                     // No extension in the path: the format is negotiated.
                     let path = ImagePathBuilder.path(options: "rs:fit:100:100", sourceURL: origin.url("/images/photos/rocket.jpg").absoluteString)
                     let accept = ["Accept": "image/avif,image/webp,*/*"]

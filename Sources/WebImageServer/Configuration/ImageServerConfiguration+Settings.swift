@@ -82,11 +82,11 @@ extension ImageServerConfiguration {
             "formats a source keeps; otherwise the first of these that carries its alpha or animation"
         ),
         .read(
-            "autoWebp", \.processing.autoWebP, .bool, aliases: ["enableWebpDetection"], imgproxyDefault: "false",
-            "WebP when `Accept` takes it and the URL names no format; `Vary: Accept`"
+            "autoWebp", \.processing.autoWebP, .bool, aliases: ["enableWebpDetection"],
+            "WebP when `Accept` takes it and the URL names no format; `Vary: Accept` (a cache in front must key on it)"
         ),
         .read(
-            "autoAvif", \.processing.autoAVIF, .bool, aliases: ["enableAvifDetection"], imgproxyDefault: "false",
+            "autoAvif", \.processing.autoAVIF, .bool, aliases: ["enableAvifDetection"],
             "the same for AVIF, preferred over WebP; not for animations"
         ),
         .read("enforceWebp", \.processing.enforceWebP, .bool, "WebP when `Accept` takes it, even over the URL's format"),

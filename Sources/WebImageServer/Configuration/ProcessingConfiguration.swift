@@ -13,12 +13,12 @@ public struct ProcessingConfiguration: Sendable, Hashable {
     /// Output formats for sources whose own format is not one of them: the first that keeps
     /// the source's alpha or animation.
     public var preferredFormats: [ImageFormat] = [.jpeg, .png, .gif]
-    /// WebP when the URL names no format and the request's `Accept` takes it (on here, off in
-    /// imgproxy).
-    public var autoWebP = true
+    /// WebP when the URL names no format and the request's `Accept` takes it. Off by default, as
+    /// in imgproxy: the response then varies with `Accept`, which a cache in front must key on.
+    public var autoWebP = false
     /// AVIF when the URL names no format and `Accept` takes it, preferred to WebP; not for
-    /// animations, which AVIF cannot hold here (on here, off in imgproxy).
-    public var autoAVIF = true
+    /// animations, which AVIF cannot hold here. Off by default, as `autoWebP`.
+    public var autoAVIF = false
     /// WebP when `Accept` takes it, even over the URL's format.
     public var enforceWebP = false
     /// AVIF when `Accept` takes it, even over the URL's format.
