@@ -13,12 +13,12 @@ public struct ProcessingConfiguration: Sendable, Hashable {
     /// Output formats for sources whose own format is not one of them: the first that keeps
     /// the source's alpha or animation.
     public var preferredFormats: [ImageFormat] = [.jpeg, .png, .gif]
-    /// WebP when the URL names no format and the request's `Accept` takes it (on here, off in
-    /// imgproxy).
-    public var autoWebP = true
+    /// WebP when the URL names no format and the request's `Accept` takes it. Off by default, as
+    /// in imgproxy: the response then varies with `Accept`, which a cache in front must key on.
+    public var autoWebP = false
     /// AVIF when the URL names no format and `Accept` takes it, preferred to WebP; not for
-    /// animations, which AVIF cannot hold here (on here, off in imgproxy).
-    public var autoAVIF = true
+    /// animations, which AVIF cannot hold here. Off by default, as `autoWebP`.
+    public var autoAVIF = false
     /// WebP when `Accept` takes it, even over the URL's format.
     public var enforceWebP = false
     /// AVIF when `Accept` takes it, even over the URL's format.
@@ -45,8 +45,8 @@ public struct ProcessingConfiguration: Sendable, Hashable {
     /// When above 0, each frame of an animation is held to this many pixels instead of the
     /// whole animation to `maxSourceResolution`.
     public var maxAnimationFrameResolution = 0
-    /// Largest side of a result; 0 for no limit. A larger result is 422 here (imgproxy scales
-    /// it down).
+    /// Largest side of a result; 0 for no limit. A larger result is scaled down to fit, padding,
+    /// extend and rotation counted (imgproxy's, since 3.29).
     public var maxResultDimension = 0
     /// Remove metadata (EXIF, XMP, IPTC, the ICC profile) from results; `false` keeps what the
     /// output format holds.

@@ -17,8 +17,9 @@ public struct ImageProcessor: Sendable {
 
     /// The result for `source` (its bytes) by `options`, in the format `plan` decides, made on
     /// the blocking pool. Errors carry their status: 422 for a source that cannot be read or
-    /// is over a limit, or a result that cannot be made (`max_bytes`, the result limit, a
-    /// format that cannot be written).
+    /// is over a limit, or a format that cannot be written. `max_bytes` is a target, as in
+    /// imgproxy: a lossy result that cannot meet it is sent at its smallest, a lossless one as
+    /// it is.
     public func process(_ source: Data, options: ProcessingOptions, format plan: OutputFormatPlan) async throws(ImageServerError) -> ProcessedImage {
         try await process(source, options: options, format: plan, watermark: nil)
     }
@@ -83,18 +84,13 @@ public struct ImageProcessor: Sendable {
         if !options.stripColorProfile { kept.insert(.colorProfile) }
         encoding.encodeKeepsMetadata = !kept.isEmpty
         encoding.encodeKeptMetadata = kept
-        let data: Data
         do {
-            data = try coders.encode(image, format: format, options: encoding)
+            return try coders.encode(image, format: format, options: encoding)
         } catch {
             // The source is decoded while encoding: a corrupt one fails here, and so does one
             // over a limit (its decode's time budget, the encoders' limit on an animation's pixels).
             if case .unsupportedFormat = error { throw .unsupportedOutputFormat("\(format) cannot be written") }
             throw SourceInspection.mapped(error)
         }
-        if options.maxBytes > 0, data.count > options.maxBytes {
-            throw .maxBytesNotMet(smallest: data.count, limit: options.maxBytes)
-        }
-        return data
     }
 }

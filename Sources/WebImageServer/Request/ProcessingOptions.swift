@@ -87,6 +87,10 @@ public struct ProcessingOptions: Sendable, Hashable {
     /// Grow the canvas to the box when the image is smaller (`extend`), placed by `extendGravity`.
     public var extend = false
     public var extendGravity = ImageGravity.center
+    /// Grow the canvas to the box's aspect ratio around the image (`extend_aspect_ratio`),
+    /// placed by `extendAspectRatioGravity`; only when the box has both sides.
+    public var extendAspectRatio = false
+    public var extendAspectRatioGravity = ImageGravity.center
     /// Where `fill` and `crop` cut (`gravity`).
     public var gravity = ImageGravity.center
     /// The cut before resizing (`crop`); nil for none.
