@@ -57,9 +57,9 @@ import WebImageTestServer
                 "IMGPROXY_PATH_PREFIX": "/media",
                 "IMGPROXY_SECRET": "a-bearer-token",
                 "IMGPROXY_ALLOW_ORIGIN": origin,
-                // MARK: Output knobs and watermarks, once on main
-                // IMGPROXY_JPEG_PROGRESSIVE and IMGPROXY_WATERMARK_* (with its `wm` option below)
-                // join here, with their checks beside the others.
+                "IMGPROXY_JPEG_PROGRESSIVE": "true",
+                "IMGPROXY_WATERMARK_PATH": try WatermarkTests.markFile().path,
+                "IMGPROXY_WATERMARK_OPACITY": "1",
             ]
             var configuration = try await ImageServerConfiguration.load(arguments: ["webimage"], environment: environment)
             // The cache folder is this server's own (imgproxy keeps none): a fresh one, as every test's.
@@ -69,6 +69,9 @@ import WebImageTestServer
                 Request(source: "s3://media/photos/rocket.jpg", options: [["rs", "fit", "100", "100"], ["f", "png"]]),
                 Request(source: "s3://media/photos/rocket.jpg", options: [["rs", "fit", "300", "300"], ["extend_aspect_ratio", "1"], ["f", "png"]]),
                 Request(source: "s3://media/photos/missing.jpg", options: [["rs", "fit", "100", "100"], ["f", "png"]]),
+                Request(source: "s3://media/photos/rocket.jpg", options: [["rs", "fit", "200", "200"], ["f", "jpg"]]),
+                Request(source: "s3://media/photos/rocket.jpg", options: [["rs", "fit", "200", "200"], ["wm", "1", "soea"], ["f", "png"]]),
+                Request(source: "s3://media/photos/rocket.jpg", options: [["rs", "fit", "200", "200"], ["f", "png"]]),
             ]
             let paths = try await Self.imgproxyPaths(requests, key: key, salt: salt, prefix: "/media")
             let forged = try await Self.imgproxyPaths(requests, key: Self.randomHex(), salt: salt, prefix: "/media")
@@ -95,6 +98,18 @@ import WebImageTestServer
                 #expect(try await server.get(paths[0], headers: ["Authorization": "Bearer another"]).status == 403)
                 #expect(try await server.get(forged[0], headers: bearer).status == 403)
                 #expect(try await server.get(String(paths[0].dropFirst("/media".count)), headers: bearer).status == 404)
+
+                // JPEG_PROGRESSIVE: a progressive frame (SOF2).
+                let jpeg = try await server.get(paths[3], headers: bearer)
+                #expect(jpeg.status == 200 && JPEGMarkers.frameMarker(of: jpeg.body) == 0xC2)
+
+                // The watermark of WATERMARK_PATH (a 50x25 green mark at its own size) in the
+                // bottom right corner, and nowhere else.
+                let marked = try WatermarkTests.decoded(try await server.get(paths[4], headers: bearer))
+                let plain = try WatermarkTests.decoded(try await server.get(paths[5], headers: bearer))
+                #expect(marked.pixelWidth == 200 && marked.pixelHeight == 133)
+                #expect(try WatermarkTests.changedArea(marked, from: plain) == [150, 108, 50, 25])
+                #expect(marked.pixel(x: 199, y: 132) == WatermarkTests.green)
 
                 // A browser's preflight, without the secret, and the health check under the prefix.
                 let preflight = try await server.send(.OPTIONS, paths[0])
