@@ -140,7 +140,7 @@ extension ImageServerConfiguration {
         ),
         .read(
             "keepCopyright", \.processing.keepCopyright, .bool,
-            "stripping metadata keeps the EXIF's Copyright and Artist (`kcr`; imgproxy also IPTC's and XMP's)"
+            "stripping metadata keeps the EXIF's Copyright and Artist, IPTC's By-line, Credit and Copyright Notice (`kcr`; imgproxy also XMP's)"
         ),
         .read("enforceThumbnail", \.processing.enforceThumbnail, .bool, "a HEIC or AVIF source's embedded thumbnail is processed in its place (`eth`)"),
         .read(

@@ -72,7 +72,7 @@ public struct ProcessingConfiguration: Sendable, Hashable {
     public var avifSpeed = 8
     /// The default of `strip_color_profile`: results carry no ICC profile, their pixels sRGB.
     public var stripColorProfile = true
-    /// The default of `keep_copyright`: stripping metadata keeps the EXIF's Copyright and Artist.
+    /// The default of `keep_copyright`: stripping metadata keeps the copyright (EXIF, IPTC).
     public var keepCopyright = true
     /// The default of `enforce_thumbnail`: a HEIC or AVIF source's embedded thumbnail is the source.
     public var enforceThumbnail = false

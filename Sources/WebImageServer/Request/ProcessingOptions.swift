@@ -132,7 +132,8 @@ public struct ProcessingOptions: Sendable, Hashable {
     public var stripMetadata: Bool
     /// Write no ICC profile (`strip_color_profile`); false keeps the profile of the pixels.
     public var stripColorProfile: Bool
-    /// When stripping metadata, keep the EXIF's Copyright and Artist (`keep_copyright`).
+    /// When stripping metadata, keep the copyright: the EXIF's Copyright and Artist, IPTC's
+    /// By-line, Credit and Copyright Notice (`keep_copyright`).
     public var keepCopyright: Bool
     /// Process a HEIC or AVIF source's embedded thumbnail, when it has one (`enforce_thumbnail`).
     public var enforceThumbnail: Bool
