@@ -116,7 +116,7 @@ extension ImageServerConfiguration {
         ),
         .read(
             "stripMetadata", \.processing.stripMetadata, .bool,
-            "results carry no EXIF, XMP, IPTC or ICC profile; `false` (or `sm:0`) keeps them (docs/cli.md: what each format keeps)"
+            "results carry no EXIF, XMP or IPTC but their copyright (`KEEP_COPYRIGHT`); `false` (or `sm:0`) keeps them (docs/cli.md: what each format keeps); the ICC profile: `STRIP_COLOR_PROFILE`"
         ),
         .read("autoRotate", \.processing.autoRotate, .bool, "turn sources upright by their EXIF orientation"),
         // MARK: Output: compression, colour profile, copyright, thumbnail

@@ -48,8 +48,8 @@ public struct ProcessingConfiguration: Sendable, Hashable {
     /// Largest side of a result; 0 for no limit. A larger result is 422 here (imgproxy scales
     /// it down).
     public var maxResultDimension = 0
-    /// Remove metadata (EXIF, XMP, IPTC, the ICC profile) from results; `false` keeps what the
-    /// output format holds.
+    /// Remove metadata (EXIF, XMP, IPTC) from results but the copyright (`keepCopyright`);
+    /// `false` keeps what the output format holds. The ICC profile: `stripColorProfile`.
     public var stripMetadata = true
     /// Turn sources upright by their EXIF orientation.
     public var autoRotate = true
