@@ -97,26 +97,30 @@ import WebImageTestServer
         #expect(JPEGMarkers.hasICCProfile(configured.body))
     }
 
-    @Test func keepCopyrightKeepsTheEXIFCopyrightWhenStripping() async throws {
+    @Test func keepCopyrightKeepsTheEXIFAndIPTCCopyrightWhenStripping() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("webimage-copyright-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         let rocket = try SourceImages.data(SourceImages.rocket)
-        try JPEGMarkers.withEXIF(rocket, make: "MakerCorp", artist: "Ann Artist", copyright: "(c) Example Photo Co").write(to: folder.appendingPathComponent("signed.jpg"))
+        let iptc: [(dataset: UInt8, text: String)] = [(80, "Bea Byline"), (25, "secret-keyword"), (116, "(c) IPTC Notice")]
+        try JPEGMarkers.withMetadata(rocket, make: "MakerCorp", artist: "Ann Artist", copyright: "(c) Example Photo Co", iptc: iptc)
+            .write(to: folder.appendingPathComponent("signed.jpg"))
         let source = "/plain/local:///signed.jpg@jpg"
         let (kept, dropped, unstripped) = try await withRunningServer(Self.configuration(root: folder.path)) { server in
             (try await server.get("/_/rs:fit:100:100" + source), try await server.get("/_/rs:fit:100:100/kcr:0" + source),
              try await server.get("/_/rs:fit:100:100/sm:0" + source))
         }
         #expect(kept.status == 200 && dropped.status == 200 && unstripped.status == 200)
-        #expect(kept.body.contains("(c) Example Photo Co") && kept.body.contains("Ann Artist"))
-        #expect(!kept.body.contains("MakerCorp"))
-        #expect(!dropped.body.contains("(c) Example Photo Co") && !dropped.body.contains("MakerCorp"))
-        #expect(unstripped.body.contains("(c) Example Photo Co") && unstripped.body.contains("MakerCorp"))
+        #expect(kept.body.containsText("(c) Example Photo Co") && kept.body.containsText("Ann Artist"))
+        #expect(kept.body.containsText("Bea Byline") && kept.body.containsText("(c) IPTC Notice"))
+        #expect(!kept.body.containsText("MakerCorp") && !kept.body.containsText("secret-keyword"))
+        #expect(!dropped.body.containsText("(c) Example Photo Co") && !dropped.body.containsText("MakerCorp") && !dropped.body.containsText("Bea Byline"))
+        #expect(unstripped.body.containsText("(c) Example Photo Co") && unstripped.body.containsText("MakerCorp"))
+        #expect(unstripped.body.containsText("secret-keyword"))
         let configured = try await withRunningServer(Self.configuration(root: folder.path) { $0.processing.keepCopyright = false }) {
             try await $0.get("/_/rs:fit:100:100" + source)
         }
-        #expect(!configured.body.contains("(c) Example Photo Co"))
+        #expect(!configured.body.containsText("(c) Example Photo Co"))
     }
 
     @Test func enforceThumbnailProcessesTheHEIFsEmbeddedThumbnail() async throws {
@@ -178,7 +182,7 @@ import WebImageTestServer
         #expect(automatic.status == 200 && ImageFormat(sniffing: automatic.body) == .png)
         #expect(asSVG.status != 200)
         for reply in [automatic, asSVG] {
-            #expect(!reply.body.contains("alert") && !reply.body.contains("<svg"))
+            #expect(!reply.body.containsText("alert") && !reply.body.containsText("<svg"))
         }
     }
 
@@ -247,9 +251,9 @@ enum JPEGMarkers {
         return segments
     }
 
-    /// `jpeg` with an EXIF APP1 segment after its SOI holding Make, Artist and Copyright (IFD0,
-    /// little-endian TIFF).
-    static func withEXIF(_ jpeg: Data, make: String, artist: String, copyright: String) -> Data {
+    /// `jpeg` with, after its SOI, an EXIF APP1 segment holding Make, Artist and Copyright (IFD0,
+    /// little-endian TIFF), and an APP13 segment holding `iptc`'s application datasets (record 2).
+    static func withMetadata(_ jpeg: Data, make: String, artist: String, copyright: String, iptc: [(dataset: UInt8, text: String)]) -> Data {
         let entries: [(tag: UInt16, text: String)] = [(0x010F, make), (0x013B, artist), (0x8298, copyright)]
         var tiff: [UInt8] = [0x49, 0x49, 0x2A, 0x00, 0x08, 0x00, 0x00, 0x00]
         func append16(_ value: Int) { tiff += [UInt8(value & 0xFF), UInt8(value >> 8 & 0xFF)] }
@@ -268,9 +272,16 @@ enum JPEGMarkers {
         }
         append32(0)
         tiff += values
-        let payload = Array("Exif\0\0".utf8) + tiff
-        let segment: [UInt8] = [0xFF, 0xE1, UInt8((payload.count + 2) >> 8), UInt8((payload.count + 2) & 0xFF)] + payload
-        return jpeg.prefix(2) + Data(segment) + jpeg.dropFirst(2)
+        let iim = iptc.flatMap { dataset in
+            let text = Array(dataset.text.utf8)
+            return [0x1C, 2, dataset.dataset, UInt8(text.count >> 8), UInt8(text.count & 0xFF)] + text
+        }
+        var resources = Array("Photoshop 3.0\0".utf8) + Array("8BIM".utf8) + [0x04, 0x04, 0, 0]
+        resources += [0, 0, UInt8(iim.count >> 8), UInt8(iim.count & 0xFF)] + iim + (iim.count % 2 == 1 ? [0] : [])
+        func segment(_ marker: UInt8, _ payload: [UInt8]) -> Data {
+            Data([0xFF, marker, UInt8((payload.count + 2) >> 8), UInt8((payload.count + 2) & 0xFF)] + payload)
+        }
+        return jpeg.prefix(2) + segment(0xE1, Array("Exif\0\0".utf8) + tiff) + segment(0xED, resources) + jpeg.dropFirst(2)
     }
 }
 
@@ -301,7 +312,7 @@ struct PNGHeader {
 
 extension Data {
     /// The UTF-8 bytes of `text` appear in these bytes.
-    func contains(_ text: String) -> Bool {
+    func containsText(_ text: String) -> Bool {
         range(of: Data(text.utf8)) != nil
     }
 }

@@ -120,9 +120,9 @@ public struct ImageCoderOptions: Sendable, Equatable {
 
         /// The whole EXIF block (orientation 1).
         public static let exif = KeptMetadata(rawValue: 1)
-        /// The EXIF's Copyright and Artist tags alone (imgproxy's `keep_copyright`); `exif`
-        /// keeps them with the rest.
-        public static let exifCopyright = KeptMetadata(rawValue: 2)
+        /// The copyright alone (imgproxy's `keep_copyright`): the EXIF's Copyright and Artist
+        /// tags, IPTC's By-line, Credit and Copyright Notice; `exif` and `iptc` keep them with the rest.
+        public static let copyright = KeptMetadata(rawValue: 2)
         public static let xmp = KeptMetadata(rawValue: 4)
         public static let iptc = KeptMetadata(rawValue: 8)
         /// The ICC profile of the decoded pixels.

@@ -26,10 +26,11 @@ extension ImageCoderOptions {
         let kinds = encodeKeptMetadata, source = image.metadata
         // The copyright alone: an EXIF without Copyright or Artist is not written.
         let keepsEXIF = kinds.contains(.exif)
-            || kinds.contains(.exifCopyright) && source.exif.map { !JPEGMetadata.ifd0Tags(ofEXIF: $0).isDisjoint(with: [0x8298, 0x013B]) } == true
+            || kinds.contains(.copyright) && source.exif.map { !JPEGMetadata.ifd0Tags(ofEXIF: $0).isDisjoint(with: [0x8298, 0x013B]) } == true
+        let iptc = kinds.contains(.iptc) ? source.iptc : kinds.contains(.copyright) ? source.iptc.flatMap(IPTCCopyright.kept) : nil
         let metadata = ImageMetadata(
             exif: keepsEXIF ? source.exif : nil, xmp: kinds.contains(.xmp) ? source.xmp : nil,
-            iptc: kinds.contains(.iptc) ? source.iptc : nil, iccProfile: kinds.contains(.colorProfile) ? source.iccProfile : nil
+            iptc: iptc, iccProfile: kinds.contains(.colorProfile) ? source.iccProfile : nil
         )
         guard !metadata.isEmpty else { return nil }
         return KeptMetadataBlocks(metadata: metadata, exifCopyrightOnly: !kinds.contains(.exif))

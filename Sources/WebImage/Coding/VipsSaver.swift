@@ -50,6 +50,7 @@ struct VipsSaver: Sendable {
         fixedOptions = formatOptions + (keepsMetadata ? "strip=false" : "strip=true")
         self.keepsMetadata = keepsMetadata
         webPEffort = effort.map { min(6, max(0, $0)) } ?? 4
+        // libwebp numbers its presets in the order of `WebPPreset`'s cases, as libvips does.
         webPPreset = ImageCoderOptions.WebPPreset.allCases.firstIndex(of: options.encodeWebPPreset) ?? 0
     }
 

@@ -115,7 +115,7 @@ extension ImageServerConfiguration {
         ),
         .read(
             "stripMetadata", \.processing.stripMetadata, .bool,
-            "results carry no EXIF, XMP, IPTC or ICC profile; `false` (or `sm:0`) keeps them (docs/cli.md: what each format keeps)"
+            "results carry no EXIF, XMP or IPTC but their copyright (`KEEP_COPYRIGHT`); `false` (or `sm:0`) keeps them (docs/cli.md: what each format keeps); the ICC profile: `STRIP_COLOR_PROFILE`"
         ),
         .read("autoRotate", \.processing.autoRotate, .bool, "turn sources upright by their EXIF orientation"),
         // MARK: Output: compression, colour profile, copyright, thumbnail
@@ -139,7 +139,7 @@ extension ImageServerConfiguration {
         ),
         .read(
             "keepCopyright", \.processing.keepCopyright, .bool,
-            "stripping metadata keeps the EXIF's Copyright and Artist (`kcr`; imgproxy also IPTC's and XMP's)"
+            "stripping metadata keeps the EXIF's Copyright and Artist, IPTC's By-line, Credit and Copyright Notice (`kcr`; imgproxy also XMP's)"
         ),
         .read("enforceThumbnail", \.processing.enforceThumbnail, .bool, "a HEIC or AVIF source's embedded thumbnail is processed in its place (`eth`)"),
         .read(

@@ -48,8 +48,8 @@ public struct ProcessingConfiguration: Sendable, Hashable {
     /// Largest side of a result; 0 for no limit. A larger result is scaled down to fit, padding,
     /// extend and rotation counted (imgproxy's, since 3.29).
     public var maxResultDimension = 0
-    /// Remove metadata (EXIF, XMP, IPTC, the ICC profile) from results; `false` keeps what the
-    /// output format holds.
+    /// Remove metadata (EXIF, XMP, IPTC) from results but the copyright (`keepCopyright`);
+    /// `false` keeps what the output format holds. The ICC profile: `stripColorProfile`.
     public var stripMetadata = true
     /// Turn sources upright by their EXIF orientation.
     public var autoRotate = true
@@ -72,7 +72,7 @@ public struct ProcessingConfiguration: Sendable, Hashable {
     public var avifSpeed = 8
     /// The default of `strip_color_profile`: results carry no ICC profile, their pixels sRGB.
     public var stripColorProfile = true
-    /// The default of `keep_copyright`: stripping metadata keeps the EXIF's Copyright and Artist.
+    /// The default of `keep_copyright`: stripping metadata keeps the copyright (EXIF, IPTC).
     public var keepCopyright = true
     /// The default of `enforce_thumbnail`: a HEIC or AVIF source's embedded thumbnail is the source.
     public var enforceThumbnail = false

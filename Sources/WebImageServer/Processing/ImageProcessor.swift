@@ -80,7 +80,7 @@ public struct ImageProcessor: Sendable {
         encoding.encodeBackgroundColor = options.background ?? .white
         settings.apply(to: &encoding, format: format)
         // imgproxy's `strip_metadata`, `keep_copyright` and `strip_color_profile`.
-        var kept: ImageCoderOptions.KeptMetadata = options.stripMetadata ? (options.keepCopyright ? .exifCopyright : []) : [.exif, .xmp, .iptc]
+        var kept: ImageCoderOptions.KeptMetadata = options.stripMetadata ? (options.keepCopyright ? .copyright : []) : [.exif, .xmp, .iptc]
         if !options.stripColorProfile { kept.insert(.colorProfile) }
         encoding.encodeKeepsMetadata = !kept.isEmpty
         encoding.encodeKeptMetadata = kept

@@ -133,12 +133,13 @@ public struct ProcessingOptions: Sendable, Hashable {
     public var defaultQuality: Int
     /// Most bytes of the result (`max_bytes`); 0 for no limit.
     public var maxBytes = 0
-    /// Remove metadata from the result (`strip_metadata`); false keeps what the output
-    /// format can hold.
+    /// Remove metadata from the result (`strip_metadata`) but the copyright (`keepCopyright`);
+    /// false keeps what the output format can hold. The ICC profile: `stripColorProfile`.
     public var stripMetadata: Bool
     /// Write no ICC profile (`strip_color_profile`); false keeps the profile of the pixels.
     public var stripColorProfile: Bool
-    /// When stripping metadata, keep the EXIF's Copyright and Artist (`keep_copyright`).
+    /// When stripping metadata, keep the copyright: the EXIF's Copyright and Artist, IPTC's
+    /// By-line, Credit and Copyright Notice (`keep_copyright`).
     public var keepCopyright: Bool
     /// Process a HEIC or AVIF source's embedded thumbnail, when it has one (`enforce_thumbnail`).
     public var enforceThumbnail: Bool

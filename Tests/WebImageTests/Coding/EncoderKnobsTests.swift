@@ -71,7 +71,7 @@ import WebImage
         #expect(profileOnly.iccProfile != nil && profileOnly.xmp == nil && profileOnly.iptc == nil && !profileOnly.exifContains("Photoshop"))
         let copyrightOnly = try WrittenMetadata(try Self.encode("sdwebimage/TestICCProfile.jpg", as: .jpeg) {
             $0.encodeKeepsMetadata = true
-            $0.encodeKeptMetadata = [.exifCopyright, .xmp]
+            $0.encodeKeptMetadata = [.copyright, .xmp]
         })
         #expect(copyrightOnly.iccProfile == nil && copyrightOnly.xmp != nil && !copyrightOnly.exifContains("Photoshop"))
         let all = try WrittenMetadata(try Self.encode("sdwebimage/TestICCProfile.jpg", as: .jpeg) { $0.encodeKeepsMetadata = true })
