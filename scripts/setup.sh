@@ -6,8 +6,9 @@
 # metadata limit), chromium (the image server's playground is tested in it, headless), nginx (the
 # scale-out test runs two servers behind it), python3 and libvips-tools (the decode bombs' generator,
 # scripts/decode-bombs, which the server's bomb test runs), python3-venv and moto's S3-compatible
-# server in a virtual environment (scripts/moto-venv.sh: the S3 source tests), and the Debian
-# packages named as arguments (the benchmarks' tools). Idempotent.
+# server in a virtual environment (scripts/moto-venv.sh: the S3 source tests), pyimgproxy, a
+# third-party imgproxy URL builder, in another (scripts/pyimgproxy-venv.sh: the migration test),
+# and the Debian packages named as arguments (the benchmarks' tools). Idempotent.
 set -euo pipefail
 packages=(libvips-dev libvips-tools python3 python3-venv libheif-dev libjxl-dev libturbojpeg0-dev libjpeg62-turbo-dev liblcms2-dev libpng-dev libdeflate-dev zlib1g-dev pkg-config chromium nginx "$@")
 missing=()
@@ -22,3 +23,4 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 command -v swift >/dev/null || { echo "swift is not on PATH: install Swift 6.1 or newer first" >&2; exit 1; }
 bash "$(dirname "$0")/moto-venv.sh"
+bash "$(dirname "$0")/pyimgproxy-venv.sh"

@@ -30,22 +30,42 @@ static int wi_is_metadata_field(const char *name) {
     return 0;
 }
 
-static void *wi_collect_metadata_field(VipsImage *image, const char *name, GValue *value, void *names) {
+// A field's name passes or not.
+typedef int (*wi_field_test)(const char *name);
+
+typedef struct {
+    wi_field_test passes;
+    GSList *names;
+} wi_field_collection;
+
+static void *wi_collect_field(VipsImage *image, const char *name, GValue *value, void *collection) {
     (void)image;
     (void)value;
-    if (wi_is_metadata_field(name)) {
-        *(GSList **)names = g_slist_prepend(*(GSList **)names, g_strdup(name));
+    wi_field_collection *fields = collection;
+    if (fields->passes(name)) {
+        fields->names = g_slist_prepend(fields->names, g_strdup(name));
     }
     return NULL;
 }
 
-static void wi_remove_metadata(VipsImage *image) {
-    GSList *names = NULL;
-    vips_image_map(image, wi_collect_metadata_field, &names);
-    for (GSList *item = names; item != NULL; item = item->next) {
+// Removes the fields whose names pass `test` (collected first: the map walks the table).
+static void wi_remove_fields(VipsImage *image, wi_field_test test) {
+    wi_field_collection fields = { test, NULL };
+    vips_image_map(image, wi_collect_field, &fields);
+    for (GSList *item = fields.names; item != NULL; item = item->next) {
         vips_image_remove(image, item->data);
     }
-    g_slist_free_full(names, g_free);
+    g_slist_free_full(fields.names, g_free);
+}
+
+static void wi_remove_metadata(VipsImage *image) {
+    wi_remove_fields(image, wi_is_metadata_field);
+}
+
+// A field of the parsed EXIF other than its Copyright and Artist: libvips' savers rebuild the
+// EXIF block from the fields, leaving out the tags that have none.
+static int wi_is_exif_field_but_copyright(const char *name) {
+    return vips_isprefix("exif-ifd", name) && strcmp(name, "exif-ifd0-Copyright") != 0 && strcmp(name, "exif-ifd0-Artist") != 0;
 }
 
 static void wi_set_blob(VipsImage *image, const char *name, const void *data, size_t length) {
@@ -55,7 +75,8 @@ static void wi_set_blob(VipsImage *image, const char *name, const void *data, si
 }
 
 VipsImage *wi_with_metadata(VipsImage *in, const void *exif, size_t exif_length, const void *xmp, size_t xmp_length,
-                            const void *iptc, size_t iptc_length, const void *icc, size_t icc_length) {
+                            const void *iptc, size_t iptc_length, const void *icc, size_t icc_length,
+                            int exif_copyright_only) {
     wi_warnings_clear();
     VipsImage *out = NULL;
     if (vips_copy(in, &out, NULL) != 0) {
@@ -68,6 +89,8 @@ VipsImage *wi_with_metadata(VipsImage *in, const void *exif, size_t exif_length,
     if (vips_image_get_typeof(out, VIPS_META_EXIF_NAME) != 0 && vips__exif_parse(out) != 0) {
         vips_error_clear();
         wi_remove_metadata(out);
+    } else if (exif_copyright_only) {
+        wi_remove_fields(out, wi_is_exif_field_but_copyright);
     }
     // The pixels are upright: the EXIF orientation the savers write is 1.
     vips_image_set_int(out, VIPS_META_ORIENTATION, 1);

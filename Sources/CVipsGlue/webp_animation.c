@@ -126,7 +126,7 @@ static int wi_webp_blob_free(void *bytes, void *unused) {
     return 0;
 }
 
-VipsBlob *wi_webp_save_animation(VipsImage *image, int quality, int keep_metadata) {
+VipsBlob *wi_webp_save_animation(VipsImage *image, int quality, int effort, int preset, int keep_metadata) {
     wi_warnings_clear();
     int page_height = vips_image_get_page_height(image);
     if (image->BandFmt != VIPS_FORMAT_UCHAR || (image->Bands != 3 && image->Bands != 4) || page_height <= 0 ||
@@ -150,13 +150,17 @@ VipsBlob *wi_webp_save_animation(VipsImage *image, int quality, int keep_metadat
         return NULL;
     }
     WebPAnimEncoderOptions options;
-    if (!WebPConfigInit(&animation.config) || !WebPConfigPreset(&animation.config, WEBP_PRESET_DEFAULT, (float)quality) ||
+    if (effort < 0 || effort > 6 || preset < WEBP_PRESET_DEFAULT || preset > WEBP_PRESET_TEXT) {
+        vips_error("wi_webp", "effort %d or preset %d out of range", effort, preset);
+        return NULL;
+    }
+    if (!WebPConfigInit(&animation.config) || !WebPConfigPreset(&animation.config, (WebPPreset)preset, (float)quality) ||
         !WebPAnimEncoderOptionsInit(&options)) {
         vips_error("wi_webp", "%s", "libwebp version mismatch");
         return NULL;
     }
     animation.config.alpha_quality = 100;
-    animation.config.method = 4;
+    animation.config.method = effort;
     options.anim_params.loop_count = loop;
     animation.frame = g_try_malloc(animation.row_bytes * (size_t)page_height);
     animation.encoder = animation.frame == NULL ? NULL : WebPAnimEncoderNew(image->Xsize, page_height, &options);

@@ -18,8 +18,11 @@ extension VipsImageRef {
     /// A copy for a saver run with `strip=false`, carrying exactly this metadata: EXIF (parsed as
     /// libvips' loaders parse it, so that the saver keeps its tags; left out when libexif cannot
     /// read it), XMP, IPTC and the ICC profile, nil for none; the metadata this image carried
-    /// (a loader's) removed; orientation 1, the pixels being upright.
-    public func replacingMetadata(exif: Data?, xmp: Data?, iptc: Data?, iccProfile: Data?) throws(VipsError) -> VipsImageRef {
+    /// (a loader's) removed; orientation 1, the pixels being upright. `exifCopyrightOnly` keeps
+    /// of the EXIF its Copyright and Artist tags alone (the saver drops the tags it has no field for).
+    public func replacingMetadata(
+        exif: Data?, xmp: Data?, iptc: Data?, iccProfile: Data?, exifCopyrightOnly: Bool = false
+    ) throws(VipsError) -> VipsImageRef {
         let blobs = [exif, xmp, iptc, iccProfile].map { $0 ?? Data() }
         let result = blobs[0].withUnsafeBytes { exif in
             blobs[1].withUnsafeBytes { xmp in
@@ -27,7 +30,7 @@ extension VipsImageRef {
                     blobs[3].withUnsafeBytes { icc in
                         wi_with_metadata(
                             pointer, exif.baseAddress, exif.count, xmp.baseAddress, xmp.count,
-                            iptc.baseAddress, iptc.count, icc.baseAddress, icc.count
+                            iptc.baseAddress, iptc.count, icc.baseAddress, icc.count, exifCopyrightOnly ? 1 : 0
                         )
                     }
                 }

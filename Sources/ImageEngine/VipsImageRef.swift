@@ -153,11 +153,15 @@ public final class VipsImageRef: @unchecked Sendable {
     }
 
     /// This animation strip (`pageHeight` frames, with its delays and loop count) as an
-    /// animated WebP at `quality` (1...100), with its ICC profile, EXIF and XMP when
-    /// `keepsMetadata`. Encoded with libwebp directly: libvips 8.14's saver keeps its encoder
-    /// after a save that fails midway, as one stopped by a frame's decode budget does.
-    public func savedAsAnimatedWebP(quality: Int, keepsMetadata: Bool) throws(VipsError) -> Data {
-        guard let blob = wi_webp_save_animation(pointer, Int32(clamping: quality), keepsMetadata ? 1 : 0) else {
+    /// animated WebP at `quality` (1...100), libwebp's `effort` (0...6) and `preset` (libvips'
+    /// webpsave number: 0 default, 1 picture, 2 photo, 3 drawing, 4 icon, 5 text), with its ICC
+    /// profile, EXIF and XMP when `keepsMetadata`. Encoded with libwebp directly: libvips 8.14's
+    /// saver keeps its encoder after a save that fails midway, as one stopped by a frame's decode
+    /// budget does.
+    public func savedAsAnimatedWebP(quality: Int, effort: Int = 4, preset: Int = 0, keepsMetadata: Bool) throws(VipsError) -> Data {
+        guard let blob = wi_webp_save_animation(
+            pointer, Int32(clamping: quality), Int32(clamping: effort), Int32(clamping: preset), keepsMetadata ? 1 : 0
+        ) else {
             throw Vips.lastError(or: "the animated WebP save failed")
         }
         return Self.data(of: blob)

@@ -44,6 +44,15 @@ struct ConvertCommand: AsyncParsableCommand {
     @Option(help: "Transforms, in order, such as 'resize=300x200,fill;round=12;blur=2' (see the README).")
     var transform: String?
 
+    @Flag(name: [.customLong("interlace"), .customLong("progressive")], help: "Write JPEG progressive and PNG interlaced (Adam7).")
+    var interlace = false
+
+    @Option(name: [.customLong("colors"), .customLong("palette")], help: "Write PNG and GIF with a palette of at most N colours, 2 to 256 (rounded up to 2, 4, 16 or 256).")
+    var colors: Int?
+
+    @Option(help: "Encoder effort, in the output format's scale: WebP 0-6, AVIF and HEIC 0-9, JPEG XL 1-9, a PNG or GIF palette 1-10 (default: libvips').")
+    var effort: Int?
+
     @Flag var metadata: MetadataHandling = .strip
 
     @Option(help: "HDR sources (PQ or HLG AVIF, HEIC, JPEG XL, PNG): 'tonemap' (the default) writes SDR; 'keep' writes AVIF, HEIC, JPEG XL and PNG outputs HDR, with the source's samples and colour encoding (other formats get SDR).")
@@ -51,6 +60,8 @@ struct ConvertCommand: AsyncParsableCommand {
 
     func validate() throws {
         guard (1...100).contains(quality) else { throw ValidationError("--quality takes 1 to 100") }
+        if let colors, !(2...256).contains(colors) { throw ValidationError("--colors takes 2 to 256") }
+        if let effort, !(0...10).contains(effort) { throw ValidationError("--effort takes 0 to 10") }
         if let jobs, jobs < 1 { throw ValidationError("--jobs takes 1 or more") }
         if let format, ImageFormat(fileExtension: format) == .undefined {
             throw ValidationError("unknown output format \(format)")
@@ -73,7 +84,8 @@ struct ConvertCommand: AsyncParsableCommand {
         }
         let conversion = ImageConversion(
             thumbnail: try FetchCommand.thumbnailSize(thumbnail), quality: quality, transformer: transformer,
-            keepsMetadata: metadata == .keepMetadata, keepsHDR: hdr == .keep
+            keepsMetadata: metadata == .keepMetadata, keepsHDR: hdr == .keep,
+            encoding: EncodingKnobs(interlaced: interlace, paletteColorCount: colors ?? 0, effort: effort)
         )
         let explicitFormat = format.map { ImageFormat(fileExtension: $0) }
         let naming: OutputNaming = if let outputFolder { .folder(outputFolder) } else if let outputPattern { .pattern(outputPattern) } else { .file(inputs[1]) }

@@ -10,7 +10,10 @@ struct ImageConversion: Sendable {
     let options: ImageCoderOptions
     let transformer: PipelineTransformer?
 
-    init(thumbnail: CGSize?, quality: Int, transformer: PipelineTransformer?, keepsMetadata: Bool, keepsHDR: Bool = false) {
+    init(
+        thumbnail: CGSize?, quality: Int, transformer: PipelineTransformer?, keepsMetadata: Bool, keepsHDR: Bool = false,
+        encoding: EncodingKnobs = EncodingKnobs()
+    ) {
         var options = ImageCoderOptions()
         options.decodeUseLazyDecoding = true
         if let thumbnail { options.decodeThumbnailPixelSize = thumbnail }
@@ -18,6 +21,9 @@ struct ImageConversion: Sendable {
         options.encodeKeepsMetadata = keepsMetadata
         // `--hdr keep`: sources of more than 8 bits keep their samples to the formats that hold them.
         options.decodeToHDR = keepsHDR
+        options.encodeInterlaced = encoding.interlaced
+        options.encodePaletteColorCount = encoding.paletteColorCount
+        options.encodeEffort = encoding.effort
         self.options = options
         self.transformer = transformer
     }
@@ -34,6 +40,15 @@ struct ImageConversion: Sendable {
         }
         return (image, try ImageCodersManager.shared.encode(image, format: format, options: options))
     }
+}
+
+/// `--interlace`, `--colors`, `--effort`: how the encoder writes.
+struct EncodingKnobs: Sendable {
+    var interlaced = false
+    /// 0: full colour.
+    var paletteColorCount = 0
+    /// nil: libvips' default.
+    var effort: Int?
 }
 
 /// Why an input was not converted, in words (beside the library's own errors).

@@ -4,15 +4,15 @@ import WebImage
 import WebImageTestServer
 @testable import WebImageServer
 
-/// A URL's own limits (`max_src_resolution`, `max_src_file_size`, `max_animation_frames`,
-/// `max_animation_frame_resolution`, `max_result_dimension`) are not part of the result's key, so
-/// the result a looser URL made is found by a stricter one: it answers as its making would have.
+/// A URL's own source limits (`max_src_resolution`, `max_src_file_size`, `max_animation_frames`,
+/// `max_animation_frame_resolution`) are not part of the result's key, so the result a looser URL
+/// made is found by a stricter one: it answers as its making would have. `max_result_dimension`
+/// shrinks the result, so it is part of the key: each limit has its own result.
 @Suite struct CachedLimitTests {
     /// A base path, and the same path with a limit the source (or the result) is over.
     static let cases: [(base: String, limited: String)] = [
         ("rs:fit:300:300/plain/local:///photos/rocket.jpg", "rs:fit:300:300/msr:0.1/plain/local:///photos/rocket.jpg"),
         ("rs:fit:300:300/plain/local:///photos/rocket.jpg", "rs:fit:300:300/msfs:100000/plain/local:///photos/rocket.jpg"),
-        ("rs:fit:300:300/plain/local:///photos/rocket.jpg", "rs:fit:300:300/mrd:250/plain/local:///photos/rocket.jpg"),
         ("rs:fit:40:40/plain/local:///sdwebimage/TestImage.gif", "rs:fit:40:40/maf:4/plain/local:///sdwebimage/TestImage.gif"),
         ("rs:fit:40:40/plain/local:///sdwebimage/TestImage.gif", "rs:fit:40:40/mafr:0.002/plain/local:///sdwebimage/TestImage.gif"),
     ]
@@ -40,5 +40,26 @@ import WebImageTestServer
         #expect(fromDisk.status == 422 && fromDisk.body == uncached.body)
         // The stricter URL's lookup brought the result into memory; it is still served to the looser one.
         #expect(baseFromDisk.status == 200 && ["memory", "disk"].contains(baseFromDisk.header("x-cache")))
+    }
+
+    @Test func aResultLimitHasItsOwnResultWhetherTheLooserOneIsCachedOrNot() async throws {
+        let base = "rs:fit:300:300/plain/local:///photos/rocket.jpg"
+        let limited = "rs:fit:300:300/mrd:250/plain/local:///photos/rocket.jpg"
+        let first = Self.configuration()
+        let (uncached, made, fromMemory) = try await withRunningServer(first, keepingCache: true) { server in
+            (try await server.get("/_/" + limited), try await server.get("/_/" + base), try await server.get("/_/" + limited))
+        }
+        let (fromDisk, baseFromDisk) = try await withRunningServer(Self.configuration(cacheFolder: first.cacheDirectory)) { restarted in
+            (try await restarted.get("/_/" + limited), try await restarted.get("/_/" + base))
+        }
+
+        let shrunk = try ImageCodersManager.shared.decode(uncached.body, options: ImageCoderOptions())
+        #expect(uncached.status == 200 && shrunk.pixelWidth == 250 && shrunk.pixelHeight == 167)
+        // The looser URL is made anew, not given the limited result, and the other way round.
+        let whole = try ImageCodersManager.shared.decode(made.body, options: ImageCoderOptions())
+        #expect(made.header("x-cache") == "miss" && whole.pixelWidth == 300 && whole.pixelHeight == 200)
+        #expect(fromMemory.header("x-cache") == "memory" && fromMemory.body == uncached.body)
+        #expect(fromDisk.header("x-cache") == "disk" && fromDisk.body == uncached.body)
+        #expect(baseFromDisk.status == 200 && baseFromDisk.body == made.body)
     }
 }

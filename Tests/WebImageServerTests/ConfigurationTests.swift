@@ -6,7 +6,8 @@ import Testing
     @Test func withNothingSetItListensOnLoopback8080AndCachesInTheDefaultFolder() async throws {
         let configuration = try await ImageServerConfiguration.load(arguments: ["webimage"], environment: [:])
         #expect(configuration.bind == ServerAddress(host: "127.0.0.1", port: 8080))
-        #expect(configuration.workers == ProcessInfo.processInfo.activeProcessorCount)
+        // imgproxy's defaults: twice the core count, 20 s to finish after SIGTERM.
+        #expect(configuration.workers == 2 * ProcessInfo.processInfo.activeProcessorCount && configuration.shutdownTimeout == 20)
         #expect(configuration.requestsQueueSize == 0 && configuration.timeout == 10 && configuration.downloadTimeout == 5)
         #expect(configuration.ttl == 31_536_000 && configuration.usesETag && !configuration.cacheControlPassthrough)
         #expect(configuration.cacheDirectory.hasSuffix("/swift-webimage") || !configuration.cacheDirectory.isEmpty)

@@ -54,8 +54,8 @@ import WebImageTestServer
 
     @Test func acceptPicksAVIFThenWebPAndVariesWithIt() async throws {
         try await withOrigin { origin in
-            try await withRunningServer(.fetchingFromLoopback()) { server in
-                try await withRunningServer(.fetchingFromLoopback { $0.processing.autoAVIF = false }) { withoutAVIF in
+            try await withRunningServer(.fetchingFromLoopback { $0.processing = .negotiating }) { server in
+                try await withRunningServer(.fetchingFromLoopback { $0.processing.autoWebP = true }) { withoutAVIF in
                     // No extension in the path: the format is negotiated.
                     let path = ImagePathBuilder.path(options: "rs:fit:100:100", sourceURL: origin.url("/images/photos/rocket.jpg").absoluteString)
                     let accept = ["Accept": "image/avif,image/webp,*/*"]
@@ -91,8 +91,9 @@ import WebImageTestServer
                 #expect(max(animated.pixelWidth, animated.pixelHeight) == 40)
                 let small = try await server.get(ServingTests.path(origin, "photos/rocket.jpg", options: "rs:fit:300:200/mb:5000"))
                 #expect(small.status == 200 && small.body.count <= 5000)
+                // Out of reach: the smallest result is sent, as imgproxy sends it.
                 let unreachable = try await server.get(ServingTests.path(origin, "photos/rocket.jpg", options: "mb:500"))
-                #expect(unreachable.status == 422 && unreachable.body == Data("The image cannot be made small enough for max_bytes\n".utf8))
+                #expect(unreachable.status == 200 && unreachable.body.count > 500 && unreachable.header("content-type") == "image/jpeg")
             }
         }
     }

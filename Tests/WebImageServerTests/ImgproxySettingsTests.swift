@@ -57,15 +57,15 @@ import Testing
             #expect(problems.contains { $0.hasPrefix(ImageServerSetting.names(of: setting.key) + ": not supported") }, "\(name) is not refused")
         }
         // Each read one, set alone to a value of its kind, is read.
-        let workers = try? await Self.load(["IMGPROXY_WORKERS": "3", "IMGPROXY_MAX_SRC_RESOLUTION": "12.5", "IMGPROXY_AUTO_WEBP": "false"])
-        #expect(workers?.workers == 3 && workers?.processing.maxSourceResolution == 12_500_000 && workers?.processing.autoWebP == false)
+        let workers = try? await Self.load(["IMGPROXY_WORKERS": "3", "IMGPROXY_MAX_SRC_RESOLUTION": "12.5", "IMGPROXY_AUTO_WEBP": "true"])
+        #expect(workers?.workers == 3 && workers?.processing.maxSourceResolution == 12_500_000 && workers?.processing.autoWebP == true)
     }
 
     @Test func webImageNamesWinOverImgproxysAndOlderNamesAreRead() async throws {
         let both = try await Self.load(["WEBIMAGE_WORKERS": "2", "IMGPROXY_WORKERS": "3", "IMGPROXY_CONCURRENCY": "4"])
         #expect(both.workers == 2)
-        let older = try await Self.load(["IMGPROXY_CONCURRENCY": "4", "IMGPROXY_ENABLE_WEBP_DETECTION": "false", "IMGPROXY_ETAG_ENABLED": "false"])
-        #expect(older.workers == 4 && older.processing.autoWebP == false && older.usesETag == false)
+        let older = try await Self.load(["IMGPROXY_CONCURRENCY": "4", "IMGPROXY_ENABLE_WEBP_DETECTION": "true", "IMGPROXY_ETAG_ENABLED": "false"])
+        #expect(older.workers == 4 && older.processing.autoWebP == true && older.usesETag == false)
         let level = try await Self.load(["IMGPROXY_LOG_LEVEL": "debug"])
         #expect(level.logLevel == "debug")
     }

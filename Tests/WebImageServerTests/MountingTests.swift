@@ -48,7 +48,9 @@ import WebImageTestServer
     @Test(.timeLimit(.minutes(TestAllowance.minutes(2))))
     func healthAnswers200WhileEveryWorkerIsBusy() async throws {
         try await withOrigin { origin in
-            let configuration = ImageServerConfiguration.fetchingFromLoopback()
+            // As many workers as the blocking pool has threads (the default is twice that, as
+            // imgproxy's: a worker also waits for its fetch), so that each request holds one.
+            let configuration = ImageServerConfiguration.fetchingFromLoopback { $0.workers = ProcessInfo.processInfo.activeProcessorCount }
             let workers = configuration.workers
             let held = TestGate()
             let working = TestGate()

@@ -178,6 +178,35 @@ import WebImage
         #expect(try parser.options(parsing: "exp:0", now: now).expires == nil)
     }
 
+    /// A path read once is not read again (RecentRequests), yet an expiring one read before its
+    /// time is refused after it, and a refused path stays refused.
+    @Test func aPathReadBeforeItsExpiryIsRefusedAfterIt() throws {
+        let parser = try ImgproxyURLParser()
+        let path = "/unsafe/exp:2000000000/rs:fit:10:10/plain/http://example.com/a.jpg"
+        let before = Date(timeIntervalSince1970: 1_999_999_999)
+        #expect(try parser.parse(path: path, now: before).expires == Date(timeIntervalSince1970: 2_000_000_000))
+        #expect(try parser.parse(path: path, now: before).options.width == 10)
+        #expect(throws: ImageServerError.expired) { try parser.parse(path: path, now: Date(timeIntervalSince1970: 2_000_000_001)) }
+        let refused = "/unsafe/rs:fit:-1:10/plain/http://example.com/a.jpg"
+        for _ in 0..<2 { #expect(throws: ImageServerError.self) { try parser.parse(path: refused, now: before) } }
+    }
+
+    /// The recent paths stay within their count and bytes: past either, they start again, and
+    /// every path still reads as itself.
+    @Test func theRecentPathsAreBounded() throws {
+        let recent = RecentRequests(maxCount: 3, maxPathBytes: 100)
+        let parser = try ImgproxyURLParser()
+        let now = Date()
+        let paths = (0..<10).map { "/unsafe/rs:fit:\($0 + 1):10/plain/http://example.com/a.jpg" }
+        for path in paths { recent.remember(try parser.parse(path: path, now: now), forPath: path) }
+        let kept = paths.filter { recent.request(forPath: $0, now: now) != nil }
+        #expect(!kept.isEmpty && kept.count <= 3 && kept.contains(paths[9]))
+        #expect(kept.allSatisfy { recent.request(forPath: $0, now: now)?.options.width == (paths.firstIndex(of: $0) ?? -1) + 1 })
+        let long = "/unsafe/" + String(repeating: "x", count: 200)
+        recent.remember(try parser.parse(path: paths[0], now: now), forPath: long)
+        #expect(paths.allSatisfy { recent.request(forPath: $0, now: now) == nil }, "a path past the byte bound kept the others")
+    }
+
     @Test func presetsExpandAndDefaultAppliesToEveryRequest() throws {
         var configuration = ProcessingConfiguration()
         configuration.presets = ["default=q:70/sm:1", "thumb=rs:fill:100:100/g:sm", " # a comment", "", "webp=f:webp/pr:thumb", "loop=pr:loop/w:5"]
@@ -212,10 +241,10 @@ import WebImage
     }
 
     @Test func canonicalFormsAreEqualOnlyForEqualProcessing() throws {
-        let forms = try ["rs:fill:300:200", "rs:fit:300:200", "rs:fill:300:201", "rs:fill:300:200/g:sm", "rs:fill:300:200/q:79", "rs:fill:300:200/cb:1"]
+        let forms = try ["rs:fill:300:200", "rs:fit:300:200", "rs:fill:300:201", "rs:fill:300:200/g:sm", "rs:fill:300:200/q:79", "rs:fill:300:200/cb:1", "rs:fill:300:200/ex:1", "rs:fill:300:200/exar:1", "rs:fill:300:200/exar:1:no"]
             .map { try Self.options($0).canonicalForm }
         #expect(Set(forms).count == forms.count)
-        #expect(forms[0] == "resizing_type:fill/width:300/height:200/auto_rotate:1/format_quality:avif:63:gif:80:heic:80:heif:80:jpeg:80:jxl:77:png:80:tiff:80:webp:79/strip_metadata:1")
+        #expect(forms[0] == "resizing_type:fill/width:300/height:200/auto_rotate:1/format_quality:avif:63:gif:80:heic:80:heif:80:jpeg:80:jxl:77:png:80:tiff:80:webp:79/strip_metadata:1/keep_copyright:1/strip_color_profile:1/enforce_thumbnail:0")
         // What does not change the bytes is not in it; the configuration's quality is.
         #expect(try Self.options("fn:x/att:1/exp:0").canonicalForm == (try Self.options("")).canonicalForm)
         var configuration = ProcessingConfiguration()
@@ -243,7 +272,8 @@ import WebImage
         #expect(!options.stripMetadata && !options.autoRotate)
         #expect(options.maxSourceResolution == 1_000_000 && options.maxSourceFileSize == 2000 && options.maxAnimationFrames == 3)
         #expect(options.maxAnimationFrameResolution == 4000 && options.maxResultDimension == 500)
-        #expect(options.canonicalForm == "resizing_type:fit/width:0/height:0/auto_rotate:0/format_quality:avif:90:gif:90:heic:90:heif:90:jpeg:90:jxl:90:png:90:tiff:90:webp:60/strip_metadata:0")
+        // The result limit shrinks the result: it is part of what is made.
+        #expect(options.canonicalForm == "resizing_type:fit/width:0/height:0/auto_rotate:0/format_quality:avif:90:gif:90:heic:90:heif:90:jpeg:90:jxl:90:png:90:tiff:90:webp:60/strip_metadata:0/strip_color_profile:1/enforce_thumbnail:0/max_result_dimension:500")
     }
 }
 

@@ -100,7 +100,7 @@ import WebImage
         var configuration = ProcessingConfiguration()
         configuration.quality = 70
         for parser in [try ImgproxyURLParser(), try ImgproxyURLParser(configuration: configuration)] {
-            for path in ["", "q:50", "fq:webp:70", "fq:webp:0:jpeg:95", "q:50/fq:webp:70", "rs:fill:300:200/g:sm/f:webp/pd:2/bg:fff/cb:1"] {
+            for path in ["", "q:50", "fq:webp:70", "fq:webp:0:jpeg:95", "q:50/fq:webp:70", "rs:fill:300:200/g:sm/f:webp/pd:2/bg:fff/cb:1", "rs:fit:300:300/exar:1:so:0:10"] {
                 let options = try parser.options(parsing: path)
                 let again = try parser.options(parsing: options.canonicalForm)
                 #expect(again.canonicalForm == options.canonicalForm, "\(path)")

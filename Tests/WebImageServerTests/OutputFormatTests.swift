@@ -10,7 +10,7 @@ import WebImageServer
         try ImageHeader(probing: try SourceImages.data(name))
     }
 
-    static func plan(_ options: String = "", accept: String?, configuration: ProcessingConfiguration = ProcessingConfiguration()) throws -> OutputFormatPlan {
+    static func plan(_ options: String = "", accept: String?, configuration: ProcessingConfiguration = .negotiating) throws -> OutputFormatPlan {
         let options = try ImgproxyURLParser(configuration: configuration).options(parsing: options)
         return OutputFormatPlan(options: options, accept: accept, configuration: configuration)
     }
@@ -26,13 +26,16 @@ import WebImageServer
         #expect(try Self.plan(accept: "image/*").format(for: rocket) == .jpeg)
         #expect(try Self.plan(accept: "image/avif;q=0, image/webp").format(for: rocket) == .webP)
         // AVIF off: WebP.
-        var configuration = ProcessingConfiguration()
+        var configuration = ProcessingConfiguration.negotiating
         configuration.autoAVIF = false
         #expect(try Self.plan(accept: "image/avif,image/webp", configuration: configuration).format(for: rocket) == .webP)
         // Negotiation off: the source format, and no Vary.
         configuration.autoWebP = false
         let off = try Self.plan(accept: "image/avif,image/webp", configuration: configuration)
         #expect(try off.format(for: rocket) == .jpeg && !off.variesWithAccept && off.cacheKey == "auto")
+        // Both off by default, as in imgproxy.
+        let defaults = try Self.plan(accept: "image/avif,image/webp", configuration: ProcessingConfiguration())
+        #expect(try defaults.format(for: rocket) == .jpeg && !defaults.variesWithAccept && defaults.cacheKey == "auto")
     }
 
     @Test func theURLsFormatWinsUnlessEnforced() throws {

@@ -144,3 +144,13 @@ func withRunningApplication<T>(
 ) async throws -> T {
     try await withScoped(try await ServerUnderTest.serve(cacheFolder: cacheFolder, make), release: { await $0.stop() }, body)
 }
+
+extension ProcessingConfiguration {
+    /// The defaults with WebP and AVIF negotiated by `Accept` (`AUTO_WEBP`, `AUTO_AVIF`: off by
+    /// default, as in imgproxy).
+    static var negotiating: ProcessingConfiguration {
+        var configuration = ProcessingConfiguration()
+        (configuration.autoWebP, configuration.autoAVIF) = (true, true)
+        return configuration
+    }
+}

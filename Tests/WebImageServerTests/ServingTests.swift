@@ -32,6 +32,16 @@ import WebImageTestServer
         origin.routeHeld(route, body: Array(body), type: image.hasSuffix(".png") ? "image/png" : "image/jpeg", until: gate)
     }
 
+    /// The file name a result is offered under is its source's, as Foundation's
+    /// `deletingPathExtension().lastPathComponent` reads it (the cases compared with it once).
+    @Test(arguments: [
+        ("/photos/rocket.jpg", "rocket"), ("photos/a.b.png", "a.b"), ("/x/", "x"), ("/", ""), (".hidden", ".hidden"),
+        ("/a/.b", ".b"), ("a b.c", "a b"), ("/a.", "a."), ("/a..", "a.."), ("/x/y.tar.gz", "y.tar"), ("/dir.d/", "dir"), ("//", ""),
+    ])
+    func theOfferedFileNameIsTheSourcesLastComponentWithoutItsExtension(path: String, stem: String) {
+        #expect(ImageResponse.fileStem(path) == stem)
+    }
+
     @Test func aThumbnailIsMadeOnceThenServedFromMemoryThenFromDiskAfterARestart() async throws {
         try await withOrigin { origin in
             let configuration = ImageServerConfiguration.fetchingFromLoopback()

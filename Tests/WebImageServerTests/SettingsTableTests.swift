@@ -136,12 +136,12 @@ import Testing
     }
 
     @Test func anOlderNameIsReadWhenTheCurrentOneIsNotSet() async throws {
-        let older = try await ImageServerConfiguration.load(arguments: ["webimage"], environment: ["WEBIMAGE_ENABLE_WEBP_DETECTION": "false"])
-        #expect(!older.processing.autoWebP)
+        let older = try await ImageServerConfiguration.load(arguments: ["webimage"], environment: ["WEBIMAGE_ENABLE_WEBP_DETECTION": "true"])
+        #expect(older.processing.autoWebP)
         let both = try await ImageServerConfiguration.load(
-            arguments: ["webimage"], environment: ["WEBIMAGE_ENABLE_AVIF_DETECTION": "false", "WEBIMAGE_AUTO_AVIF": "true"]
+            arguments: ["webimage"], environment: ["WEBIMAGE_ENABLE_AVIF_DETECTION": "true", "WEBIMAGE_AUTO_AVIF": "false"]
         )
-        #expect(both.processing.autoAVIF)
+        #expect(!both.processing.autoAVIF)
         let error = await #expect(throws: ImageServerConfigurationError.self) {
             try await ImageServerConfiguration.load(arguments: ["webimage", "--enable-webp-detection", "maybe"], environment: [:])
         }

@@ -54,10 +54,11 @@ int wi_find_trim(VipsImage *in, double threshold, const double *background, int 
 VipsBlob *wi_save_buffer(const char *operation, VipsImage *in, const char *options);
 
 /// Saves an animation strip (8-bit RGB or RGBA frames top to bottom; "page-height", with
-/// "delay" and "loop" when set) as an animated WebP at `quality` (1...100), with its ICC
-/// profile, EXIF and XMP when `keep_metadata`. Unlike libvips' webpsave before 8.15.4, it frees
-/// everything it allocated when the save fails.
-VipsBlob *wi_webp_save_animation(VipsImage *image, int quality, int keep_metadata);
+/// "delay" and "loop" when set) as an animated WebP at `quality` (1...100), libwebp's `effort`
+/// (its method, 0...6) and `preset` (a WebPPreset, as libvips' webpsave numbers them), with its
+/// ICC profile, EXIF and XMP when `keep_metadata`. Unlike libvips' webpsave before 8.15.4, it
+/// frees everything it allocated when the save fails.
+VipsBlob *wi_webp_save_animation(VipsImage *image, int quality, int effort, int preset, int keep_metadata);
 
 /// Blends alpha away onto an RGB background.
 VipsImage *wi_flatten(VipsImage *in, double red, double green, double blue);
@@ -73,9 +74,11 @@ VipsImage *wi_with_animation(VipsImage *in, int page_height, const int *delays, 
 
 /// A copy of `in` for a saver run with strip=false: its metadata fields (EXIF, XMP, IPTC, ICC
 /// profile, comments, orientation) replaced by the blobs given (NULL or empty: none), the EXIF
-/// parsed as libvips' loaders parse it (left out when it cannot be), orientation 1.
+/// parsed as libvips' loaders parse it (left out when it cannot be), orientation 1. With
+/// `exif_copyright_only`, only the EXIF's Copyright and Artist tags are kept.
 VipsImage *wi_with_metadata(VipsImage *in, const void *exif, size_t exif_length, const void *xmp, size_t xmp_length,
-                            const void *iptc, size_t iptc_length, const void *icc, size_t icc_length);
+                            const void *iptc, size_t iptc_length, const void *icc, size_t icc_length,
+                            int exif_copyright_only);
 
 /// A copy (g_free it) of one of libvips' built-in ICC profiles ("srgb", "cmyk", "p3"); NULL
 /// with libvips' error.

@@ -52,14 +52,14 @@ public final class APNGCoder: AnimatedImageCoder, ThrowingImageCoder, FrameFailu
         do {
             // A frame at a time: only the encoded frames are held.
             let frames = try AnimationFrames(of: image, format: .png, options: options)
-            let keepsMetadata = options.keepsMetadata(of: image)
+            let kept = options.keptMetadata(of: image)
             let pngs = try (0..<frames.count).map { index in
                 let frame = try frames.frame(at: index)
                 // One pixel layout for every frame: RGB when the animation is opaque, else RGBA.
                 var pixels = image.hasAlpha ? frame : try frame.extractingBands(from: 0, count: 3)
                 // The file takes its metadata chunks from the first frame's PNG (`APNGWriter`).
-                let withMetadata = keepsMetadata && index == 0
-                if withMetadata { pixels = try pixels.replacingMetadata(with: image.metadata) }
+                let withMetadata = kept != nil && index == 0
+                if withMetadata, let kept { pixels = try pixels.replacingMetadata(with: kept) }
                 return (png: try pixels.save("pngsave_buffer", options: "strip=\(!withMetadata)"), delay: frames.delays[index])
             }
             return try APNGWriter.animation(of: pngs, loopCount: image.loopCount)

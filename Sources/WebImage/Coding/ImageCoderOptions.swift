@@ -21,6 +21,9 @@ public struct ImageCoderOptions: Sendable, Equatable {
     /// source says `isHighDynamicRange`, and encoders write it HDR (`encodeKeepsHDR`). The 8-bit
     /// pixels stay SDR, tone mapped. False: 8-bit SDR only. Animations and vector images stay 8-bit.
     public var decodeToHDR = false
+    /// Decode a HEIC or AVIF file's embedded thumbnail in place of its primary image, when it
+    /// has one: a smaller, faster decode (imgproxy's `enforce_thumbnail`). Other formats ignore it.
+    public var decodeEmbeddedThumbnail = false
     /// Decode every frame of an animation at once and keep them (`.preloadAllFrames`); set by
     /// the load path, not by coders.
     var decodePreloadsAllFrames = false
@@ -68,12 +71,28 @@ public struct ImageCoderOptions: Sendable, Equatable {
     /// upright) and the profile that describes the pixels (the file's when it is sRGB, else
     /// sRGB, every decode converting to sRGB). False by default: outputs carry none.
     public var encodeKeepsMetadata = false
+    /// What `encodeKeepsMetadata` writes of the metadata: all of it by default.
+    public var encodeKeptMetadata = KeptMetadata.all
     /// Write an image decoded with `decodeToHDR` with its high bit depth and colour encoding to
     /// formats that hold them: AVIF at 12 bits, HEIC at 10 or 12, with an nclx box (libheif), JPEG
     /// XL with its colour encoding (libjxl), PNG at 16 bits with a `cICP` chunk. JPEG, WebP, GIF
     /// and TIFF get the SDR (tone-mapped) pixels, as do encodes with `encodeMaxPixelSize`,
     /// `encodeMaxFileSize` or `encodeBackgroundColor`. False: SDR for every format.
     public var encodeKeepsHDR = true
+    /// Write JPEG progressive and PNG interlaced (Adam7): a partial download shows the whole
+    /// image, coarse first. Other formats ignore it.
+    public var encodeInterlaced = false
+    /// Write PNG and GIF with a palette of at most this many colours (2...256), quantised and
+    /// dithered by libimagequant; rounded up to 2, 4, 16 or 256 (the palette bit depths 1, 2, 4
+    /// and 8 libvips 8.14 writes). 0: PNG in full colour, GIF with 256 colours.
+    public var encodePaletteColorCount = 0
+    /// CPU effort spent on a smaller file, in the scale of the format written, clamped to it:
+    /// WebP 0...6 (libvips' default 4), AVIF and HEIC 0...9 (4), JPEG XL 1...9 (7), a PNG or GIF
+    /// palette's quantisation 1...10 (7). nil: the default. HDR encodes (`encodeKeepsHDR`) take
+    /// their encoder's default.
+    public var encodeEffort: Int?
+    /// libwebp's preset for lossy WebP: what the encoder's filtering is tuned for.
+    public var encodeWebPPreset = WebPPreset.default
 
     /// 100 megapixels.
     public static let defaultMaxPixelCount = 100_000_000
@@ -93,6 +112,39 @@ public struct ImageCoderOptions: Sendable, Equatable {
     public static let defaultMaxMetadataBytes = 16 << 20
     /// 60 MiB, SDWebImage's default for `scaleDownLargeImages`.
     public static let defaultScaleDownLimitBytes = 60 * 1024 * 1024
+
+    /// Kinds of metadata an encoder keeps (`encodeKeptMetadata`).
+    public struct KeptMetadata: OptionSet, Sendable, Hashable {
+        public let rawValue: Int
+        public init(rawValue: Int) { self.rawValue = rawValue }
+
+        /// The whole EXIF block (orientation 1).
+        public static let exif = KeptMetadata(rawValue: 1)
+        /// The EXIF's Copyright and Artist tags alone (imgproxy's `keep_copyright`); `exif`
+        /// keeps them with the rest.
+        public static let exifCopyright = KeptMetadata(rawValue: 2)
+        public static let xmp = KeptMetadata(rawValue: 4)
+        public static let iptc = KeptMetadata(rawValue: 8)
+        /// The ICC profile of the decoded pixels.
+        public static let colorProfile = KeptMetadata(rawValue: 16)
+        public static let all: KeptMetadata = [.exif, .xmp, .iptc, .colorProfile]
+    }
+
+    /// libwebp's presets, as libvips' `webpsave` names them.
+    public enum WebPPreset: String, Sendable, CaseIterable {
+        /// No tuning.
+        case `default`
+        /// Digital pictures, such as portraits and indoor shots.
+        case picture
+        /// Outdoor photographs, with natural lighting.
+        case photo
+        /// Drawings: high-contrast details.
+        case drawing
+        /// Small colourful images.
+        case icon
+        /// Text-like images.
+        case text
+    }
 
     /// SDWebImage's defaults: no thumbnail, no scale-down, quality 1, 100 megapixels at most;
     /// and limits on the work a small input can ask for (scans, frames, total pixels).

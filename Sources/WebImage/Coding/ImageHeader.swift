@@ -23,11 +23,13 @@ public struct ImageHeader: Sendable, Equatable {
     /// component, headroom.
     public var colorInfo: ImageColorInfo
 
-    /// Reads the header of `data`; throws when the format is unknown or the header is corrupt.
-    public init(probing data: Data) throws(ImageCodingError) {
+    /// Reads the header of `data`, or with `embeddedThumbnail` that of a HEIC or AVIF file's
+    /// embedded thumbnail when it has one (what `decodeEmbeddedThumbnail` decodes); throws when
+    /// the format is unknown or the header is corrupt.
+    public init(probing data: Data, embeddedThumbnail: Bool = false) throws(ImageCodingError) {
         guard !data.isEmpty else { throw .emptyData }
         let format = ImageFormat(sniffing: data)
-        guard let loader = VipsLoader(format: format) else {
+        guard let loader = VipsLoader(format: format, embeddedThumbnail: embeddedThumbnail) else {
             throw format == .undefined ? .unknownFormat : .unsupportedFormat(format)
         }
         var options = ImageCoderOptions()

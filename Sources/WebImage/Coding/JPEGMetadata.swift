@@ -91,12 +91,41 @@ struct JPEGMetadata: Equatable {
 
     /// Tag 0x0112 of IFD0 in the TIFF structure at `tiff`: 1...8, else 1.
     private static func orientation(_ bytes: UnsafeRawBufferPointer, _ tiff: Range<Int>) -> Int {
-        guard tiff.count >= 8 else { return 1 }
+        var orientation = 1
+        walkIFD0(bytes, tiff) { tag, value in
+            // Type 3 (SHORT), count 1: the value sits in the entry.
+            guard tag == 0x0112, value(2, 2) == 3, let found = value(8, 2) else { return true }
+            if (1...8).contains(found) { orientation = found }
+            return false
+        }
+        return orientation
+    }
+
+    /// The tags of IFD0 in an EXIF block ("Exif\0\0", then a TIFF structure).
+    static func ifd0Tags(ofEXIF exif: Data) -> Set<Int> {
+        var tags: Set<Int> = []
+        exif.withUnsafeBytes { bytes in
+            guard bytes.count > 6 else { return }
+            walkIFD0(bytes, 6..<bytes.count) { tag, _ in
+                tags.insert(tag)
+                return true
+            }
+        }
+        return tags
+    }
+
+    /// Calls `body` with each entry of IFD0 in the TIFF structure at `tiff` (at most 1,000): its
+    /// tag, and a reader of `size` bytes at an offset in the entry (nil past the structure), until
+    /// it returns false.
+    private static func walkIFD0(
+        _ bytes: UnsafeRawBufferPointer, _ tiff: Range<Int>, _ body: (_ tag: Int, _ value: (_ offset: Int, _ size: Int) -> Int?) -> Bool
+    ) {
+        guard tiff.count >= 8 else { return }
         let little: Bool
         switch (bytes[tiff.lowerBound], bytes[tiff.lowerBound + 1]) {
         case (0x49, 0x49): little = true
         case (0x4D, 0x4D): little = false
-        default: return 1
+        default: return
         }
         func value(_ offset: Int, _ size: Int) -> Int? {
             guard offset >= 0, offset + size <= tiff.count else { return nil }
@@ -107,15 +136,10 @@ struct JPEGMetadata: Equatable {
             }
             return result
         }
-        guard let ifd = value(4, 4), let entries = value(ifd, 2) else { return 1 }
+        guard let ifd = value(4, 4), let entries = value(ifd, 2) else { return }
         for entry in 0..<min(entries, 1000) {
             let at = ifd + 2 + 12 * entry
-            guard let tag = value(at, 2) else { return 1 }
-            // Type 3 (SHORT), count 1: the value sits in the entry.
-            if tag == 0x0112, value(at + 2, 2) == 3, let orientation = value(at + 8, 2) {
-                return (1...8).contains(orientation) ? orientation : 1
-            }
+            guard let tag = value(at, 2), body(tag, { offset, size in value(at + offset, size) }) else { return }
         }
-        return 1
     }
 }

@@ -157,8 +157,10 @@ public final class TurboJPEGCoder: ThrowingImageCoder {
     public func encode(_ image: Image, format: ImageFormat, options: ImageCoderOptions) throws(ImageCodingError) -> Data {
         let box = options.encodeMaxPixelSize.pixelBox(rounding: .towardZero)
         let fitsBox = box.width < 1 || box.height < 1 || (image.pixelWidth <= box.width && image.pixelHeight <= box.height)
-        // Metadata to keep: libvips' saver writes it (and rewrites the EXIF for the output).
+        // Metadata to keep: libvips' saver writes it (and rewrites the EXIF for the output); so
+        // it writes progressive JPEGs.
         guard format == .jpeg, !image.hasAlpha, fitsBox, options.encodeMaxFileSize <= 0, !options.keepsMetadata(of: image),
+              !options.encodeInterlaced,
               image.pixelWidth * image.pixelHeight <= BitmapThumbnail.maxPixelCount
         else { return try fallback.encode(image, format: format, options: options) }
         do {

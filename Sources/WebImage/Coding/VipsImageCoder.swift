@@ -36,7 +36,7 @@ public final class VipsImageCoder: ThrowingImageCoder {
         let started = WorkBudget.threadCPUTime
         guard !data.isEmpty else { throw .emptyData }
         let format = ImageFormat(sniffing: data)
-        guard let loader = VipsLoader(format: format) else {
+        guard let loader = VipsLoader(format: format, embeddedThumbnail: options.decodeEmbeddedThumbnail) else {
             throw format == .undefined ? .unknownFormat : .unsupportedFormat(format)
         }
         let header = try loader.header(of: data, options: options)
@@ -126,12 +126,12 @@ public final class VipsImageCoder: ThrowingImageCoder {
         if let highBitDepth = image.highBitDepth, HighBitDepthEncoding.applies(to: format, options: options) {
             return try HighBitDepthEncoding.encode(image, highBitDepth, format: format, options: options)
         }
-        let keepsMetadata = options.keepsMetadata(of: image)
-        guard let saver = VipsSaver(format: format, keepsMetadata: keepsMetadata) else { throw .unsupportedFormat(format) }
+        let kept = options.keptMetadata(of: image)
+        guard let saver = VipsSaver(format: format, keepsMetadata: kept != nil, options: options) else { throw .unsupportedFormat(format) }
         return try ImageCodingError.catchingEncodeFailures(to: format, from: image.format) {
             var source = try saver.frames(of: image, options: options)
             source = try saver.preparing(source, options: options)
-            if keepsMetadata { source = try source.replacingMetadata(with: image.metadata) }
+            if let kept { source = try source.replacingMetadata(with: kept) }
             guard options.encodeMaxFileSize > 0, saver.isLossy else {
                 return try saver.save(source, quality: options.encodeCompressionQuality)
             }

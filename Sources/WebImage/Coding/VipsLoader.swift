@@ -51,8 +51,11 @@ struct VipsHeader: Sendable {
 struct VipsLoader: Sendable {
     let format: ImageFormat
     let operation: String
+    /// libvips' HEIF loader reads the file's embedded thumbnail in place of its primary image
+    /// (the primary image when it has none): `decodeEmbeddedThumbnail`.
+    let loadsEmbeddedThumbnail: Bool
 
-    init?(format: ImageFormat) {
+    init?(format: ImageFormat, embeddedThumbnail: Bool = false) {
         let prefix: String
         switch format {
         case .jpeg: prefix = "jpegload"
@@ -69,7 +72,11 @@ struct VipsLoader: Sendable {
         }
         self.format = format
         self.operation = prefix + "_buffer"
+        loadsEmbeddedThumbnail = embeddedThumbnail && prefix == "heifload"
     }
+
+    /// The loader's options that choose what it reads, before the others.
+    private var itemOptions: String { loadsEmbeddedThumbnail ? "thumbnail=true," : "" }
 
     /// GIF and WebP animations load frame by frame (`page`, `n`).
     var isAnimatable: Bool { format == .gif || format == .webP }
@@ -100,16 +107,19 @@ struct VipsLoader: Sendable {
         }
         let image: VipsImageRef
         do {
-            image = try VipsImageRef.load(operation, data: data, options: isAnimatable ? "n=-1" : "")
+            image = try VipsImageRef.load(operation, data: data, options: itemOptions + (isAnimatable ? "n=-1" : ""))
         } catch {
             throw .corruptData(format: format, reason: error.message)
         }
+        // A thumbnail has its own colour, which `SourceColour` (reading the primary image's) does not know.
+        let readsThumbnail = loadsEmbeddedThumbnail
+            && (try? VipsImageRef.load(operation, data: data, options: "")).map { ($0.width, $0.height) != (image.width, image.height) } ?? false
         var header = VipsHeader(
             storedWidth: image.width, storedHeight: image.pageHeight, orientation: image.orientation,
             pageCount: max(1, image.pageCount), hasAlpha: image.hasAlpha, loop: image.loop ?? 0,
             delays: image.delays, metadata: ImageMetadata(header: image), bytesPerPixel: image.bytesPerPixel
         )
-        header.colour = SourceColour.encoding(of: data, format: format)
+        header.colour = readsThumbnail ? nil : SourceColour.encoding(of: data, format: format)
         header.colorInfo = SourceColour.info(
             header.colour, bytesPerSample: image.bytesPerPixel / max(1, image.bands), hasICCProfile: image.hasICCProfile
         )
@@ -173,7 +183,7 @@ struct VipsLoader: Sendable {
             target = size
             shrink = max(1, min(header.width / max(1, size.width), header.height / max(1, size.height)) / 3)
         }
-        let options = "fail_on=truncated" + (sequential ? ",access=sequential" : "")
+        let options = itemOptions + "fail_on=truncated" + (sequential ? ",access=sequential" : "")
         let source = ImageRecipe { [operation, shrink] () throws(VipsError) in
             var image = try VipsImageRef.load(operation, data: data, options: options).budgeted(by: WorkBudget(limit: budget))
             if shrink > 1 { image = try image.shrunk(horizontal: shrink, vertical: shrink) }
@@ -201,9 +211,9 @@ struct VipsLoader: Sendable {
         let orientation = header.orientation
         let (uprightWidth, uprightHeight) = (header.width, header.height)
         return HighBitDepthSource(
-            build: { [operation] () throws(VipsError) in
+            build: { [operation, itemOptions] () throws(VipsError) in
                 let access = orientation <= 1 ? ",access=sequential" : ""
-                var image = try VipsImageRef.load(operation, data: data, options: "fail_on=truncated" + access)
+                var image = try VipsImageRef.load(operation, data: data, options: itemOptions + "fail_on=truncated" + access)
                     .budgeted(by: WorkBudget(limit: budget))
                 if orientation > 1 { image = try image.autorotated() }
                 if width != uprightWidth || height != uprightHeight {
@@ -221,7 +231,7 @@ struct VipsLoader: Sendable {
     /// The libvips call that loads `data` by `plan`: the loader, or `thumbnail_buffer`
     /// running it (shrink-on-load), with their options.
     func loadCall(plan: DecodePlan, frames: Frames) -> LoadCall {
-        var loaderOptions = ["fail_on=truncated"]
+        var loaderOptions = [itemOptions + "fail_on=truncated"]
         switch frames {
         case .still: break
         case .first: loaderOptions.append("page=0,n=1")

@@ -11,25 +11,60 @@ struct VipsSaver: Sendable {
     let supportsAlpha: Bool
     let supportsAnimation: Bool
     private let keepsMetadata: Bool
+    /// libwebp's method and preset, for the animated WebP saver.
+    private let webPEffort: Int
+    private let webPPreset: Int
 
-    /// The saver for `format`; with `keepsMetadata` it writes the metadata the image to save
+    /// The saver for `format`, with the encoder knobs of `options` (interlacing, palette,
+    /// effort, WebP preset); with `keepsMetadata` it writes the metadata the image to save
     /// carries (`replacingMetadata(with:)`), else none.
-    init?(format: ImageFormat, keepsMetadata: Bool = false) {
+    init?(format: ImageFormat, keepsMetadata: Bool = false, options: ImageCoderOptions = ImageCoderOptions()) {
         self.format = format
         let formatOptions: String
+        let effort = options.encodeEffort
         switch format {
-        case .jpeg: (operation, formatOptions, isLossy, supportsAlpha, supportsAnimation) = ("jpegsave_buffer", "", true, false, false)
-        case .png: (operation, formatOptions, isLossy, supportsAlpha, supportsAnimation) = ("pngsave_buffer", "", false, true, false)
-        case .gif: (operation, formatOptions, isLossy, supportsAlpha, supportsAnimation) = ("gifsave_buffer", "", false, true, true)
-        case .webP: (operation, formatOptions, isLossy, supportsAlpha, supportsAnimation) = ("webpsave_buffer", "", true, true, true)
-        case .heic, .heif: (operation, formatOptions, isLossy, supportsAlpha, supportsAnimation) = ("heifsave_buffer", "compression=hevc,", true, true, false)
-        case .avif: (operation, formatOptions, isLossy, supportsAlpha, supportsAnimation) = ("heifsave_buffer", "compression=av1,", true, true, false)
+        case .jpeg:
+            (operation, isLossy, supportsAlpha, supportsAnimation) = ("jpegsave_buffer", true, false, false)
+            formatOptions = options.encodeInterlaced ? "interlace=true," : ""
+        case .png:
+            (operation, isLossy, supportsAlpha, supportsAnimation) = ("pngsave_buffer", false, true, false)
+            formatOptions = (options.encodeInterlaced ? "interlace=true," : "") + Self.paletteOptions(options, palette: true)
+        case .gif:
+            (operation, isLossy, supportsAlpha, supportsAnimation) = ("gifsave_buffer", false, true, true)
+            formatOptions = Self.paletteOptions(options, palette: false)
+        case .webP:
+            (operation, isLossy, supportsAlpha, supportsAnimation) = ("webpsave_buffer", true, true, true)
+            formatOptions = "preset=\(options.encodeWebPPreset.rawValue)," + Self.effortOption(effort, in: 0...6)
+        case .heic, .heif:
+            (operation, isLossy, supportsAlpha, supportsAnimation) = ("heifsave_buffer", true, true, false)
+            formatOptions = "compression=hevc," + Self.effortOption(effort, in: 0...9)
+        case .avif:
+            (operation, isLossy, supportsAlpha, supportsAnimation) = ("heifsave_buffer", true, true, false)
+            formatOptions = "compression=av1," + Self.effortOption(effort, in: 0...9)
         case .tiff: (operation, formatOptions, isLossy, supportsAlpha, supportsAnimation) = ("tiffsave_buffer", "compression=deflate,", false, true, false)
-        case .jxl: (operation, formatOptions, isLossy, supportsAlpha, supportsAnimation) = ("jxlsave_buffer", "", true, true, false)
+        case .jxl:
+            (operation, isLossy, supportsAlpha, supportsAnimation) = ("jxlsave_buffer", true, true, false)
+            formatOptions = Self.effortOption(effort, in: 1...9)
         default: return nil
         }
         fixedOptions = formatOptions + (keepsMetadata ? "strip=false" : "strip=true")
         self.keepsMetadata = keepsMetadata
+        webPEffort = effort.map { min(6, max(0, $0)) } ?? 4
+        webPPreset = ImageCoderOptions.WebPPreset.allCases.firstIndex(of: options.encodeWebPPreset) ?? 0
+    }
+
+    /// `effort=N,` with `effort` clamped to `range`; nothing for the saver's default.
+    private static func effortOption(_ effort: Int?, in range: ClosedRange<Int>) -> String {
+        effort.map { "effort=\(min(range.upperBound, max(range.lowerBound, $0)))," } ?? ""
+    }
+
+    /// A PNG's palette (`palette` true) or a GIF's, of `encodePaletteColorCount` colours as a
+    /// bit depth, and the quantiser's effort (1...10).
+    private static func paletteOptions(_ options: ImageCoderOptions, palette: Bool) -> String {
+        let colors = options.encodePaletteColorCount
+        guard colors > 0 else { return palette ? "" : effortOption(options.encodeEffort, in: 1...10) }
+        let depth = colors > 16 ? 8 : colors > 4 ? 4 : colors > 2 ? 2 : 1
+        return (palette ? "palette=true," : "") + "bitdepth=\(depth)," + effortOption(options.encodeEffort, in: 1...10)
     }
 
     /// The image to save: an animation strip (all frames top to bottom, with timing) when the
@@ -88,7 +123,7 @@ struct VipsSaver: Sendable {
     /// when it is kept.
     private func save(_ image: VipsImageRef, qualityValue: Int) throws(VipsError) -> Data {
         if format == .webP, image.pageHeight < image.height {
-            return try image.savedAsAnimatedWebP(quality: qualityValue, keepsMetadata: keepsMetadata)
+            return try image.savedAsAnimatedWebP(quality: qualityValue, effort: webPEffort, preset: webPPreset, keepsMetadata: keepsMetadata)
         }
         let saved = try image.save(operation, options: options(quality: qualityValue))
         return format == .webP && !keepsMetadata ? WebPMetadataChunks.removed(from: saved) : saved

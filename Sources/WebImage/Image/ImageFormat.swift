@@ -46,6 +46,12 @@ public struct ImageFormat: RawRepresentable, Hashable, Sendable, CustomStringCon
 
     /// The format named by a MIME type such as `image/png` (parameters ignored), or `.undefined`.
     public init(mimeType: String) {
+        // The exact type, as servers send it: no splitting or case folding (a server's metrics
+        // read every response's type).
+        if let exact = Self.allKnown.first(where: { $0.mimeType == mimeType }) {
+            self = exact
+            return
+        }
         let essence = mimeType.split(separator: ";").first.map {
             $0.trimmingCharacters(in: .whitespaces).lowercased()
         } ?? ""

@@ -18,14 +18,12 @@ extension ImageServerConfiguration {
         .refused("logMemStats", "periodically log memory stats"),
         // security
         .refused("ignoreSslVerification", "skip TLS verification for sources"),
-        .refused("sanitizeSvg", "sanitize SVG sources (scripts, on*, hrefs)"),
         .refused("pngUnlimited", "disable libvips PNG chunk limits"),
         .refused("svgUnlimited", "disable libvips SVG size limit (10 MB)"),
         .refused("tiffUnlimited", "disable libvips TIFF limits"),
         // error reporting
         .refused("developmentErrorsMode", "detailed error bodies / HTML error pages"),
         // sources
-        .refused("sourceUrlQuerySeparator", "separator of query string in non-HTTP source URLs; empty = no query extraction"),
         .refused("userAgent", "User-Agent for source requests; %current_version substituted"),
         .refused("clientKeepAliveTimeout", "idle keep-alive of the outgoing HTTP client; 0 = off"),
         // sources/s3
@@ -59,25 +57,13 @@ extension ImageServerConfiguration {
         .refused("swiftAllowedBuckets", "container allowlist"),
         .refused("swiftDeniedBuckets", "container denylist"),
         // compression
-        .refused("jpegProgressive", "progressive JPEG"),
-        .refused("pngInterlaced", "interlaced PNG"),
-        .refused("pngQuantize", "palette-quantize PNG"),
-        .refused("pngQuantizationColors", "palette size"),
-        .refused("webpPreset", "libwebp preset hint (case-insensitive)"),
-        .refused("webpEffort", "WebP encoder effort"),
-        .refused("avifSpeed", "AVIF encoder speed"),
-        .refused("jxlEffort", "JPEG XL encoder effort"),
         // formats
         .refused("autoJxl", "same for JPEG XL"),
         .refused("enforceJxl", "same for JPEG XL"),
         .refused("enableClientHints", "use DPR/Width client hints for default dpr/width"),
-        .refused("skipProcessingFormats", "source formats passed through unprocessed (when output format = source format)"),
         .refused("alwaysRasterizeSvg", "rasterize SVG even when SVG output possible"),
         .refused("preserveHdr", "keep >8-bit depth when possible (new 4.0)"),
         // misc
-        .refused("keepCopyright", "keep copyright when stripping"),
-        .refused("stripColorProfile", "convert to sRGB and drop ICC"),
-        .refused("enforceThumbnail", "use embedded HEIC/AVIF thumbnail"),
         .refused("useLinearColorspace", "process in linear light"),
         .refused("disableShrinkOnLoad", "disable JPEG/WebP shrink-on-load"),
         // presets

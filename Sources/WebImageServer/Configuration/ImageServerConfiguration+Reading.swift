@@ -9,9 +9,9 @@ extension ImageServerConfiguration {
         self.init()
         var problems: [String] = []
         for setting in Self.settings {
-            guard let (key, text) = setting.keys.lazy.compactMap({ key in reader.settingText(key).map { (key, $0) } }).first else {
-                continue
-            }
+            let readsEmpty = if case .read(let binding) = setting.state { binding.readsEmpty } else { false }
+            guard let (key, text) = setting.keys.lazy.compactMap({ key in reader.settingText(key, readsEmpty: readsEmpty).map { (key, $0) } }).first
+            else { continue }
             switch setting.state {
             case .read(let binding):
                 do {
@@ -89,10 +89,10 @@ extension ImageServerConfiguration {
 }
 
 extension ConfigReader {
-    /// The text of the setting `key`; nil when unset or empty. Flags and environment variables
+    /// The text of the setting `key`; nil when unset, or empty unless `readsEmpty`. Flags and environment variables
     /// are text already; a JSON file's number, Boolean or array (or a flag given several
     /// values, or none) is written as text, so that every setting is parsed, and refused, alike.
-    fileprivate func settingText(_ key: String) -> String? {
+    fileprivate func settingText(_ key: String, readsEmpty: Bool = false) -> String? {
         let key = ConfigKey(key)
         let text: String? =
             if let text = string(forKey: key) { text }
@@ -100,6 +100,6 @@ extension ConfigReader {
             else if let number = double(forKey: key) { String(number) }
             else if let flag = bool(forKey: key) { String(flag) }
             else { stringArray(forKey: key)?.joined(separator: ",") }
-        return text?.isEmpty == false ? text : nil
+        return readsEmpty || text?.isEmpty == false ? text : nil
     }
 }

@@ -17,7 +17,7 @@ extension ImageServerConfiguration {
         .read("allowLoopbackSourceAddresses", \.allowsLoopbackSourceAddresses, .bool, "fetch from 127.0.0.0/8, ::1, 0.0.0.0"),
         .read(
             "allowPrivateSourceAddresses", \.allowsPrivateSourceAddresses, .bool, imgproxyDefault: "true",
-            "fetch from RFC 1918, CGNAT and unique-local addresses"
+            "fetch from RFC 1918, CGNAT and unique-local addresses (off here, so that a URL cannot reach the internal network)"
         ),
         .read("allowLinkLocalSourceAddresses", \.allowsLinkLocalSourceAddresses, .bool, "fetch from 169.254.0.0/16, fe80::/10"),
         .read(
@@ -26,9 +26,8 @@ extension ImageServerConfiguration {
         ),
         .read("maxRedirects", \.maxRedirects, .int(), "redirects followed for a source (one more: 404)"),
         .read(
-            "workers", \.workers, .int(in: 1...4096), aliases: ["concurrency"], defaultDescription: "the core count",
-            imgproxyDefault: "twice the core count",
-            "requests processed at once"
+            "workers", \.workers, .int(in: 1...4096), aliases: ["concurrency"], defaultDescription: "twice the core count",
+            "requests processed at once (a worker is held from the source's fetch to the encode, as in imgproxy)"
         ),
         .read("requestsQueueSize", \.requestsQueueSize, .int(), "requests waiting for a worker (one more: 429); 0: no bound"),
         .read("timeout", \.timeout, .seconds, aliases: ["writeTimeout"], "seconds a request may take (more: 503)"),
@@ -43,7 +42,7 @@ extension ImageServerConfiguration {
         .read("memoryCacheSize", \.memoryCacheSize, .int(), "bytes of results kept in memory"),
         .read("resultCacheFsync", \.resultCacheSyncsWrites, .bool, "flush each result to the device before it is renamed into place"),
         .read(
-            "shutdownTimeout", \.shutdownTimeout, .seconds, aliases: ["gracefulStopTimeout"], imgproxyDefault: "20",
+            "shutdownTimeout", \.shutdownTimeout, .seconds, aliases: ["gracefulStopTimeout"],
             "seconds requests in flight get after SIGTERM or SIGINT"
         ),
         .read(
@@ -83,11 +82,11 @@ extension ImageServerConfiguration {
             "formats a source keeps; otherwise the first of these that carries its alpha or animation"
         ),
         .read(
-            "autoWebp", \.processing.autoWebP, .bool, aliases: ["enableWebpDetection"], imgproxyDefault: "false",
-            "WebP when `Accept` takes it and the URL names no format; `Vary: Accept`"
+            "autoWebp", \.processing.autoWebP, .bool, aliases: ["enableWebpDetection"],
+            "WebP when `Accept` takes it and the URL names no format; `Vary: Accept` (a cache in front must key on it)"
         ),
         .read(
-            "autoAvif", \.processing.autoAVIF, .bool, aliases: ["enableAvifDetection"], imgproxyDefault: "false",
+            "autoAvif", \.processing.autoAVIF, .bool, aliases: ["enableAvifDetection"],
             "the same for AVIF, preferred over WebP; not for animations"
         ),
         .read("enforceWebp", \.processing.enforceWebP, .bool, "WebP when `Accept` takes it, even over the URL's format"),
@@ -104,7 +103,7 @@ extension ImageServerConfiguration {
         ),
         .read(
             "maxAnimationFrames", \.processing.maxAnimationFrames, .int(in: 1...Int.max), imgproxyDefault: "1",
-            "frames an animation may have (more: 422; imgproxy keeps the first ones); 1: the first frame only"
+            "frames an animation may have (more: 422, not cut short as in imgproxy, which serves part as the whole); 1: the first frame only (imgproxy's default: here animations stay animated)"
         ),
         .read(
             "maxAnimationFrameResolution", \.processing.maxAnimationFrameResolution, .megapixels,
@@ -112,13 +111,45 @@ extension ImageServerConfiguration {
         ),
         .read(
             "maxResultDimension", \.processing.maxResultDimension, .int(),
-            "pixels a result may have on a side (more: 422; imgproxy scales it down); 0: no limit"
+            "pixels a result may have on a side: a larger one is scaled down to fit, padding and extend counted; 0: no limit"
         ),
         .read(
             "stripMetadata", \.processing.stripMetadata, .bool,
             "results carry no EXIF, XMP, IPTC or ICC profile; `false` (or `sm:0`) keeps them (docs/cli.md: what each format keeps)"
         ),
         .read("autoRotate", \.processing.autoRotate, .bool, "turn sources upright by their EXIF orientation"),
+        // MARK: Output: compression, colour profile, copyright, thumbnail
+        .read("jpegProgressive", \.processing.jpegProgressive, .bool, "JPEG results progressive"),
+        .read("pngInterlaced", \.processing.pngInterlaced, .bool, "PNG results interlaced (Adam7)"),
+        .read(
+            "pngQuantize", \.processing.pngQuantize, .bool,
+            "PNG results with a palette (libimagequant) of `PNG_QUANTIZATION_COLORS` colours"
+        ),
+        .read(
+            "pngQuantizationColors", \.processing.pngQuantizationColors, .int(in: 2...256),
+            "the palette's colours, 2 to 256; rounded up to 2, 4, 16 or 256, as imgproxy's libvips call does"
+        ),
+        .read("webpPreset", \.processing.webPPreset, .webPPreset, "libwebp's preset: default, photo, picture, drawing, icon or text"),
+        .read("webpEffort", \.processing.webPEffort, .int(in: 1...6), "WebP encoder effort, 1 to 6"),
+        .read("avifSpeed", \.processing.avifSpeed, .int(in: 0...9), "AVIF encoder speed, 0 (slowest, smallest) to 9"),
+        .read("jxlEffort", \.processing.jxlEffort, .int(in: 1...9), "JPEG XL encoder effort, 1 to 9"),
+        .read(
+            "stripColorProfile", \.processing.stripColorProfile, .bool,
+            "results carry no ICC profile (`scp:0` keeps the sRGB pixels' profile: imgproxy keeps an RGB source's own)"
+        ),
+        .read(
+            "keepCopyright", \.processing.keepCopyright, .bool,
+            "stripping metadata keeps the EXIF's Copyright and Artist (`kcr`; imgproxy also IPTC's and XMP's)"
+        ),
+        .read("enforceThumbnail", \.processing.enforceThumbnail, .bool, "a HEIC or AVIF source's embedded thumbnail is processed in its place (`eth`)"),
+        .read(
+            "skipProcessingFormats", \.processing.skipProcessingFormats, .formats,
+            "source formats sent as they are when no other format is asked for (`skp` adds to them); SVG never is"
+        ),
+        .read(
+            "sanitizeSvg", \.processing.sanitizeSVG, .onlyTrue("SVG sources are always rasterised here, never served as SVG, sanitised or not"),
+            "`true` only: SVG sources are rasterised, never served as SVG (imgproxy passes them through, without scripts and event handlers)"
+        ),
     ] + s3
 
     /// imgproxy's S3 group, as far as it is built (docs/server.md, "S3 sources").
@@ -174,6 +205,10 @@ extension ImageServerConfiguration {
         .read(
             "base64.urlIncludesFilename", \.processing.base64URLIncludesFilename, .bool,
             "a base64 source's last `/` segment is a file name, not part of the URL"
+        ),
+        .read(
+            "sourceUrlQuerySeparator", \.processing.sourceURLQuerySeparator, .text, readsEmpty: true,
+            "what ends a `local://` or `s3://` URL's path and starts its query (an S3 version); empty: nothing does"
         ),
         .read("cookiePassthrough", \.cookiePassthrough, .bool, "the request's cookies go with the source's fetch when their scope covers it"),
         .read("cookiePassthroughAll", \.cookiePassthroughAll, .bool, "with `COOKIE_PASSTHROUGH`, all of them, whatever the source"),

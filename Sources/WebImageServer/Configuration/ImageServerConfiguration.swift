@@ -30,8 +30,9 @@ public struct ImageServerConfiguration: Sendable {
     public var allowsLinkLocalSourceAddresses = false
     /// Redirects followed for one source.
     public var maxRedirects = 10
-    /// Requests processed at once.
-    public var workers = ProcessInfo.processInfo.activeProcessorCount
+    /// Requests processed at once: twice the core count, as imgproxy (a worker also waits for
+    /// its source's fetch).
+    public var workers = 2 * ProcessInfo.processInfo.activeProcessorCount
     /// Requests waiting for a worker beyond them; 0: no bound. Past it: 429.
     public var requestsQueueSize = 0
     /// Seconds a request may take in all: past it, 503.
@@ -57,7 +58,7 @@ public struct ImageServerConfiguration: Sendable {
     /// results can be made again, and a torn one is dropped when read.
     public var resultCacheSyncsWrites = false
     /// Seconds the server waits for requests in flight after SIGTERM or SIGINT.
-    public var shutdownTimeout: TimeInterval = 30
+    public var shutdownTimeout: TimeInterval = 20
     /// Serve the playground page at `/`; nil: on when `bind` is a loopback address, off
     /// otherwise. It signs paths for the page, so it is never on by chance where others can
     /// reach it.

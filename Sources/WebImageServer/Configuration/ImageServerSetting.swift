@@ -31,6 +31,8 @@ struct ImageServerSetting: Sendable {
         let defaultDescription: String?
         /// imgproxy's default, where it differs from this server's.
         let imgproxyDefault: String?
+        /// Set and empty is a value, not unset (`SOURCE_URL_QUERY_SEPARATOR`).
+        let readsEmpty: Bool
     }
 
     /// Every key the setting is read by: its own first, then its aliases.
@@ -40,13 +42,14 @@ struct ImageServerSetting: Sendable {
     /// `ImageServerConfiguration()`, described in words only where the machine decides it.
     static func read<Value>(
         _ key: String, _ property: WritableKeyPath<ImageServerConfiguration, Value> & Sendable, _ parser: SettingParser<Value>,
-        aliases: [String] = [], defaultDescription: String? = nil, imgproxyDefault: String? = nil, _ summary: String
+        aliases: [String] = [], defaultDescription: String? = nil, imgproxyDefault: String? = nil, readsEmpty: Bool = false,
+        _ summary: String
     ) -> ImageServerSetting {
         let binding = Binding(
             property: property,
             apply: { text, configuration throws(ImageServerConfigurationError) in configuration[keyPath: property] = try parser.parse(text) },
             text: { configuration in parser.text(configuration[keyPath: property]) },
-            defaultDescription: defaultDescription, imgproxyDefault: imgproxyDefault
+            defaultDescription: defaultDescription, imgproxyDefault: imgproxyDefault, readsEmpty: readsEmpty
         )
         return ImageServerSetting(key: key, aliases: aliases, summary: summary, state: .read(binding))
     }

@@ -13,12 +13,12 @@ public struct ProcessingConfiguration: Sendable, Hashable {
     /// Output formats for sources whose own format is not one of them: the first that keeps
     /// the source's alpha or animation.
     public var preferredFormats: [ImageFormat] = [.jpeg, .png, .gif]
-    /// WebP when the URL names no format and the request's `Accept` takes it (on here, off in
-    /// imgproxy).
-    public var autoWebP = true
+    /// WebP when the URL names no format and the request's `Accept` takes it. Off by default, as
+    /// in imgproxy: the response then varies with `Accept`, which a cache in front must key on.
+    public var autoWebP = false
     /// AVIF when the URL names no format and `Accept` takes it, preferred to WebP; not for
-    /// animations, which AVIF cannot hold here (on here, off in imgproxy).
-    public var autoAVIF = true
+    /// animations, which AVIF cannot hold here. Off by default, as `autoWebP`.
+    public var autoAVIF = false
     /// WebP when `Accept` takes it, even over the URL's format.
     public var enforceWebP = false
     /// AVIF when `Accept` takes it, even over the URL's format.
@@ -45,14 +45,43 @@ public struct ProcessingConfiguration: Sendable, Hashable {
     /// When above 0, each frame of an animation is held to this many pixels instead of the
     /// whole animation to `maxSourceResolution`.
     public var maxAnimationFrameResolution = 0
-    /// Largest side of a result; 0 for no limit. A larger result is 422 here (imgproxy scales
-    /// it down).
+    /// Largest side of a result; 0 for no limit. A larger result is scaled down to fit, padding,
+    /// extend and rotation counted (imgproxy's, since 3.29).
     public var maxResultDimension = 0
     /// Remove metadata (EXIF, XMP, IPTC, the ICC profile) from results; `false` keeps what the
     /// output format holds.
     public var stripMetadata = true
     /// Turn sources upright by their EXIF orientation.
     public var autoRotate = true
+
+    // MARK: Output: imgproxy's compression settings, its colour profile and copyright defaults
+
+    /// Write JPEG results progressive (`JPEG_PROGRESSIVE`).
+    public var jpegProgressive = false
+    /// Write PNG results interlaced, Adam7 (`PNG_INTERLACED`).
+    public var pngInterlaced = false
+    /// Write PNG results with a palette of `pngQuantizationColors` colours, 2...256 (`PNG_QUANTIZE`).
+    public var pngQuantize = false
+    public var pngQuantizationColors = 256
+    /// libwebp's preset for WebP results (`WEBP_PRESET`).
+    public var webPPreset = ImageCoderOptions.WebPPreset.default
+    /// The encoders' effort: WebP 1...6 (`WEBP_EFFORT`), JPEG XL 1...9 (`JXL_EFFORT`); AVIF's
+    /// speed 0...9 (`AVIF_SPEED`), its effort 9 minus the speed.
+    public var webPEffort = 4
+    public var jxlEffort = 4
+    public var avifSpeed = 8
+    /// The default of `strip_color_profile`: results carry no ICC profile, their pixels sRGB.
+    public var stripColorProfile = true
+    /// The default of `keep_copyright`: stripping metadata keeps the EXIF's Copyright and Artist.
+    public var keepCopyright = true
+    /// The default of `enforce_thumbnail`: a HEIC or AVIF source's embedded thumbnail is the source.
+    public var enforceThumbnail = false
+    /// Source formats sent as they are when no other format is asked for (`skip_processing` adds
+    /// to them); SVG never is.
+    public var skipProcessingFormats: [ImageFormat] = []
+    /// imgproxy's `SANITIZE_SVG`, always true here: SVG sources are rasterised, never served as
+    /// SVG, so none of their scripts or event handlers reaches a client.
+    public var sanitizeSVG = true
     /// What separates an option's name and arguments in URLs and presets (`rs:fill:300:200`).
     public var argumentsSeparator = ":"
     /// Option names a URL may write, as written (`rs` and `resize` are two names); empty: any.
@@ -65,6 +94,9 @@ public struct ProcessingConfiguration: Sendable, Hashable {
     public var baseURL = ""
     /// A base64 source's last `/` segment is a file name for search engines, not part of it.
     public var base64URLIncludesFilename = false
+    /// What ends the path of a `local://` or `s3://` source URL and starts its query (an S3
+    /// object's version); empty: nothing does, a `?` is part of the path.
+    public var sourceURLQuerySeparator = "?"
 
     /// The defaults.
     public init() {}

@@ -153,6 +153,34 @@ extension SettingParser where Value == [ImageFormat: Int] {
     }
 }
 
+extension SettingParser where Value == Bool {
+    /// A Boolean that must be `true`: `false` asks for what the server does not do, and is
+    /// refused with `reason` rather than ignored.
+    static func onlyTrue(_ reason: String) -> Self {
+        Self(
+            parse: { text throws(ImageServerConfigurationError) in
+                guard try bool.parse(text) else { throw ImageServerConfigurationError(problems: ["\"\(text)\": \(reason)"]) }
+                return true
+            },
+            text: bool.text
+        )
+    }
+}
+
+extension SettingParser where Value == ImageCoderOptions.WebPPreset {
+    /// libwebp's preset by name, in any case (`WEBP_PRESET`).
+    static var webPPreset: Self {
+        let names = SettingParser<String>.oneOf(Value.allCases.map(\.rawValue))
+        return Self(
+            parse: { text throws(ImageServerConfigurationError) in
+                guard let preset = Value(rawValue: try names.parse(text)) else { throw notA("a WebP preset", text) }
+                return preset
+            },
+            text: { $0.rawValue }
+        )
+    }
+}
+
 /// `50` for 50.0, `0.5` for 0.5.
 private func shortText(_ number: Double) -> String {
     number == number.rounded() && abs(number) < 1e15 ? String(Int(number)) : String(number)

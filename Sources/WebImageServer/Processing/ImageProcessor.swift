@@ -17,8 +17,9 @@ public struct ImageProcessor: Sendable {
 
     /// The result for `source` (its bytes) by `options`, in the format `plan` decides, made on
     /// the blocking pool. Errors carry their status: 422 for a source that cannot be read or
-    /// is over a limit, or a result that cannot be made (`max_bytes`, the result limit, a
-    /// format that cannot be written).
+    /// is over a limit, or a format that cannot be written. `max_bytes` is a target, as in
+    /// imgproxy: a lossy result that cannot meet it is sent at its smallest, a lossless one as
+    /// it is.
     public func process(_ source: Data, options: ProcessingOptions, format plan: OutputFormatPlan) async throws(ImageServerError) -> ProcessedImage {
         try await process(source, options: options, format: plan, watermark: nil)
     }
@@ -41,11 +42,12 @@ public struct ImageProcessor: Sendable {
     }
 
     private func processNow(_ source: Data, options: ProcessingOptions, format plan: OutputFormatPlan, watermark: WatermarkMark?) throws(ImageServerError) -> ProcessedImage {
-        let header = try SourceInspection.header(of: source)
         // `raw`: the source as it came, once its header reads as an image, over any limit.
         if options.raw {
-            return ProcessedImage(unprocessed: source, header: header)
+            return ProcessedImage(unprocessed: source, header: try SourceInspection.header(of: source))
         }
+        // `enforce_thumbnail`: a HEIC or AVIF source's embedded thumbnail is the source, its limits too.
+        let header = try SourceInspection.header(of: source, embeddedThumbnail: options.enforceThumbnail)
         var format = try plan.format(for: header)
         let animated = plan.isAnimated(header) && OutputFormatPlan.animates(format)
         let facts = SourceFacts(header: header, frames: animated ? header.frameCount : 1, byteCount: source.count)
@@ -59,7 +61,7 @@ public struct ImageProcessor: Sendable {
         let resized = try steps.run(source)
         let image = try steps.watermarked(try steps.finish(resized.image), dprScale: resized.dprScale)
         format = OutputFormatPlan.format(format, fitting: image)
-        let data = try encode(image, format: format, animated: animated, options: options)
+        let data = try encode(image, format: format, animated: animated, options: options, encoding: plan.encoding)
         var processed = ProcessedImage(
             data: data, format: format, pixelWidth: image.pixelWidth, pixelHeight: image.pixelHeight,
             frameCount: animated ? image.frameCount : 1, source: header
@@ -68,25 +70,27 @@ public struct ImageProcessor: Sendable {
         return processed
     }
 
-    private func encode(_ image: Image, format: ImageFormat, animated: Bool, options: ProcessingOptions) throws(ImageServerError) -> Data {
+    private func encode(
+        _ image: Image, format: ImageFormat, animated: Bool, options: ProcessingOptions, encoding settings: EncoderSettings
+    ) throws(ImageServerError) -> Data {
         var encoding = ImageCoderOptions()
         encoding.encodeCompressionQuality = Double(min(100, max(1, options.quality(for: format)))) / 100
         encoding.encodeFirstFrameOnly = !animated
         encoding.encodeMaxFileSize = options.maxBytes
         encoding.encodeBackgroundColor = options.background ?? .white
-        encoding.encodeKeepsMetadata = !options.stripMetadata
-        let data: Data
+        settings.apply(to: &encoding, format: format)
+        // imgproxy's `strip_metadata`, `keep_copyright` and `strip_color_profile`.
+        var kept: ImageCoderOptions.KeptMetadata = options.stripMetadata ? (options.keepCopyright ? .exifCopyright : []) : [.exif, .xmp, .iptc]
+        if !options.stripColorProfile { kept.insert(.colorProfile) }
+        encoding.encodeKeepsMetadata = !kept.isEmpty
+        encoding.encodeKeptMetadata = kept
         do {
-            data = try coders.encode(image, format: format, options: encoding)
+            return try coders.encode(image, format: format, options: encoding)
         } catch {
             // The source is decoded while encoding: a corrupt one fails here, and so does one
             // over a limit (its decode's time budget, the encoders' limit on an animation's pixels).
             if case .unsupportedFormat = error { throw .unsupportedOutputFormat("\(format) cannot be written") }
             throw SourceInspection.mapped(error)
         }
-        if options.maxBytes > 0, data.count > options.maxBytes {
-            throw .maxBytesNotMet(smallest: data.count, limit: options.maxBytes)
-        }
-        return data
     }
 }

@@ -21,6 +21,8 @@ public struct OutputFormatPlan: Sendable, Hashable {
     public let enforcesWebP: Bool
     /// The format depends on `Accept`: the response carries `Vary: Accept`.
     public let variesWithAccept: Bool
+    /// How the format is written (the configuration's compression settings).
+    let encoding: EncoderSettings
     private let preferredFormats: [ImageFormat]
     /// Alpha the options add (padding, extend, round corners) and do not flatten.
     private let addsTransparency: Bool
@@ -43,16 +45,19 @@ public struct OutputFormatPlan: Sendable, Hashable {
         flattens = options.background != nil
         addsTransparency = !options.padding.isEmpty || options.extend || options.roundCorners > 0
         keepsAnimation = options.maxAnimationFrames > 1
+        encoding = EncoderSettings(configuration: configuration)
     }
 
     /// What the result's format depends on besides the source: the URL's format or `auto`,
-    /// and the `Accept` preferences that can change it (`auto+avif+webp`, `png`, `png+webp`).
+    /// the `Accept` preferences that can change it (`auto+avif+webp`, `png`, `png+webp`), and
+    /// the compression settings that differ from imgproxy's (`png jpeg-progressive`).
     public var cacheKey: String {
         var key = requested.map(ProcessingOptions.name) ?? "auto"
         let (avif, webP) = requested == nil ? (prefersAVIF, prefersWebP) : (enforcesAVIF, enforcesWebP)
         if avif { key += "+avif" }
         if webP { key += "+webp" }
-        return key
+        let encoding = encoding.cacheKey
+        return encoding.isEmpty ? key : key + " " + encoding
     }
 
     /// The format of the result for a source with this header. Throws 422 for a format the

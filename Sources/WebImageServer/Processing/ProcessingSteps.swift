@@ -3,8 +3,8 @@ import WebImage
 
 /// One request's pipeline in imgproxy's fixed order, whatever the order in the URL
 /// (`processing/processing.go`): trim, shrink-on-load, orientation, crop, resize, crop to
-/// the result, filters, extend, padding, round corners, size fix, flatten, watermark. The options
-/// see the image upright and turned by `rotate`; the decoder sees it upright.
+/// the result, filters, extend, extend to the aspect ratio, padding, round corners, size fix,
+/// flatten, watermark. The options see the image upright and turned by `rotate`; the decoder sees it upright.
 struct ProcessingSteps {
     let header: ImageHeader
     let options: ProcessingOptions
@@ -29,11 +29,9 @@ struct ProcessingSteps {
             )
             let size = framed(width: image.pixelWidth, height: image.pixelHeight)
             geometry = ResizeGeometry(width: size.width, height: size.height, isVector: false, options: options)
-            try checkResultSize(geometry)
         } else {
             let size = sourceSize(isVector: isVector)
             geometry = ResizeGeometry(width: size.width, height: size.height, isVector: isVector, options: options)
-            try checkResultSize(geometry)
             image = try decode(data, box: loadBox(geometry, natural: framed(width: header.pixelWidth, height: header.pixelHeight)))
         }
         for transformer in orientation() { image = try apply(transformer, to: image) }
@@ -71,15 +69,6 @@ struct ProcessingSteps {
     }
 
     // MARK: Sizes
-
-    /// 422 when the result would be larger than `maxResultDimension` on a side: known from the
-    /// geometry before the source is decoded (after trimming, when trimming).
-    private func checkResultSize(_ geometry: ResizeGeometry) throws(ImageServerError) {
-        let result = geometry.resultSize(options: options)
-        if options.maxResultDimension > 0, max(result.width, result.height) > options.maxResultDimension {
-            throw .resultTooLarge(width: result.width, height: result.height, limit: options.maxResultDimension)
-        }
-    }
 
     /// True when the options' frame is the decoder's turned a quarter: by `rotate`, or by an
     /// EXIF orientation left unapplied (`auto_rotate:0`).
@@ -128,6 +117,7 @@ struct ProcessingSteps {
         decoding.decodeUseLazyDecoding = true
         decoding.decodeFirstFrameOnly = !animated
         decoding.decodePreserveAspectRatio = false
+        decoding.decodeEmbeddedThumbnail = options.enforceThumbnail
         if let box { decoding.decodeThumbnailPixelSize = CGSize(width: box.width, height: box.height) }
         if SourceInspection.isVector(header) {
             // Drawn at the box, within the resolution limit (`sourceSize`), whatever the file says.
@@ -211,6 +201,10 @@ struct ProcessingSteps {
         if options.extend {
             let size = CGSize(width: geometry.targetWidth, height: geometry.targetHeight)
             transformers.append(ExtendingTransformer(size: size, gravity: Self.scaled(options.extendGravity, width: dpr, height: dpr)))
+        }
+        if options.extendAspectRatio, geometry.extendAspectRatioWidth > 0, geometry.extendAspectRatioHeight > 0 {
+            let size = CGSize(width: geometry.extendAspectRatioWidth, height: geometry.extendAspectRatioHeight)
+            transformers.append(ExtendingTransformer(size: size, gravity: Self.scaled(options.extendAspectRatioGravity, width: dpr, height: dpr)))
         }
         let padding = options.padding
         if !padding.isEmpty {

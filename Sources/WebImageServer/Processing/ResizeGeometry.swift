@@ -9,15 +9,18 @@ struct ResizeGeometry: Equatable {
     /// The `crop` option's area in source pixels; 0 for a side not cut.
     let cropWidth: Int, cropHeight: Int
     /// Scale from the cropped source to the resized image.
-    let widthScale: Double, heightScale: Double
+    private(set) var widthScale: Double, heightScale: Double
     /// What `dpr` became: offsets, the box and padding are multiplied by it.
-    let dprScale: Double
+    private(set) var dprScale: Double
     /// The box times `dprScale` and zoom; 0 for a side not asked for.
-    let targetWidth: Int, targetHeight: Int
+    private(set) var targetWidth = 0, targetHeight = 0
     /// The resized image.
-    let scaledWidth: Int, scaledHeight: Int
+    private(set) var scaledWidth = 0, scaledHeight = 0
     /// The area the resized image is cut to; 0 for a side not cut.
-    let resultCropWidth: Int, resultCropHeight: Int
+    private(set) var resultCropWidth = 0, resultCropHeight = 0
+    /// The canvas `extend_aspect_ratio` grows the image to (the box's aspect ratio around the
+    /// cut image); 0 when it is off, the box has a side of 0, or the image has its ratio already.
+    private(set) var extendAspectRatioWidth = 0, extendAspectRatioHeight = 0
 
     init(width: Int, height: Int, isVector: Bool, options: ProcessingOptions) {
         sourceWidth = width
@@ -85,7 +88,12 @@ struct ResizeGeometry: Equatable {
         widthScale = 1 / wshrink
         heightScale = 1 / hshrink
         self.dprScale = dprScale
+        computeSizes(widthToScale: widthToScale, heightToScale: heightToScale, options: options)
+        limitToResultDimension(widthToScale: widthToScale, heightToScale: heightToScale, options: options)
+    }
 
+    /// The sizes that follow from the scales (imgproxy's `calcSizes`).
+    private mutating func computeSizes(widthToScale: Int, heightToScale: Int, options: ProcessingOptions) {
         targetWidth = Self.scaled(options.width, dprScale * options.zoomWidth)
         targetHeight = Self.scaled(options.height, dprScale * options.zoomHeight)
         scaledWidth = Self.scaled(widthToScale, widthScale)
@@ -105,16 +113,45 @@ struct ResizeGeometry: Equatable {
         } else {
             (resultCropWidth, resultCropHeight) = (targetWidth, targetHeight)
         }
+        (extendAspectRatioWidth, extendAspectRatioHeight) = (0, 0)
+        if options.extendAspectRatio && targetWidth > 0 && targetHeight > 0 {
+            let width = Self.minNonZero(scaledWidth, resultCropWidth)
+            let height = Self.minNonZero(scaledHeight, resultCropHeight)
+            let differenceW = Double(targetWidth) / Double(width)
+            let differenceH = Double(targetHeight) / Double(height)
+            if differenceH > differenceW {
+                (extendAspectRatioWidth, extendAspectRatioHeight) = (width, Self.scaled(width, Double(targetHeight) / Double(targetWidth)))
+            } else if differenceW > differenceH {
+                (extendAspectRatioWidth, extendAspectRatioHeight) = (Self.scaled(height, Double(targetWidth) / Double(targetHeight)), height)
+            }
+        }
     }
 
-    /// The result's size once cut, extended and padded: checked against the result limit
-    /// before decoding.
-    func resultSize(options: ProcessingOptions) -> (width: Int, height: Int) {
+    /// `max_result_dimension`: when the result (cut, extended, padded) would be larger on a
+    /// side, every scale, `dprScale` with them (so the box, offsets and padding too), shrinks
+    /// until it fits, no side below 1 pixel (imgproxy's `limitScale`, since 3.29).
+    private mutating func limitToResultDimension(widthToScale: Int, heightToScale: Int, options: ProcessingOptions) {
+        let limit = options.maxResultDimension
+        guard limit > 0 else { return }
+        let result = resultSize(options: options)
+        guard result.width > limit || result.height > limit else { return }
+        let downScale = Double(limit) / Double(max(result.width, result.height))
+        widthScale = max(widthScale * downScale, 1 / Double(widthToScale))
+        heightScale = max(heightScale * downScale, 1 / Double(heightToScale))
+        dprScale *= downScale
+        computeSizes(widthToScale: widthToScale, heightToScale: heightToScale, options: options)
+    }
+
+    /// The result's size once cut, extended and padded (before the format's own limits).
+    private func resultSize(options: ProcessingOptions) -> (width: Int, height: Int) {
         var width = Self.minNonZero(scaledWidth, resultCropWidth)
         var height = Self.minNonZero(scaledHeight, resultCropHeight)
         if options.extend {
             width = max(width, targetWidth)
             height = max(height, targetHeight)
+        } else if options.extendAspectRatio {
+            width = max(width, extendAspectRatioWidth)
+            height = max(height, extendAspectRatioHeight)
         }
         let padding = options.padding
         width += Self.scaledToEven(padding.left, dprScale) + Self.scaledToEven(padding.right, dprScale)

@@ -4,10 +4,11 @@ import WebImage
 /// A source's header, read before any pixel is decoded, and coding failures as the statuses they
 /// answer.
 enum SourceInspection {
-    /// The header of `data`: 422 when it is not an image the server reads.
-    static func header(of data: Data) throws(ImageServerError) -> ImageHeader {
+    /// The header of `data` (of its embedded thumbnail, with `embeddedThumbnail`, when it has
+    /// one): 422 when it is not an image the server reads.
+    static func header(of data: Data, embeddedThumbnail: Bool = false) throws(ImageServerError) -> ImageHeader {
         do {
-            return try ImageHeader(probing: data)
+            return try ImageHeader(probing: data, embeddedThumbnail: embeddedThumbnail)
         } catch {
             throw mapped(error)
         }

@@ -22,8 +22,8 @@ public enum SourceURL: Sendable, Hashable, CustomStringConvertible {
 
 /// An S3 object as an `s3://` source names it, read as imgproxy reads one: the bucket up to the
 /// first `/`, the key after it (leading slashes dropped; as written, with no percent-decoding
-/// beyond the URL's own), up to the first `?`; after that, the version: `versionId=ID`, or
-/// imgproxy's bare `ID`.
+/// beyond the URL's own), up to the first `?` (`SOURCE_URL_QUERY_SEPARATOR`); after that, the
+/// version: `versionId=ID`, or imgproxy's bare `ID`.
 public struct S3ObjectAddress: Sendable, Hashable, CustomStringConvertible {
     public var bucket: String
     public var key: String
@@ -35,17 +35,18 @@ public struct S3ObjectAddress: Sendable, Hashable, CustomStringConvertible {
         self.versionID = versionID
     }
 
-    /// The address in `url` (`s3://bucket/key?versionId=ID`, any case of scheme); nil when it has
-    /// no bucket or no key, or the bucket holds characters no bucket name has.
-    public init?(_ url: String) {
+    /// The address in `url` (`s3://bucket/key?versionId=ID`, any case of scheme), its query after
+    /// `querySeparator` (empty: no query, the rest is key); nil when it has no bucket or no key, or
+    /// the bucket holds characters no bucket name has.
+    public init?(_ url: String, querySeparator: String = "?") {
         guard let separator = url.range(of: "://"), url[..<separator.lowerBound].lowercased() == "s3" else { return nil }
         let rest = url[separator.upperBound...]
         let bucket = rest.prefix { $0 != "/" }
         var path = rest.dropFirst(bucket.count).drop { $0 == "/" }
         var versionID: Substring?
-        if let question = path.firstIndex(of: "?") {
-            let query = path[path.index(after: question)...]
-            path = path[..<question]
+        if !querySeparator.isEmpty, let separator = path.range(of: querySeparator) {
+            let query = path[separator.upperBound...]
+            path = path[..<separator.lowerBound]
             let named = query.split(separator: "&").first { $0.hasPrefix("versionId=") }.map { $0.dropFirst("versionId=".count) }
             versionID = named.map { Substring(PercentDecoding.pathUnescaped(String($0)) ?? String($0)) } ?? query
         }

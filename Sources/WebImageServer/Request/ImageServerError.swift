@@ -47,10 +47,6 @@ public enum ImageServerError: Error, Sendable, Hashable, CustomStringConvertible
     case unreadableSource(String)
     /// The source is over a limit (pixels, frames, file size), found before decoding pixels.
     case sourceTooLarge(String)
-    /// The result would be larger than `MAX_RESULT_DIMENSION` on a side.
-    case resultTooLarge(width: Int, height: Int, limit: Int)
-    /// The result cannot be brought under `max_bytes`.
-    case maxBytesNotMet(smallest: Int, limit: Int)
     /// The output format cannot be written (SVG, PDF, ...), or encoding failed.
     case unsupportedOutputFormat(String)
 
@@ -74,7 +70,7 @@ public enum ImageServerError: Error, Sendable, Hashable, CustomStringConvertible
         case .unknownOption, .invalidOption: 400
         case .invalidSignature, .signatureLooksLikeOption, .expired, .securityOptionNotAllowed, .invalidSecret: 403
         case .invalidPath, .optionNotAllowed, .invalidSource, .unsupportedSourceScheme, .sourceRefused, .sourceUnreachable: 404
-        case .unreadableSource, .sourceTooLarge, .resultTooLarge, .maxBytesNotMet, .unsupportedOutputFormat: 422
+        case .unreadableSource, .sourceTooLarge, .unsupportedOutputFormat: 422
         case .tooManyRequests: 429
         case .clientClosed: 499
         case .internalError: 500
@@ -100,8 +96,6 @@ public enum ImageServerError: Error, Sendable, Hashable, CustomStringConvertible
         case .sourceUnreachable: "Source is unreachable"
         case .unreadableSource: "Broken or unsupported image"
         case .sourceTooLarge: "Source image is too large"
-        case .resultTooLarge: "Result image is too large"
-        case .maxBytesNotMet: "The image cannot be made small enough for max_bytes"
         case .unsupportedOutputFormat: "Unsupported output format"
         case .tooManyRequests: "Too many requests"
         case .clientClosed: "Client closed the request"
@@ -117,8 +111,6 @@ public enum ImageServerError: Error, Sendable, Hashable, CustomStringConvertible
              .sourceRefused(let detail), .sourceUnreachable(let detail), .internalError(let detail), .sourceTimeout(let detail):
             "\(publicMessage): \(detail)"
         case .unsupportedSourceScheme(let scheme): "\(publicMessage): scheme \(scheme) is not enabled"
-        case let .resultTooLarge(width, height, limit): "\(publicMessage): \(width)x\(height), limit \(limit)"
-        case let .maxBytesNotMet(smallest, limit): "\(publicMessage): smallest \(smallest) bytes, limit \(limit)"
         case .unsupportedOutputFormat(let detail): "\(publicMessage): \(detail)"
         default: publicMessage
         }

@@ -9,6 +9,8 @@ public struct ImgproxyURLParser: ImageRequestParser {
     /// The signature check.
     public let verifier: SignatureVerifier
     private let applier: OptionApplier
+    /// The paths lately read: a result asked for again is not read again.
+    private let recent = RecentRequests()
 
     /// A parser for `configuration`, checking signatures with `verifier` (none: signing off).
     /// Throws when a preset does not parse or holds an invalid option.
@@ -44,6 +46,14 @@ public struct ImgproxyURLParser: ImageRequestParser {
     /// status to answer: 403 for the signature or an expired URL, 400 for options, 404 for
     /// the path or the source.
     public func parse(path: String, now: Date = Date()) throws(ImageServerError) -> ImageRequest {
+        if let request = recent.request(forPath: path, now: now) { return request }
+        let request = try read(path: path, now: now)
+        recent.remember(request, forPath: path)
+        return request
+    }
+
+    /// `parse` without the recent paths.
+    private func read(path: String, now: Date) throws(ImageServerError) -> ImageRequest {
         // By Unicode scalars, as imgproxy splits bytes: a `/` or `?` followed by a combining
         // mark is one Character, which a split by Characters would not see.
         var target = Substring(path).unicodeScalars

@@ -90,6 +90,13 @@ extension OptionTable {
             canonical: { $0.extend ? ["1"] + ProcessingOptions.gravity($0.extendGravity) : nil }
         ),
         .result(
+            "extend_aspect_ratio", aliases: ["extend_ar", "exar"], arguments: "enabled:gravity:x:y", example: "1:so", default: .arguments("0"),
+            apply: { reader, options, _ throws(ImageServerError) in
+                try extend(reader, reader.arguments[...], &options, enabled: \.extendAspectRatio, gravity: \.extendAspectRatioGravity)
+            },
+            canonical: { $0.extendAspectRatio ? ["1"] + ProcessingOptions.gravity($0.extendAspectRatioGravity) : nil }
+        ),
+        .result(
             "gravity", aliases: ["g"], arguments: "type:x:y, sm or fp:x:y", example: "sm", default: .arguments("ce:0:0"),
             apply: { reader, options, _ throws(ImageServerError) in
                 options.gravity = try reader.gravity(reader.arguments[...], allowsSmart: true)
@@ -213,8 +220,25 @@ extension OptionTable {
             apply: single(\.stripMetadata, ArgumentReader.bool),
             canonical: { [ProcessingOptions.flag($0.stripMetadata)] }
         ),
+        // MARK: Metadata kept, and the embedded thumbnail
         .result(
-            "skip_processing", aliases: ["skp"], arguments: "formats", example: "png", default: .none,
+            "keep_copyright", aliases: ["kcr"], arguments: "boolean", example: "0", default: .setting("KEEP_COPYRIGHT"),
+            apply: single(\.keepCopyright, ArgumentReader.bool),
+            // Only stripping has a copyright to keep.
+            canonical: { $0.stripMetadata ? [ProcessingOptions.flag($0.keepCopyright)] : nil }
+        ),
+        .result(
+            "strip_color_profile", aliases: ["scp"], arguments: "boolean", example: "0", default: .setting("STRIP_COLOR_PROFILE"),
+            apply: single(\.stripColorProfile, ArgumentReader.bool),
+            canonical: { [ProcessingOptions.flag($0.stripColorProfile)] }
+        ),
+        .result(
+            "enforce_thumbnail", aliases: ["eth"], arguments: "boolean", example: "1", default: .setting("ENFORCE_THUMBNAIL"),
+            apply: single(\.enforceThumbnail, ArgumentReader.bool),
+            canonical: { [ProcessingOptions.flag($0.enforceThumbnail)] }
+        ),
+        .result(
+            "skip_processing", aliases: ["skp"], arguments: "formats", example: "png", default: .setting("SKIP_PROCESSING_FORMATS"),
             apply: { reader, options, _ throws(ImageServerError) in
                 for name in reader.arguments { options.skipProcessingFormats.insert(try reader.format(name)) }
             },
@@ -284,10 +308,12 @@ extension OptionTable {
             isSecurityOption: true,
             apply: single(\.maxAnimationFrameResolution, ArgumentReader.megapixels)
         ),
-        .handling(
+        // A limit, but one the result is shrunk to fit (imgproxy since 3.29): a different result.
+        .result(
             "max_result_dimension", aliases: ["mrd"], arguments: "pixels, 0 for no limit", example: "500", default: .setting("MAX_RESULT_DIMENSION"),
             isSecurityOption: true,
-            apply: single(\.maxResultDimension, ArgumentReader.count)
+            apply: single(\.maxResultDimension, ArgumentReader.count),
+            canonical: { $0.maxResultDimension > 0 ? [String($0.maxResultDimension)] : nil }
         ),
     ])
 
@@ -344,10 +370,14 @@ extension OptionTable {
         return mark
     }
 
-    /// `enabled:gravity...` (`extend`, and the tail of `size`); no smart gravity.
-    private static func extend(_ reader: ArgumentReader, _ arguments: ArraySlice<String>, _ options: inout ProcessingOptions) throws(ImageServerError) {
-        guard let enabled = arguments.first, arguments.count <= 4 else { throw reader.fail("extend takes enabled and a gravity") }
-        options.extend = try reader.bool(enabled)
-        if arguments.count > 1 { options.extendGravity = try reader.gravity(arguments.dropFirst(), allowsSmart: false) }
+    /// `enabled:gravity...` (`extend`, the tail of `size`, and `extend_aspect_ratio` into its
+    /// own fields); no smart gravity.
+    private static func extend(
+        _ reader: ArgumentReader, _ arguments: ArraySlice<String>, _ options: inout ProcessingOptions,
+        enabled: WritableKeyPath<ProcessingOptions, Bool> = \.extend, gravity: WritableKeyPath<ProcessingOptions, ImageGravity> = \.extendGravity
+    ) throws(ImageServerError) {
+        guard let first = arguments.first, arguments.count <= 4 else { throw reader.fail("expected enabled, then at most a gravity") }
+        options[keyPath: enabled] = try reader.bool(first)
+        if arguments.count > 1 { options[keyPath: gravity] = try reader.gravity(arguments.dropFirst(), allowsSmart: false) }
     }
 }

@@ -52,11 +52,14 @@ enum PercentDecoding {
 
 /// How a source URL is read beyond its encoding (imgproxy's `options/parser/url.go`): a base64
 /// source's last segment taken as a file name (`BASE64_URL_INCLUDES_FILENAME`), then the decoded
-/// URL rewritten by `URL_REPLACEMENTS`, then `BASE_URL` put before it unless it starts with it.
+/// URL rewritten by `URL_REPLACEMENTS`, then `BASE_URL` put before it unless it starts with it;
+/// a `local://` or `s3://` URL's query after `SOURCE_URL_QUERY_SEPARATOR`.
 struct SourceURLReading: Sendable {
     var base64IncludesFilename = false
     var replacements: [URLReplacement] = []
     var baseURL = ""
+    /// What ends the path of a `local://` or `s3://` URL and starts its query; empty: nothing does.
+    var querySeparator = "?"
 
     init() {}
 
@@ -64,6 +67,7 @@ struct SourceURLReading: Sendable {
         base64IncludesFilename = configuration.base64URLIncludesFilename
         replacements = configuration.urlReplacements
         baseURL = configuration.baseURL
+        querySeparator = configuration.sourceURLQuerySeparator
     }
 
     /// `url` as decoded from the path, rewritten and based.
@@ -103,10 +107,13 @@ enum SourceDecoding {
         guard schemes.contains(scheme) else { throw .unsupportedSourceScheme(scheme) }
         if scheme == "local" {
             guard url.hasPrefix("local://") else { throw .invalidSource("\(url) is not local://PATH") }
-            return (.local(path: String(url.dropFirst("local://".count))), fileExtension)
+            // A query names nothing in a folder: cut, as imgproxy cuts it.
+            let path = url.dropFirst("local://".count)
+            let query = reading.querySeparator.isEmpty ? nil : path.range(of: reading.querySeparator)
+            return (.local(path: String(path[..<(query?.lowerBound ?? path.endIndex)])), fileExtension)
         }
         if scheme == "s3" {
-            guard let object = S3ObjectAddress(url) else { throw .invalidSource("\(url) is not s3://BUCKET/KEY") }
+            guard let object = S3ObjectAddress(url, querySeparator: reading.querySeparator) else { throw .invalidSource("\(url) is not s3://BUCKET/KEY") }
             return (.s3(object), fileExtension)
         }
         guard let remote = URL(string: url), remote.host != nil else { throw .invalidSource("\(url) is not a URL") }

@@ -87,6 +87,10 @@ public struct ProcessingOptions: Sendable, Hashable {
     /// Grow the canvas to the box when the image is smaller (`extend`), placed by `extendGravity`.
     public var extend = false
     public var extendGravity = ImageGravity.center
+    /// Grow the canvas to the box's aspect ratio around the image (`extend_aspect_ratio`),
+    /// placed by `extendAspectRatioGravity`; only when the box has both sides.
+    public var extendAspectRatio = false
+    public var extendAspectRatioGravity = ImageGravity.center
     /// Where `fill` and `crop` cut (`gravity`).
     public var gravity = ImageGravity.center
     /// The cut before resizing (`crop`); nil for none.
@@ -132,6 +136,12 @@ public struct ProcessingOptions: Sendable, Hashable {
     /// Remove metadata from the result (`strip_metadata`); false keeps what the output
     /// format can hold.
     public var stripMetadata: Bool
+    /// Write no ICC profile (`strip_color_profile`); false keeps the profile of the pixels.
+    public var stripColorProfile: Bool
+    /// When stripping metadata, keep the EXIF's Copyright and Artist (`keep_copyright`).
+    public var keepCopyright: Bool
+    /// Process a HEIC or AVIF source's embedded thumbnail, when it has one (`enforce_thumbnail`).
+    public var enforceThumbnail: Bool
 
     // MARK: Handling
 
@@ -146,7 +156,8 @@ public struct ProcessingOptions: Sendable, Hashable {
     /// Send the source's bytes as they are, unprocessed (`raw`), once its header reads as an
     /// image; the whole source is fetched first.
     public var raw = false
-    /// Source formats sent as they are when no other format is asked for (`skip_processing`).
+    /// Source formats sent as they are when no other format is asked for: the configuration's,
+    /// and those `skip_processing` adds.
     public var skipProcessingFormats: Set<ImageFormat> = []
 
     // MARK: Limits (the configuration's, or the URL's security options)
@@ -170,6 +181,10 @@ public struct ProcessingOptions: Sendable, Hashable {
         defaultQuality = configuration.quality
         formatQuality = configuration.formatQuality
         stripMetadata = configuration.stripMetadata
+        stripColorProfile = configuration.stripColorProfile
+        keepCopyright = configuration.keepCopyright
+        enforceThumbnail = configuration.enforceThumbnail
+        skipProcessingFormats = Set(configuration.skipProcessingFormats)
         autoRotate = configuration.autoRotate
         maxSourceResolution = configuration.maxSourceResolution
         maxSourceFileSize = configuration.maxSourceFileSize

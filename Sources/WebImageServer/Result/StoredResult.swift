@@ -38,13 +38,11 @@ struct ResultMetadata: Sendable, Codable, Equatable {
     var sourceFacts: SourceFacts?
 
     /// Throws what making the result under `options` would have: 422 when the source is over
-    /// one of their limits, or the result larger than `max_result_dimension`. A URL's own limits
-    /// are not in the result's key, so a result made under looser ones is checked here.
+    /// one of their source limits. Those limits are not in the result's key, so a result made
+    /// under looser ones is checked here (`max_result_dimension` is in the key: it shrinks the
+    /// result rather than refusing it).
     func check(_ options: ProcessingOptions) throws(ImageServerError) {
         guard !options.raw else { return }
         try sourceFacts?.check(options)
-        if options.maxResultDimension > 0, let pixelWidth, let pixelHeight, max(pixelWidth, pixelHeight) > options.maxResultDimension {
-            throw .resultTooLarge(width: pixelWidth, height: pixelHeight, limit: options.maxResultDimension)
-        }
     }
 }

@@ -156,6 +156,28 @@ import WebImageTestServer
         #expect(outOfRange.status != 0 && outOfRange.standardError.contains("1 to 100"))
         #expect(!FileManager.default.fileExists(atPath: refused.path))
     }
+
+    /// `--interlace` (progressive JPEG: SOF2; Adam7 PNG: IHDR's interlace byte), `--colors`
+    /// (a palette PNG), `--effort` (other WebP bytes), each seen in the file written.
+    @Test func encoderFlagsShowInTheFileWritten() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("webimage-cli-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        func convert(_ output: String, _ flags: [String]) async throws -> [UInt8] {
+            let path = folder.appendingPathComponent(output).path
+            let result = try await ChildProcess.run("webimage", ["convert", Self.path("photos/astronaut.png"), path, "--thumbnail", "128x128"] + flags)
+            #expect(result.status == 0, "\(result.standardError)")
+            return [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+        }
+        let progressive = try await convert("progressive.jpg", ["--progressive"])
+        #expect(EncoderKnobsTests.frameMarker(Data(progressive)) == 0xC2)
+        #expect(try await convert("interlaced.png", ["--interlace"])[28] == 1)
+        let palette = try await convert("palette.png", ["--colors", "16"])
+        #expect(palette[25] == 3 && palette[24] == 4)
+        #expect(try await convert("low.webp", ["--effort", "0"]) != (try await convert("high.webp", ["--effort", "6"])))
+        let refused = try await ChildProcess.run("webimage", ["convert", Self.path("photos/rocket.jpg"), folder.appendingPathComponent("x.png").path, "--colors", "1"])
+        #expect(refused.status != 0 && refused.standardError.contains("2 to 256"))
+    }
 }
 
 /// `webimage fetch`, `prefetch` and `cache`, each run as a user runs them, on a cache folder of their own.
