@@ -6,7 +6,7 @@
 // again. "The same processing": `ProcessingOptions` equal once what the form leaves out by
 // design is set aside: the handling options (`expires`, `filename`, `return_attachment`, the
 // limits; `max_animation_frames` above 1), and values that do nothing (`pixelate:1`, the extend
-// gravity without `extend`, qualities of formats the server cannot write, the configured
+// gravity without `extend`, a watermark's position, offsets and scale at opacity 0, qualities of formats the server cannot write, the configured
 // format qualities under a URL's `quality`).
 import Foundation
 import WebImage
@@ -58,6 +58,7 @@ func processing(_ options: ProcessingOptions, as reference: ProcessingOptions) -
     if options.maxAnimationFrames > 1, reference.maxAnimationFrames > 1 { options.maxAnimationFrames = reference.maxAnimationFrames }
     if options.pixelate == 1 { options.pixelate = 0 }
     if !options.extend { options.extendGravity = .center }
+    if options.watermark.opacity == 0 { options.watermark = ProcessingOptions.Watermark() }
     // Qualities as the encoder sees them: by format, for the formats it writes.
     options.formatQuality = Dictionary(uniqueKeysWithValues: VipsImageCoder.encodableFormats.map { ($0, options.quality(for: $0)) })
     options.quality = 0

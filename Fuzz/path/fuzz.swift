@@ -43,6 +43,8 @@ func check(_ request: ImageRequest, by parser: ImgproxyURLParser) {
     precondition((0...100).contains(options.quality) && options.formatQuality.values.allSatisfy { (1...100).contains($0) })
     precondition(options.blur >= 0 && options.sharpen >= 0 && options.pixelate >= 0 && options.roundCorners >= 0)
     precondition(options.maxAnimationFrames > 0 && options.maxBytes >= 0)
+    precondition((0...1).contains(options.watermark.opacity) && options.watermark.scale >= 0)
+    precondition(options.watermark.x.isFinite && options.watermark.y.isFinite && options.watermark.scale.isFinite)
     if let expires = options.expires { precondition(Double(expires) >= now.timeIntervalSince1970) }
     if !parser.configuration.allowSecurityOptions {
         precondition(options.maxSourceResolution == parser.configuration.maxSourceResolution)

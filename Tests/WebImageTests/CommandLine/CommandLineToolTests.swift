@@ -291,4 +291,20 @@ import WebImageTestServer
         let bad = try await ChildProcess.run("webimage", ["convert", source, sdr, "--hdr", "maybe"])
         #expect(bad.status == 64)
     }
+
+    /// A watermark that cannot be had stops `serve` before it listens, naming the setting: a file
+    /// that is not there, a URL whose origin has no image (fetched at start).
+    @Test func serveWithAWatermarkItCannotHaveDoesNotStartAndNamesTheSetting() async throws {
+        let missing = try await ChildProcess.run("webimage", ["serve", "--bind", "127.0.0.1:0", "--watermark-path", "/nonexistent/mark.png"])
+        #expect(missing.status != 0)
+        #expect(missing.standardError.contains("WEBIMAGE_WATERMARK_PATH (--watermark-path): /nonexistent/mark.png cannot be read"), "\(missing.standardError)")
+        let server = try await TestServer.start()
+        let notThere = server.url("/status/404").absoluteString
+        let unfetched = try await ChildProcess.run("webimage", [
+            "serve", "--bind", "127.0.0.1:0", "--allow-loopback-source-addresses", "--watermark-url", notThere,
+        ])
+        await server.shutdown()
+        #expect(unfetched.status != 0)
+        #expect(unfetched.standardError.contains("WEBIMAGE_WATERMARK_URL (--watermark-url): \(notThere) could not be fetched"), "\(unfetched.standardError)")
+    }
 }
