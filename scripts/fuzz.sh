@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Builds the libFuzzer targets (Fuzz/<name>: Swift through the Fuzz package with
-# -sanitize=fuzzer,address, the C it reaches with -fsanitize=fuzzer-no-link,address; the C
-# differential target jpeg-dc through clang with -fsanitize=fuzzer,address,undefined) and runs
-# each one. A target that reports no coverage fails the run (it would be fuzzing blind).
+# Builds the libFuzzer targets (Fuzz/<name>: Swift through the Fuzz package, whose manifest and
+# the repository's build our own modules with -sanitize=fuzzer,address and our C with
+# -fsanitize=fuzzer-no-link,address, and the dependencies plain; the C differential target
+# jpeg-dc through clang with -fsanitize=fuzzer,address,undefined) and runs each one. A target
+# that reports no coverage fails the run (it would be fuzzing blind).
 #
 #   scripts/fuzz.sh [-runs N] [-time SECONDS] [TARGET...]
 #
@@ -22,7 +23,7 @@ while [ $# -gt 0 ]; do
     esac
 done
 [ ${#limit[@]} -gt 0 ] || limit=(-runs=500)
-all=(sniff header jpeg-segments jpeg-dc apng gif svg png decode loading path signature canonical accept)
+all=(sniff header jpeg-segments jpeg-dc apng gif svg png decode loading path signature canonical accept settings request-headers)
 targets=("$@")
 [ ${#targets[@]} -gt 0 ] || targets=("${all[@]}")
 out=.build-fuzz
@@ -40,6 +41,8 @@ seeds_of() {
         path | canonical) find Fuzz/path/seeds -type f ;;
         signature) find Fuzz/signature/seeds -type f ;;
         accept) find Fuzz/accept/seeds -type f ;;
+        settings) find Fuzz/settings/seeds -type f ;;
+        request-headers) find Fuzz/request-headers/seeds -type f ;;
         *) find Tests/Images Tests/WebImageTests/Fixtures -type f \( -name '*.*' ! -name '*.txt' ! -name '*.md' \) ;;
     esac
 }
@@ -58,19 +61,20 @@ swift_targets=()
 for target in "${targets[@]}"; do
     [ "$target" = jpeg-dc ] || swift_targets+=("$target")
 done
-for target in "${swift_targets[@]}"; do
-    # Both sanitizers in one -sanitize= flag: SwiftPM's --sanitize=fuzzer --sanitize=address
-    # becomes two, in an order that changes between runs, and the Swift driver keeps only the
-    # last, so a build had either coverage or AddressSanitizer, never both. --sanitize=fuzzer
-    # stays, alone, for SwiftPM to leave main to libFuzzer; the -Xswiftc flag comes after it
-    # and wins. The C gets ASan through -Xcc.
-    # Release (-O, debug info kept; -enable-testing for the targets' @testable imports): a debug
-    # build ran about 500 inputs a second.
-    swift build -c release --package-path Fuzz --scratch-path "$out/swift" --product "fuzz-$target" --sanitize=fuzzer \
-        -Xswiftc -sanitize=fuzzer,address -Xcc -fsanitize=address \
-        -Xswiftc -parse-as-library -Xswiftc -enable-testing > "$out/build.log" 2>&1 ||
-        { tail -20 "$out/build.log" >&2; echo "fuzz: fuzz-$target did not build" >&2; exit 1; }
-done
+# Only our modules instrumented (SWIFT_WEBIMAGE_FUZZ_BUILD, read by both manifests): SwiftPM's
+# --sanitize=fuzzer and -Xswiftc/-Xcc sanitizer flags would instrument every dependency too
+# (NIO, Hummingbird, swift-crypto's BoringSSL...), a third more compile time for code no target
+# fuzzes. Release (-O, debug info kept): a debug build ran about 500 inputs a second. Every
+# target at once when all are asked for (one build plan, both cores busy), else one by one.
+build() {
+    SWIFT_WEBIMAGE_FUZZ_BUILD=1 swift build -c release --package-path Fuzz --scratch-path "$out/swift" "$@" > "$out/build.log" 2>&1 ||
+        { tail -20 "$out/build.log" >&2; echo "fuzz: $* did not build" >&2; exit 1; }
+}
+if [ ${#swift_targets[@]} -eq $((${#all[@]} - 1)) ]; then
+    build
+else
+    for target in "${swift_targets[@]}"; do build --product "fuzz-$target"; done
+fi
 for target in "${targets[@]}"; do
     if [ "$target" = jpeg-dc ]; then
         # shellcheck disable=SC2046
@@ -94,10 +98,10 @@ for target in "${targets[@]}"; do
     regressions=()
     [ -d Tests/Images/fuzz-regressions ] && regressions=(Tests/Images/fuzz-regressions)
     dictionary=$(dictionary_of "$target")
-    # Sniffing reads at most the first 4 KB, and a request line is short (8 KB is more than a
-    # URL a CDN passes): longer inputs would only slow those targets down.
+    # Sniffing reads at most the first 4 KB, and a request line or header is short (8 KB is more
+    # than a URL a CDN passes), as settings are: longer inputs would only slow those targets down.
     max_len=262144
-    case "$target" in sniff | path | signature | canonical | accept) max_len=8192 ;; esac
+    case "$target" in sniff | path | signature | canonical | accept | settings | request-headers) max_len=8192 ;; esac
     # One allocation over 1 GB is an out-of-memory too (no target decodes more than 16 megapixels):
     # by default libFuzzer allows one up to the 2 GB resident limit, and a 1.77 GB one went unseen.
     options=(-timeout=10 -rss_limit_mb=2048 -malloc_limit_mb=1024 -max_len=$max_len -print_final_stats=1 -artifact_prefix="$crashes/")

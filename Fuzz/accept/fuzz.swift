@@ -6,6 +6,7 @@
 import Foundation
 import WebImage
 @testable import WebImageServer
+import FuzzerMain
 
 /// The headers of a few test images (a JPEG, a PNG with alpha, an animated GIF, an animated WebP, an SVG).
 let sources: [ImageHeader] = {
@@ -67,8 +68,11 @@ func outcome(_ plan: OutputFormatPlan, _ source: ImageHeader) -> String {
     }
 }
 
-@_cdecl("LLVMFuzzerTestOneInput")
-public func fuzz(_ bytes: UnsafePointer<UInt8>, _ count: Int) -> CInt {
+@main enum Target {
+    static func main() { runFuzzer(fuzz) }
+}
+
+func fuzz(_ bytes: UnsafePointer<UInt8>, _ count: Int) -> CInt {
     precondition(sources.count == 5, "the test images were not found")
     let header = String(decoding: UnsafeBufferPointer(start: bytes, count: count), as: UTF8.self)
     // The header as given for the first configuration; for the others, a header of what it takes

@@ -2,9 +2,13 @@
 // frames rebuilt as PNG files, decoded and composited when the structure holds.
 import Foundation
 @testable import WebImage
+import FuzzerMain
 
-@_cdecl("LLVMFuzzerTestOneInput")
-public func fuzz(_ bytes: UnsafePointer<UInt8>, _ count: Int) -> CInt {
+@main enum Target {
+    static func main() { runFuzzer(fuzz) }
+}
+
+func fuzz(_ bytes: UnsafePointer<UInt8>, _ count: Int) -> CInt {
     let data = Data(bytes: bytes, count: count)
     _ = APNGStructure.animationControl(in: data)
     guard let structure = try? APNGStructure(data: data, maxPixelCount: 1 << 20) else { return 0 }

@@ -11,6 +11,7 @@
 import Foundation
 import WebImage
 @testable import WebImageServer
+import FuzzerMain
 
 let presets = ["thumb=rs:fill:100:100/g:sm/pix:1", "webp=f:webp/fq:webp:60:png:0", "loop=pr:loop/ex:0:no", "big=mb:5000/pix:4"]
 let now = Date(timeIntervalSince1970: 2_000_000_000)
@@ -65,8 +66,11 @@ func processing(_ options: ProcessingOptions, as reference: ProcessingOptions) -
     return options
 }
 
-@_cdecl("LLVMFuzzerTestOneInput")
-public func fuzz(_ bytes: UnsafePointer<UInt8>, _ count: Int) -> CInt {
+@main enum Target {
+    static func main() { runFuzzer(fuzz) }
+}
+
+func fuzz(_ bytes: UnsafePointer<UInt8>, _ count: Int) -> CInt {
     let path = String(decoding: UnsafeBufferPointer(start: bytes, count: count), as: UTF8.self)
     for configuration in configurations {
         guard let (parser, back) = configuration else { preconditionFailure("the fuzz configurations were refused") }

@@ -2,9 +2,13 @@
 // 16 megapixels (every coder, libvips' loaders, TurboJPEG, libpng, our DC decoder and resampler).
 import Foundation
 import WebImage
+import FuzzerMain
 
-@_cdecl("LLVMFuzzerTestOneInput")
-public func fuzz(_ bytes: UnsafePointer<UInt8>, _ count: Int) -> CInt {
+@main enum Target {
+    static func main() { runFuzzer(fuzz) }
+}
+
+func fuzz(_ bytes: UnsafePointer<UInt8>, _ count: Int) -> CInt {
     var options = ImageCoderOptions()
     options.decodeMaxPixelCount = 16_000_000
     options.decodeThumbnailPixelSize = CGSize(width: 64, height: 64)

@@ -2,9 +2,13 @@
 // sub-blocks to the trailer, frame and LZW counts.
 import Foundation
 @testable import WebImage
+import FuzzerMain
 
-@_cdecl("LLVMFuzzerTestOneInput")
-public func fuzz(_ bytes: UnsafePointer<UInt8>, _ count: Int) -> CInt {
+@main enum Target {
+    static func main() { runFuzzer(fuzz) }
+}
+
+func fuzz(_ bytes: UnsafePointer<UInt8>, _ count: Int) -> CInt {
     let blocks = GIFBlocks(Data(bytes: bytes, count: count))
     precondition(blocks.frameCount <= count / 11 + 1)
     if let frame = blocks.overlongFrame { precondition(frame < blocks.frameCount) }

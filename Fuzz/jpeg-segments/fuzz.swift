@@ -3,9 +3,13 @@
 import Foundation
 import ImageEngine
 @testable import WebImage
+import FuzzerMain
 
-@_cdecl("LLVMFuzzerTestOneInput")
-public func fuzz(_ bytes: UnsafePointer<UInt8>, _ count: Int) -> CInt {
+@main enum Target {
+    static func main() { runFuzzer(fuzz) }
+}
+
+func fuzz(_ bytes: UnsafePointer<UInt8>, _ count: Int) -> CInt {
     let data = Data(bytes: bytes, count: count)
     if let metadata = JPEGMetadata(data) {
         precondition((1...8).contains(metadata.orientation))

@@ -2,9 +2,13 @@
 // `Retry-After` values (seconds or an HTTP date) and validators read back from a disk entry.
 import Foundation
 @testable import WebImage
+import FuzzerMain
 
-@_cdecl("LLVMFuzzerTestOneInput")
-public func fuzz(_ bytes: UnsafePointer<UInt8>, _ count: Int) -> CInt {
+@main enum Target {
+    static func main() { runFuzzer(fuzz) }
+}
+
+func fuzz(_ bytes: UnsafePointer<UInt8>, _ count: Int) -> CInt {
     let data = Data(bytes: bytes, count: count)
     let text = String(decoding: data, as: UTF8.self)
     _ = try? DataURLImageLoader.payload(of: "data:" + text)

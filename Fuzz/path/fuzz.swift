@@ -5,6 +5,7 @@
 // written back by `ImagePathBuilder` must read back as the same source.
 import Foundation
 @testable import WebImageServer
+import FuzzerMain
 
 /// Presets as a configuration gives them: nested, self-referring, a `default` one.
 let presets = [
@@ -82,8 +83,11 @@ func attempt(_ path: String, _ parser: ImgproxyURLParser?) -> ImageRequest? {
     }
 }
 
-@_cdecl("LLVMFuzzerTestOneInput")
-public func fuzz(_ bytes: UnsafePointer<UInt8>, _ count: Int) -> CInt {
+@main enum Target {
+    static func main() { runFuzzer(fuzz) }
+}
+
+func fuzz(_ bytes: UnsafePointer<UInt8>, _ count: Int) -> CInt {
     precondition(open != nil && secure != nil && truncated != nil && onlyPresets != nil && signer != nil, "the fuzz parsers were refused")
     let path = String(decoding: UnsafeBufferPointer(start: bytes, count: count), as: UTF8.self)
     _ = attempt(path, open)

@@ -3,9 +3,13 @@
 // samples for every file ours reads), and libpng's push reader (PNGStreamDecoder) fed in two pieces.
 import Foundation
 import ImageEngine
+import FuzzerMain
 
-@_cdecl("LLVMFuzzerTestOneInput")
-public func fuzz(_ bytes: UnsafePointer<UInt8>, _ count: Int) -> CInt {
+@main enum Target {
+    static func main() { runFuzzer(fuzz) }
+}
+
+func fuzz(_ bytes: UnsafePointer<UInt8>, _ count: Int) -> CInt {
     let data = Data(bytes: bytes, count: count)
     precondition(DecodeCost.pngInflatedMetadataBytes(in: data, countingUpTo: 1 << 20) <= (1 << 20) + 16384)
     let libpng = try? LibPNG.decode(data, maxPixels: 1 << 20, allowsAlpha: true, colourProfile: nil, reader: .libpngOnly)

@@ -6,6 +6,7 @@
 // unused low bits of the last base64 character, verify as imgproxy's Go decoder has them.)
 import Foundation
 @testable import WebImageServer
+import FuzzerMain
 
 let rotated = URLSigningKey(key: Array("an older key".utf8), salt: Array("an older salt".utf8))
 
@@ -16,8 +17,11 @@ func slice(_ bytes: UnsafeBufferPointer<UInt8>, _ offset: inout Int, _ length: I
     return offset < end ? Array(bytes[offset..<end]) : []
 }
 
-@_cdecl("LLVMFuzzerTestOneInput")
-public func fuzz(_ start: UnsafePointer<UInt8>, _ count: Int) -> CInt {
+@main enum Target {
+    static func main() { runFuzzer(fuzz) }
+}
+
+func fuzz(_ start: UnsafePointer<UInt8>, _ count: Int) -> CInt {
     let bytes = UnsafeBufferPointer(start: start, count: count)
     guard bytes.count >= 4 else { return 0 }
     let size = 1 + Int(bytes[0]) % 32, position = Int(bytes[3])

@@ -1,9 +1,13 @@
 // Format sniffing (ImageFormat(sniffing:)): magic bytes, ISO media brands, the SVG prolog.
 import Foundation
 import WebImage
+import FuzzerMain
 
-@_cdecl("LLVMFuzzerTestOneInput")
-public func fuzz(_ bytes: UnsafePointer<UInt8>, _ count: Int) -> CInt {
+@main enum Target {
+    static func main() { runFuzzer(fuzz) }
+}
+
+func fuzz(_ bytes: UnsafePointer<UInt8>, _ count: Int) -> CInt {
     _ = ImageFormat(sniffing: Data(bytes: bytes, count: count))
     return 0
 }

@@ -2,9 +2,13 @@
 // entities which could expand.
 import Foundation
 @testable import WebImage
+import FuzzerMain
 
-@_cdecl("LLVMFuzzerTestOneInput")
-public func fuzz(_ bytes: UnsafePointer<UInt8>, _ count: Int) -> CInt {
+@main enum Target {
+    static func main() { runFuzzer(fuzz) }
+}
+
+func fuzz(_ bytes: UnsafePointer<UInt8>, _ count: Int) -> CInt {
     let data = Data(bytes: bytes, count: count)
     _ = ImageFormat(sniffing: data)
     _ = SVGEntities.refusal(in: data)

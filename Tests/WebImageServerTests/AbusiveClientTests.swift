@@ -49,7 +49,9 @@ import WebImageTestServer
                 Array(repeating: slow, count: slowCount) + Array(repeating: Abuser.Script(), count: silentCount), front: front,
                 cutWithin: .seconds(Self.readRequestTimeout) + Self.slack * 2
             )
-            #expect(records.allSatisfy { $0.received == 0 }, "a slow head was answered")
+            // A head begun hears why it ends; a connection that said nothing hears nothing.
+            #expect(records.prefix(slowCount).allSatisfy { $0.head.starts(with: Array("HTTP/1.1 408".utf8)) }, "a slow head not answered 408")
+            #expect(records.suffix(silentCount).allSatisfy { $0.received == 0 }, "a silent connection was answered")
             front.expectCut(records.compactMap(\.life), at: Self.readRequestTimeout, what: "slow and silent heads")
             #expect(front.log.count(.readRequestTimeout) == slowCount + silentCount)
             #expect(front.log.count(.keepAliveTimeout) == 0 && front.log.count(.writeResponseTimeout) == 0)
@@ -72,6 +74,7 @@ import WebImageTestServer
                     try? await Task.sleep(for: .milliseconds(200))
                 }
             }
+            #expect(await reader.response()?.status == 408)
             #expect(await reader.drain() == 0)
             trickle.cancel()
             front.expectCut([(connection.times.ended ?? .now) - firstByte], at: Self.readRequestTimeout, what: "a second head")
@@ -169,10 +172,11 @@ import WebImageTestServer
                 var reader = connection.reader()
                 let answer = await reader.remainingBytes()
                 let took = ContinuousClock.now - sent
-                // 400 (or nothing, when the close's reset overtakes it), then the end.
-                #expect(answer.isEmpty || answer.starts(with: Array("HTTP/1.1 400".utf8)), "\(name): \(String(decoding: answer.prefix(40), as: UTF8.self))")
+                // 431 (or nothing, when the close's reset overtakes it: the server stops reading
+                // at its limit, and a megabyte may still be on its way), then the end.
+                #expect(answer.isEmpty || answer.starts(with: Array("HTTP/1.1 431".utf8)), "\(name): \(String(decoding: answer.prefix(40), as: UTF8.self))")
                 #expect(took < Self.slack, "\(name): \(took) to be refused")
-                print("front door: \(name) refused in \(took) (\(answer.isEmpty ? "reset" : "400"))")
+                print("front door: \(name) refused in \(took) (\(answer.isEmpty ? "reset" : "431"))")
             }
             // At the limits: 99 fields besides Host, and a URL just under the field size, are answered.
             let connection = try await RawConnection.open(port: front.port, group: front.clients)
@@ -278,6 +282,40 @@ import WebImageTestServer
             // fails): its sockets are counted until they are back, for at most the write timeout.
             #expect(await front.waitForIdleSockets(within: .seconds(Self.writeResponseTimeout) + Self.slack))
             try await front.finish(memoryBound: 200 << 20, case: "\(count) left mid-response", records: records)
+        }
+    }
+
+    // MARK: What the server says and counts
+
+    /// A `webimage serve` process: a head past the field size is answered 431, a head begun and
+    /// not finished in time 408, a connection that says nothing is closed unanswered; each close
+    /// is counted under its limit's name on `/metrics`.
+    @Test func cutConnectionsAreAnsweredWhereTheyAskedAndCountedByLimitOnMetrics() async throws {
+        let metricsPort = try FreePort.next()
+        let settings = ["--read-request-timeout", "\(Self.readRequestTimeout)", "--prometheus-bind", "127.0.0.1:\(metricsPort)"]
+        try await withServeProcess(settings) { server in
+            let group = MultiThreadedEventLoopGroup.singleton
+            // Sent whole, then read: the server reads it all before it answers.
+            let tooLarge = try await RawConnection.open(port: server.port, group: group)
+            try await tooLarge.send(Array("GET /health HTTP/1.1\r\nHost: x\r\nX-Big: \(String(repeating: "a", count: 20_000))\r\n\r\n".utf8))
+            var tooLargeReader = tooLarge.reader()
+            #expect(await tooLargeReader.response()?.status == 431)
+            #expect(await tooLargeReader.drain() == 0)
+            let begun = try await RawConnection.open(port: server.port, group: group)
+            let silent = try await RawConnection.open(port: server.port, group: group)
+            try await begun.send(Array("GET /health HTTP/1.1\r\nHo".utf8))
+            var begunReader = begun.reader(), silentReader = silent.reader()
+            let timedOut = await begunReader.response()
+            #expect(timedOut?.status == 408 && timedOut?.headers["connection"] == "close")
+            #expect(await begunReader.drain() == 0)
+            #expect(await silentReader.remainingBytes().isEmpty, "a connection that asked nothing was answered")
+            let metrics = String(decoding: try await ServerUnderTest.get("/metrics", port: metricsPort).body, as: UTF8.self)
+            let closed = { (limit: String) in
+                metrics.split(separator: "\n").first { $0.hasPrefix("webimage_server_connections_closed_total{limit=\"\(limit)\"}") }
+                    .flatMap { $0.split(separator: " ").last }.flatMap { Double($0) }
+            }
+            #expect(closed("MAX_HEADER_FIELD_SIZE|MAX_HEADERS_SIZE|MAX_HEADER_COUNT") == 1)
+            #expect(closed("READ_REQUEST_TIMEOUT") == 2, "\(metrics.split(separator: "\n").filter { $0.contains("connections_closed") })")
         }
     }
 

@@ -1,7 +1,9 @@
 import HTTPTypes
 import Logging
+import MetricsTestKit
 import NIOCore
 import NIOEmbedded
+import NIOHTTP1
 import NIOHTTPTypes
 import Testing
 @testable import WebImageServer
@@ -15,11 +17,13 @@ import Testing
     )
 
     /// A channel with the handler in it, active, and the log of the limits it named.
-    private static func channel(limits: ConnectionLimitsHandler.Limits = Self.limits) throws -> (EmbeddedChannel, LimitLog) {
+    private static func channel(
+        limits: ConnectionLimitsHandler.Limits = Self.limits, metrics: ServerMetrics? = nil
+    ) throws -> (EmbeddedChannel, LimitLog) {
         let log = LimitLog()
         var logger = Logger(label: "connection-limits") { _ in LimitLogHandler(log: log) }
         logger.logLevel = .debug
-        let channel = EmbeddedChannel(handler: ConnectionLimitsHandler(limits: limits, logger: logger))
+        let channel = EmbeddedChannel(handler: ConnectionLimitsHandler(limits: limits, logger: logger, metrics: metrics))
         try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 1)).wait()
         return (channel, log)
     }
@@ -41,6 +45,17 @@ import Testing
     private static func isOpen(_ channel: EmbeddedChannel) -> Bool {
         channel.embeddedEventLoop.run()
         return channel.isActive
+    }
+
+    /// The status of the response head the handler wrote, if any, with its `Connection` field.
+    private static func answer(_ channel: EmbeddedChannel) throws -> (status: Int, connection: String?)? {
+        guard case .head(let head) = try channel.readOutbound(as: HTTPResponsePart.self) else { return nil }
+        return (head.status.code, head.headerFields[.connection])
+    }
+
+    /// Bytes of a request came, and no part: a head begun (the codec holds its bytes).
+    private static func headBytesArrive(_ channel: EmbeddedChannel) {
+        channel.pipeline.fireChannelReadComplete()
     }
 
     @Test func aRequestThatSaysCloseHasItsConnectionClosedOnceAnsweredWithNoLimitNamed() throws {
@@ -81,13 +96,94 @@ import Testing
         #expect(log.count(.keepAliveTimeout) == 1 && log.count(.readRequestTimeout) == 0)
     }
 
-    @Test func aConnectionThatSaysNothingIsClosedAtTheReadTimeoutFromItsOpening() throws {
+    @Test func aConnectionThatSaysNothingIsClosedAtTheReadTimeoutFromItsOpeningUnanswered() throws {
         let (channel, log) = try Self.channel()
         channel.embeddedEventLoop.advanceTime(by: .seconds(9))
         #expect(Self.isOpen(channel))
         channel.embeddedEventLoop.advanceTime(by: .seconds(1))
         #expect(!Self.isOpen(channel))
+        #expect(try Self.answer(channel) == nil, "a connection that asked nothing was answered")
         #expect(log.count(.readRequestTimeout) == 1 && log.count(.keepAliveTimeout) == 0)
+    }
+
+    @Test func aHeadBegunAndNotFinishedAtTheReadTimeoutIsAnswered408AndClosedAndCounted() throws {
+        let metrics = TestMetrics()
+        let (channel, log) = try Self.channel(metrics: ServerMetrics(factory: metrics))
+        channel.embeddedEventLoop.advanceTime(by: .seconds(4))
+        Self.headBytesArrive(channel)
+        channel.embeddedEventLoop.advanceTime(by: .seconds(6))
+        let answer = try Self.answer(channel)
+        #expect(answer?.status == 408 && answer?.connection == "close")
+        // Open a moment for the client to read it (its output closed), then closed.
+        channel.embeddedEventLoop.advanceTime(by: ConnectionLimitsHandler.lingering)
+        #expect(!Self.isOpen(channel))
+        #expect(log.count(.readRequestTimeout) == 1)
+        let closed = try metrics.expectCounter("webimage_server_connections_closed_total", [("limit", "READ_REQUEST_TIMEOUT")])
+        #expect(closed.totalValue == 1)
+    }
+
+    @Test func aSecondHeadBegunOnAKeptAliveConnectionIsAnswered408() throws {
+        let (channel, _) = try Self.channel()
+        try Self.request(channel)
+        try Self.respond(channel)
+        #expect(try Self.answer(channel)?.status == 200)
+        _ = try channel.readOutbound(as: HTTPResponsePart.self)
+        channel.embeddedEventLoop.advanceTime(by: .seconds(5))
+        Self.headBytesArrive(channel)
+        channel.embeddedEventLoop.advanceTime(by: .seconds(10))
+        #expect(try Self.answer(channel)?.status == 408)
+    }
+
+    @Test func aBodyStillComingAfterItsRequestWasAnsweredIsCutUnanswered() throws {
+        let (channel, log) = try Self.channel()
+        try channel.writeInbound(HTTPRequestPart.head(HTTPRequest(method: .get, scheme: nil, authority: "127.0.0.1", path: "/health")))
+        try Self.respond(channel)
+        #expect(try Self.answer(channel)?.status == 200)
+        _ = try channel.readOutbound(as: HTTPResponsePart.self)
+        try channel.writeInbound(HTTPRequestPart.body(ByteBuffer(string: "a")))
+        channel.embeddedEventLoop.advanceTime(by: .seconds(10))
+        #expect(!Self.isOpen(channel))
+        #expect(try channel.readOutbound(as: HTTPResponsePart.self) == nil, "a second answer to an answered request")
+        #expect(log.count(.readRequestTimeout) == 1)
+    }
+
+    @Test func aHeadPastTheHeaderLimitsIsAnswered431AndClosedAndCounted() throws {
+        let metrics = TestMetrics()
+        let (channel, log) = try Self.channel(metrics: ServerMetrics(factory: metrics))
+        Self.headBytesArrive(channel)
+        channel.pipeline.fireErrorCaught(HTTPParserError.headerOverflow)
+        let answer = try Self.answer(channel)
+        #expect(answer?.status == 431 && answer?.connection == "close")
+        // The decoder's later complaints about the bytes it no longer reads go nowhere.
+        channel.pipeline.fireErrorCaught(ByteToMessageDecoderError.dataReceivedInErrorState(HTTPParserError.headerOverflow, ByteBuffer()))
+        #expect(throws: Never.self) { try channel.throwIfErrorCaught() }
+        channel.embeddedEventLoop.advanceTime(by: ConnectionLimitsHandler.lingering)
+        #expect(!Self.isOpen(channel))
+        #expect(log.count(.headerLimits) == 1 && log.count(.readRequestTimeout) == 0)
+        let closed = try metrics.expectCounter(
+            "webimage_server_connections_closed_total", [("limit", "MAX_HEADER_FIELD_SIZE|MAX_HEADERS_SIZE|MAX_HEADER_COUNT")]
+        )
+        #expect(closed.totalValue == 1)
+    }
+
+    @Test func aHeadTooLargeBehindAPipelinedRequestIsAnswered431AfterThatRequestsResponse() throws {
+        let (channel, _) = try Self.channel()
+        try Self.request(channel)
+        channel.pipeline.fireErrorCaught(HTTPParserError.headerOverflow)
+        #expect(try channel.readOutbound(as: HTTPResponsePart.self) == nil, "answered 431 before the response in flight")
+        try Self.respond(channel)
+        #expect(try Self.answer(channel)?.status == 200)
+        _ = try channel.readOutbound(as: HTTPResponsePart.self)
+        #expect(try Self.answer(channel)?.status == 431)
+        channel.embeddedEventLoop.advanceTime(by: ConnectionLimitsHandler.lingering)
+        #expect(!Self.isOpen(channel))
+    }
+
+    @Test func otherDecoderErrorsGoOnToTheServer() throws {
+        let (channel, _) = try Self.channel()
+        channel.pipeline.fireErrorCaught(HTTPParserError.invalidHeaderToken)
+        #expect(throws: HTTPParserError.self) { try channel.throwIfErrorCaught() }
+        #expect(try channel.readOutbound(as: HTTPResponsePart.self) == nil)
     }
 
     @Test func withoutKeepAliveEveryResponseSaysCloseAndEndsItsConnection() throws {

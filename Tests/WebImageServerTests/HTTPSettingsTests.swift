@@ -174,9 +174,22 @@ import WebImageTestServer
         #expect(SourceCookies.pathMatches("/a/b", "/a") && SourceCookies.pathMatches("/a", "/a") && !SourceCookies.pathMatches("/ab", "/a"))
         #expect(SourceCookies.canonicalHost("Images.Example.COM:8080") == "images.example.com")
         #expect(SourceCookies.canonicalHost("[::1]:80") == "::1")
-        // As Go reads them: no name, no `=`, a name that is no token or a value with `\` dropped;
-        // a value with a space or a comma quoted.
-        let cookies = SourceCookies.cookies(in: ["a=1; b=\"x y\"", "c=1,2; e; f=g\\h; =v; g h=1"])
-        #expect(cookies.map { "\($0.name)=\($0.value)" } == ["a=1", "b=\"x y\"", "c=\"1,2\""])
+        // As Go reads them: no name, a name that is no token or a value with `\` dropped; no `=`:
+        // an empty value; a value with a space or a comma quoted, an empty one never.
+        let cookies = SourceCookies.cookies(in: ["a=1; b=\"x y\"", "c=1,2; e; f=g\\h; =v; g h=1; q=\"\""])
+        #expect(cookies.map { "\($0.name)=\($0.value)" } == ["a=1", "b=\"x y\"", "c=\"1,2\"", "e=", "q="])
+    }
+
+    /// Go reads a `Cookie` header by bytes: a `;` or `=` followed by a combining mark (one Swift
+    /// Character with it) still splits, and only spaces and tabs are trimmed, not U+00A0.
+    @Test func cookiesAreReadByteByByteAsGoReadsThem() {
+        let cookies = SourceCookies.cookies(in: ["a=1;\u{301}b=2", "c=\u{301}x", "\u{A0}d=1; \te=2\t"])
+        #expect(cookies.map { "\($0.name)=\($0.value)" } == ["a=1", "e=2"])
+        // More than Go's 3,000 cookies in a request: none.
+        #expect(SourceCookies.cookies(in: [String(repeating: "a=1;", count: 2999) + "a=1"]).count == 3000)
+        #expect(SourceCookies.cookies(in: [String(repeating: "a=1;", count: 3000) + "a=1"]).isEmpty)
+        // The jar of a scope keeps a name once: its last value, in its first place.
+        let kept = SourceCookies.lastOfEachName([("a", "1"), ("b", "2"), ("a", "3")])
+        #expect(kept.map { "\($0.name)=\($0.value)" } == ["a=3", "b=2"])
     }
 }

@@ -68,6 +68,23 @@ import WebImageTestServer
         #expect(throws: ImageServerConfigurationError.self) { try URLReplacement.list(parsing: "a") }
     }
 
+    /// A pattern with several `*` in one segment against a long run that almost matches: a
+    /// backtracking matcher tries every split of the run (n^stars), here 8,000 characters a
+    /// request may carry; Go's regexp, and this matcher, stay linear in the URL's length.
+    @Test(.timeLimit(.minutes(TestAllowance.minutes(1))))
+    func urlReplacementsMatchInTimeLinearInTheURL() {
+        let replacement = URLReplacement(pattern: "http://*-*-*-*.example.com/", replacement: "$1|$2|$3|$4")
+        let run = String(repeating: "-", count: 8_000)
+        let started = ContinuousClock.now
+        #expect(replacement.applied(to: "http://" + run + "/a.jpg") == "http://" + run + "/a.jpg")
+        #expect(replacement.applied(to: "http://a-b-c-d-e.example.com/x") == "a-b|c|d|ex")
+        #expect(replacement.applied(to: "http://" + run + ".example.com/x") == String(repeating: "-", count: 7_997) + "|||x")
+        #expect(ContinuousClock.now - started < TestAllowance.time(.seconds(1)))
+        // Runs are of whole characters: a combining mark is not split from its letter.
+        #expect(URLReplacement(pattern: "x*", replacement: "[$1]").applied(to: "xe\u{301}/y") == "[e\u{301}]/y")
+        #expect(URLReplacement(pattern: "x**y", replacement: "[$1][$2]").applied(to: "xaby/") == "[ab][]/")
+    }
+
     @Test func pathPrefixPutsEveryRouteUnderIt() async throws {
         try await withOrigin { origin in
             let read = try await ImageServerConfiguration.load(arguments: ["webimage"], environment: [

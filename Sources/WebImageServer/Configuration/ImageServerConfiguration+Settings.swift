@@ -55,7 +55,7 @@ extension ImageServerConfiguration {
         ),
         .read(
             "readRequestTimeout", \.readRequestTimeout, .seconds, aliases: ["readTimeout"],
-            "seconds a client may take to send a request, from its first byte (the first request: from connecting) to its end; past it, the connection is closed"
+            "seconds a client may take to send a request, from its first byte (the first request: from connecting) to its end; past it, the connection is closed (408 first when part of a head came)"
         ),
         .read(
             "writeResponseTimeout", \.writeResponseTimeout, .seconds,
@@ -67,10 +67,10 @@ extension ImageServerConfiguration {
         ),
         .read(
             "maxHeaderFieldSize", \.maxHeaderFieldSize, .int(in: 1...Int.max),
-            "bytes of a request's URL or of one header field (more: 400, connection closed)"
+            "bytes of a request's URL or of one header field (more: 431, connection closed)"
         ),
-        .read("maxHeadersSize", \.maxHeadersSize, .int(in: 1...Int.max), "bytes of a request's URL and header fields together (more: 400, connection closed)"),
-        .read("maxHeaderCount", \.maxHeaderCount, .int(in: 1...Int.max), "header fields a request may have (more: 400, connection closed)"),
+        .read("maxHeadersSize", \.maxHeadersSize, .int(in: 1...Int.max), "bytes of a request's URL and header fields together (more: 431, connection closed)"),
+        .read("maxHeaderCount", \.maxHeaderCount, .int(in: 1...Int.max), "header fields a request may have (more: 431, connection closed)"),
         .read(
             "playground", \.playground, .optional(.bool),
             "the playground page at `/` and its signer at `/playground/sign`; none: on for a loopback `BIND`, else off"

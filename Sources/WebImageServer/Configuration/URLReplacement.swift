@@ -6,13 +6,13 @@
 public struct URLReplacement: Sendable, Hashable {
     public let pattern: String
     public let replacement: String
-    /// The pattern's literal pieces around its `*`s.
-    private let pieces: [Substring]
+    /// The pattern's literal pieces around its `*`s, as Unicode scalars (Go's regexp reads runes).
+    private let pieces: [[Unicode.Scalar]]
 
     public init(pattern: String, replacement: String) {
         self.pattern = pattern
         self.replacement = replacement
-        pieces = pattern.split(separator: "*", omittingEmptySubsequences: false)
+        pieces = pattern.split(separator: "*", omittingEmptySubsequences: false).map { Array($0.unicodeScalars) }
     }
 
     /// `URL_REPLACEMENTS`'s text form, `pattern=replacement;pattern=replacement`, as imgproxy
@@ -31,34 +31,58 @@ public struct URLReplacement: Sendable, Hashable {
 
     /// `url` with its start replaced when the pattern matches it; else `url` as it is.
     public func applied(to url: String) -> String {
-        let text = Substring(url)
-        guard let (end, runs) = Self.match(text, pieces: pieces[...]) else { return url }
-        let whole = text[..<end]
-        return expand(groups: [whole] + runs) + text[end...]
+        let text = Array(url.unicodeScalars)
+        guard let (end, runs) = match(text) else { return url }
+        let string = { (range: Range<Int>) in String(String.UnicodeScalarView(text[range])) }
+        return expand(groups: [string(0..<end)] + runs.map(string)) + string(end..<text.count)
     }
 
-    /// Where a match of `pieces` at the start of `text` ends, and the run each `*` took: the
-    /// longest run first, as Go's greedy `([^/]*)` takes it.
-    private static func match(_ text: Substring, pieces: ArraySlice<Substring>) -> (String.Index, [Substring])? {
-        guard let first = pieces.first else { return (text.startIndex, []) }
-        guard text.hasPrefix(first) else { return nil }
-        let rest = text.dropFirst(first.count)
-        guard pieces.count > 1 else { return (rest.startIndex, []) }
-        let runEnd = rest.firstIndex(of: "/") ?? rest.endIndex
-        var end = runEnd
-        while true {
-            if let (matchEnd, runs) = match(text[end...], pieces: pieces.dropFirst()) {
-                return (matchEnd, [rest[..<end]] + runs)
-            }
-            guard end > rest.startIndex else { return nil }
-            end = rest.index(before: end)
+    /// Where a match at the start of `text` ends, and the run each `*` took, as Go's
+    /// `^piece([^/]*)piece…` takes them: each run as long as it can be while the rest still
+    /// matches, the first first. Linear in the text (for a pattern of few pieces): which
+    /// positions each rest of the pattern matches from is worked out once, from the last piece
+    /// back, rather than by trying every split of a run (which a run of thousands of characters
+    /// and a few `*`s make take for ever).
+    private func match(_ text: [Unicode.Scalar]) -> (Int, [Range<Int>])? {
+        let count = text.count
+        let isPiece = { (piece: [Unicode.Scalar], at: Int) in
+            at + piece.count <= count && text[at..<(at + piece.count)].elementsEqual(piece)
         }
+        // runEnd[p]: where a run from p must stop, at the next `/` or the end.
+        var runEnd = [Int](repeating: count, count: count + 1)
+        for position in stride(from: count - 1, through: 0, by: -1) {
+            runEnd[position] = text[position] == "/" ? position : runEnd[position + 1]
+        }
+        // latest[i][q]: the latest position at or before q from which pieces i... match; -1: none.
+        var latest = [[Int]](repeating: [], count: pieces.count)
+        for index in pieces.indices.reversed() {
+            var row = [Int](repeating: -1, count: count + 1)
+            for position in 0...count {
+                var matches = isPiece(pieces[index], position)
+                if matches, index + 1 < pieces.count {
+                    // A run from after this piece, ending where the next pieces match.
+                    let start = position + pieces[index].count
+                    matches = latest[index + 1][runEnd[start]] >= start
+                }
+                row[position] = matches ? position : (position > 0 ? row[position - 1] : -1)
+            }
+            latest[index] = row
+        }
+        guard !pieces.isEmpty, latest[0][0] == 0 else { return nil }
+        var position = pieces[0].count
+        var runs: [Range<Int>] = []
+        for index in pieces.indices.dropFirst() {
+            let end = latest[index][runEnd[position]]
+            runs.append(position..<end)
+            position = end + pieces[index].count
+        }
+        return (position, runs)
     }
 
     /// The replacement with its `$` references filled from `groups` (Go's `Regexp.Expand`: a
     /// name is the longest run of letters, digits and `_`; a number names a group, none there
     /// gives nothing; a `$` that starts no reference stays).
-    private func expand(groups: [Substring]) -> String {
+    private func expand(groups: [String]) -> String {
         var output = ""
         var rest = Substring(replacement)
         while let dollar = rest.firstIndex(of: "$") {

@@ -1,6 +1,7 @@
 import HTTPTypes
 import Logging
 import NIOCore
+import NIOHTTP1
 import NIOHTTPTypes
 
 /// Bounds what one client connection may hold, as imgproxy's Go server does with its read, write
@@ -9,9 +10,13 @@ import NIOHTTPTypes
 /// must reach the network within `WRITE_RESPONSE_TIMEOUT` (from its head written to its end
 /// handed to the socket), and a connection may wait for its next request `KEEP_ALIVE_TIMEOUT`
 /// (nil: no keep-alive, each response says `Connection: close` and closes its connection). Past a
-/// limit the connection is closed; nothing is answered (the client is either too slow to take
-/// an answer or has not asked for one). A request being processed has no limit here: `TIMEOUT`
-/// bounds it.
+/// limit the connection is closed. A request whose head had begun to arrive is answered 408
+/// first, and a head past `MAX_HEADER_FIELD_SIZE`, `MAX_HEADERS_SIZE` or `MAX_HEADER_COUNT` 431
+/// (as Go's server answers a head past its one limit; NIO's decoder reports the three, and a
+/// URL past the field size, as one error); otherwise nothing is answered (the client is either
+/// too slow to take an answer or has not asked for one). Each such close is counted by limit
+/// (`webimage_server_connections_closed_total`). A request being processed has no limit here:
+/// `TIMEOUT` bounds it.
 ///
 /// A request or response that says `Connection: close` has its connection closed here, on the
 /// event loop, once that response is out: Hummingbird closes it from the request's task, which a
@@ -35,16 +40,24 @@ final class ConnectionLimitsHandler: ChannelDuplexHandler, RemovableChannelHandl
         var keepAliveTimeout: TimeAmount?
     }
 
-    /// Which limit closed a connection: the setting's name, for the log.
-    enum Limit: String, Sendable {
+    /// Which limit closed a connection: the setting's name, for the log and the counter.
+    enum Limit: String, Sendable, CaseIterable {
         case readRequestTimeout = "READ_REQUEST_TIMEOUT"
         case writeResponseTimeout = "WRITE_RESPONSE_TIMEOUT"
         case keepAliveTimeout = "KEEP_ALIVE_TIMEOUT"
+        /// One of the three: the decoder does not say which.
+        case headerLimits = "MAX_HEADER_FIELD_SIZE|MAX_HEADERS_SIZE|MAX_HEADER_COUNT"
     }
+
+    /// How long a refused connection stays open, its output closed, for the client to read the
+    /// answer before the close (Go's `rstAvoidanceDelay`): closed at once with the client's bytes
+    /// unread, the kernel resets the connection, and the client may lose the answer.
+    static let lingering = TimeAmount.milliseconds(500)
 
     // Times are the event loop's (`eventLoop.now`): a test's embedded loop moves its own clock.
     private let limits: Limits
     private let logger: Logger
+    private let metrics: ServerMetrics?
     /// A request has begun (its first bytes, or the connection opened) and its end is not read.
     private var requestOpen = false
     /// Requests whose head was read and whose response has not reached the socket in full.
@@ -63,10 +76,19 @@ final class ConnectionLimitsHandler: ChannelDuplexHandler, RemovableChannelHandl
     private var requestSaidClose = false
     /// A response said `Connection: close`: the connection ends with it.
     private var responseSaidClose = false
+    /// Bytes of the open request came.
+    private var requestBytesCame = false
+    /// The open request's head was read.
+    private var requestHeadRead = false
+    /// A head passed the header limits; answered 431 once the responses before it are out.
+    private var headTooLarge = false
+    /// The connection was answered by this handler (408 or 431): nothing more is read or timed.
+    private var refused = false
 
-    init(limits: Limits, logger: Logger) {
+    init(limits: Limits, logger: Logger, metrics: ServerMetrics? = nil) {
         self.limits = limits
         self.logger = logger
+        self.metrics = metrics
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
@@ -100,15 +122,19 @@ final class ConnectionLimitsHandler: ChannelDuplexHandler, RemovableChannelHandl
 
     private func beginRequest(context: ChannelHandlerContext) {
         requestOpen = true
+        requestBytesCame = false
+        requestHeadRead = false
         keepAliveDeadline = nil
         if readDeadline == nil { readDeadline = context.eventLoop.now + limits.readRequestTimeout }
         scheduleTimer(context: context)
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        guard !refused, !headTooLarge else { return }
         switch unwrapInboundIn(data) {
         case .head(let head):
             if !requestOpen { beginRequest(context: context) }
+            requestHeadRead = true
             unanswered += 1
             if Self.saysClose(head.headerFields) { requestSaidClose = true }
         case .body:
@@ -123,8 +149,23 @@ final class ConnectionLimitsHandler: ChannelDuplexHandler, RemovableChannelHandl
     /// Bytes arrived. On an idle connection they begin a request, whose head may still be
     /// incomplete (no part came of them).
     func channelReadComplete(context: ChannelHandlerContext) {
+        guard !refused else { return }
         if !requestOpen, unanswered == 0, unsent == 0 { beginRequest(context: context) }
+        if requestOpen { requestBytesCame = true }
         context.fireChannelReadComplete()
+    }
+
+    /// A head past a header limit is answered 431 (after the responses before it, pipelined);
+    /// what the decoder reports after its error (the bytes it no longer reads) is dropped.
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        if let error = error as? HTTPParserError, error == .headerOverflow, !refused {
+            headTooLarge = true
+            readDeadline = nil
+            if unanswered == 0, unsent == 0 { refuse(.requestHeaderFieldsTooLarge, limit: .headerLimits, context: context) }
+            return
+        }
+        if refused || headTooLarge, error is ByteToMessageDecoderError { return }
+        context.fireErrorCaught(error)
     }
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
@@ -153,9 +194,13 @@ final class ConnectionLimitsHandler: ChannelDuplexHandler, RemovableChannelHandl
     }
 
     private func responseSent(context: ChannelHandlerContext) {
-        guard !inactive else { return }
+        guard !inactive, !refused else { return }
         unsent = max(0, unsent - 1)
         unanswered = max(0, unanswered - 1)
+        if headTooLarge {
+            if unanswered == 0, unsent == 0 { refuse(.requestHeaderFieldsTooLarge, limit: .headerLimits, context: context) }
+            return
+        }
         // A response after it (pipelined) has its own time, from now.
         writeDeadline = unsent > 0 ? context.eventLoop.now + limits.writeResponseTimeout : nil
         guard let keepAliveTimeout = limits.keepAliveTimeout, !responseSaidClose, !(requestSaidClose && unanswered == 0) else {
@@ -174,7 +219,7 @@ final class ConnectionLimitsHandler: ChannelDuplexHandler, RemovableChannelHandl
     }
 
     private func scheduleTimer(context: ChannelHandlerContext) {
-        guard !inactive else { return }
+        guard !inactive, !refused else { return }
         let deadlines = [readDeadline, writeDeadline, keepAliveDeadline].compactMap { $0 }
         guard let earliest = deadlines.min() else {
             stopTimer()
@@ -208,13 +253,49 @@ final class ConnectionLimitsHandler: ChannelDuplexHandler, RemovableChannelHandl
             scheduleTimer(context: context)
             return
         }
-        logger.debug(
-            "closing a client connection: \(passed.rawValue) passed",
-            metadata: ["limit": "\(passed.rawValue)", "peer": "\(context.channel.remoteAddress?.description ?? "?")"]
-        )
+        // A head begun and not finished, with nothing answered on the connection meanwhile, is a
+        // request the client is still sending: it hears why it ends.
+        if passed == .readRequestTimeout, requestBytesCame, !requestHeadRead, unanswered == 0, unsent == 0 {
+            refuse(.requestTimeout, limit: passed, context: context)
+            return
+        }
+        closed(by: passed, context: context)
         readDeadline = nil
         writeDeadline = nil
         keepAliveDeadline = nil
         context.close(promise: nil)
+    }
+
+    /// Logs and counts a close by `limit`.
+    private func closed(by limit: Limit, context: ChannelHandlerContext) {
+        logger.debug(
+            "closing a client connection: \(limit.rawValue) passed",
+            metadata: ["limit": "\(limit.rawValue)", "peer": "\(context.channel.remoteAddress?.description ?? "?")"]
+        )
+        metrics?.connectionClosed(limit: limit.rawValue)
+    }
+
+    /// Answers `status` (no body, `Connection: close`) to a request nothing else will answer,
+    /// closes the output once it is out, and the connection `lingering` later (or at the write
+    /// timeout, for a client that does not take the answer); what the client sends meanwhile is
+    /// dropped.
+    private func refuse(_ status: HTTPResponse.Status, limit: Limit, context: ChannelHandlerContext) {
+        refused = true
+        closed(by: limit, context: context)
+        readDeadline = nil
+        writeDeadline = nil
+        keepAliveDeadline = nil
+        stopTimer()
+        timer = context.eventLoop.assumeIsolated().scheduleTask(in: limits.writeResponseTimeout) { context.close(promise: nil) }
+        var head = HTTPResponse(status: status)
+        head.headerFields[.connection] = "close"
+        head.headerFields[.contentLength] = "0"
+        context.write(wrapOutboundOut(.head(head)), promise: nil)
+        context.writeAndFlush(wrapOutboundOut(.end(nil))).assumeIsolated().whenComplete { [self] result in
+            guard case .success = result, !inactive else { return }
+            context.close(mode: .output, promise: nil)
+            timer?.cancel()
+            timer = context.eventLoop.assumeIsolated().scheduleTask(in: Self.lingering) { context.close(promise: nil) }
+        }
     }
 }

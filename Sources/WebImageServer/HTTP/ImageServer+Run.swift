@@ -58,7 +58,7 @@ extension ImageServer {
         server.addRoutes(to: router)
         return Application(
             router: router,
-            server: .http1(configuration: httpConfiguration(configuration, logger: logger)),
+            server: .http1(configuration: httpConfiguration(configuration, logger: logger, metrics: server.metrics)),
             configuration: ApplicationConfiguration(
                 address: .hostname(configuration.bind.host, port: configuration.bind.port), serverName: "webimage",
                 availableConnectionsDelegate: configuration.maxClients > 0 ? MaximumAvailableConnections(configuration.maxClients) : nil
@@ -74,17 +74,18 @@ extension ImageServer {
     }
 
     /// What one client connection may hold (`READ_REQUEST_TIMEOUT`, `WRITE_RESPONSE_TIMEOUT`,
-    /// `KEEP_ALIVE_TIMEOUT`, the header limits); `MAX_CLIENTS` is the application's.
+    /// `KEEP_ALIVE_TIMEOUT`, the header limits), its closes counted in `metrics`; `MAX_CLIENTS`
+    /// is the application's.
     /// Hummingbird's own idle timeout stays off: `ConnectionLimitsHandler` keeps each limit
     /// apart, so that the one a client passed is the one that closes it.
-    static func httpConfiguration(_ configuration: ImageServerConfiguration, logger: Logger) -> HTTP1Channel.Configuration {
+    static func httpConfiguration(_ configuration: ImageServerConfiguration, logger: Logger, metrics: ServerMetrics) -> HTTP1Channel.Configuration {
         let limits = ConnectionLimitsHandler.Limits(
             readRequestTimeout: .seconds(configuration.readRequestTimeout),
             writeResponseTimeout: .seconds(configuration.writeResponseTimeout),
             keepAliveTimeout: configuration.keepAliveTimeout > 0 ? .seconds(configuration.keepAliveTimeout) : nil
         )
         return HTTP1Channel.Configuration(
-            additionalChannelHandlers: [ConnectionLimitsHandler(limits: limits, logger: logger)],
+            additionalChannelHandlers: [ConnectionLimitsHandler(limits: limits, logger: logger, metrics: metrics)],
             idleTimeout: nil,
             httpDecoderConfiguration: HTTP1Channel.Configuration.DecoderConfiguration(
                 maxHeaderFieldSize: configuration.maxHeaderFieldSize, maxHeaderListSize: configuration.maxHeadersSize,

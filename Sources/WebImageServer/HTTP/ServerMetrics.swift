@@ -46,6 +46,11 @@ final class ServerMetrics: Sendable {
         counter("webimage_server_requests_total", [("status", String(status)), ("format", format)]).increment()
     }
 
+    /// Counts a client connection closed by a limit, named by its setting (`READ_REQUEST_TIMEOUT`).
+    func connectionClosed(limit: String) {
+        counter("webimage_server_connections_closed_total", [("limit", limit)]).increment()
+    }
+
     /// Counts a lookup of the result cache: `memory`, `disk` or `miss`.
     func cacheLookup(tier: String) {
         counter("webimage_server_cache_lookups_total", [("tier", tier)]).increment()

@@ -9,7 +9,8 @@ import Hummingbird
 /// keeps them: they go to a source on that host exactly (any port, any scheme) whose path is
 /// within the scope's folder. With `COOKIE_PASSTHROUGH_ALL` all of them go to every http(s)
 /// source. Names and values as the request sent them (Go's `Request.Cookies`: a name that is not
-/// a token, or a value with a byte no cookie holds, is dropped).
+/// a token, or a value with a byte no cookie holds, is dropped; a name sent twice is kept once,
+/// with its last value, by the jar, and twice with `COOKIE_PASSTHROUGH_ALL`, whose jar keeps all).
 struct SourceCookies: Sendable {
     /// The scope the request's cookies are taken as set for.
     struct Scope: Sendable, Equatable {
@@ -41,12 +42,13 @@ struct SourceCookies: Sendable {
     /// The `Cookie` header for fetching `source` on behalf of `request`; nil when no cookie goes.
     func header(for request: Request, source: SourceURL) -> String? {
         guard case .remote(let url) = source, let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else { return nil }
-        let cookies = Self.cookies(in: request.headers[values: .cookie])
+        var cookies = Self.cookies(in: request.headers[values: .cookie])
         guard !cookies.isEmpty else { return nil }
         if !all {
             guard let scope = base ?? Self.requestScope(request), let host = url.host.map(Self.canonicalHost), host == scope.host,
                   Self.pathMatches(url.path.isEmpty ? "/" : url.path, scope.path)
             else { return nil }
+            cookies = Self.lastOfEachName(cookies)
         }
         return cookies.map { "\($0.name)=\($0.value)" }.joined(separator: "; ")
     }
@@ -91,33 +93,75 @@ struct SourceCookies: Sendable {
         return cookiePath.hasSuffix("/") || requestPath.dropFirst(cookiePath.count).hasPrefix("/")
     }
 
-    /// The cookies of `Cookie` fields, in order, as Go's `readCookies` reads them: `name=value`
-    /// pairs split at `;`, a name a token, a value of printable ASCII but `"`, `;` and `\`
+    /// The most cookies Go reads from one request (`httpcookiemaxnum`'s default, since Go 1.25.2):
+    /// a request that may hold more (counted as Go counts them, a `;`-separated part each) has none.
+    static let maximumCount = 3000
+
+    /// The cookies of `Cookie` fields, in order, as Go's `readCookies` reads them, byte by byte:
+    /// parts split at `;`, spaces and tabs around them dropped; a part's name (up to its first `=`,
+    /// or all of it: an empty value) a token; a value of printable ASCII but `"`, `;` and `\`
     /// (outer quotes allowed, and kept when sent, as Go quotes a value with a space or comma).
     static func cookies(in fields: [String]) -> [(name: String, value: String)] {
+        let semicolon = UInt8(ascii: ";"), quote = UInt8(ascii: "\"")
+        guard fields.reduce(0, { count, field in count + field.utf8.count(where: { $0 == semicolon }) + 1 }) <= maximumCount else { return [] }
         var cookies: [(name: String, value: String)] = []
         for field in fields {
-            for part in field.split(separator: ";") {
-                let pair = part.trimmingCharacters(in: .whitespaces)
-                guard let equals = pair.firstIndex(of: "=") else { continue }
-                let name = pair[..<equals].trimmingCharacters(in: .whitespaces)
-                var value = Substring(pair[pair.index(after: equals)...])
+            for part in field.utf8.split(separator: semicolon) {
+                let pair = trimmingSpaces(part)
+                guard !pair.isEmpty else { continue }
+                let equals = pair.firstIndex(of: UInt8(ascii: "="))
+                let name = trimmingSpaces(pair[..<(equals ?? pair.endIndex)])
+                var value = equals.map { pair[pair.index(after: $0)...] } ?? pair[pair.endIndex...]
                 var quoted = false
-                if value.count > 1, value.hasPrefix("\""), value.hasSuffix("\"") {
+                if value.count > 1, value.first == quote, value.last == quote {
                     value = value.dropFirst().dropLast()
                     quoted = true
                 }
-                guard !name.isEmpty, name.unicodeScalars.allSatisfy(isTokenCharacter),
-                      value.unicodeScalars.allSatisfy({ (0x20..<0x7F).contains($0.value) && !"\";\\".unicodeScalars.contains($0) })
-                else { continue }
-                let sent = quoted || value.contains(" ") || value.contains(",") ? "\"\(value)\"" : String(value)
-                cookies.append((name, sent))
+                guard !name.isEmpty, name.allSatisfy(isTokenByte), value.allSatisfy(isValueByte) else { continue }
+                let text = String(decoding: value, as: UTF8.self)
+                let sent = !value.isEmpty && (quoted || value.contains(UInt8(ascii: " ")) || value.contains(UInt8(ascii: ","))) ? "\"\(text)\"" : text
+                cookies.append((String(decoding: name, as: UTF8.self), sent))
             }
         }
         return cookies
     }
 
-    private static func isTokenCharacter(_ scalar: Unicode.Scalar) -> Bool {
-        scalar.isASCII && (CharacterSet.alphanumerics.contains(scalar) || "!#$%&'*+-.^_`|~".unicodeScalars.contains(scalar))
+    /// The cookies a Go cookie jar keeps of `cookies` set at once: one of each name, the last
+    /// one's value in the first one's place.
+    static func lastOfEachName(_ cookies: [(name: String, value: String)]) -> [(name: String, value: String)] {
+        var kept: [(name: String, value: String)] = []
+        var places: [String: Int] = [:]
+        for cookie in cookies {
+            if let place = places[cookie.name] {
+                kept[place].value = cookie.value
+            } else {
+                places[cookie.name] = kept.count
+                kept.append(cookie)
+            }
+        }
+        return kept
+    }
+
+    /// `bytes` without the spaces and tabs around them (Go's `textproto.TrimString`; a field
+    /// holds no line break).
+    private static func trimmingSpaces(_ bytes: Substring.UTF8View.SubSequence) -> Substring.UTF8View.SubSequence {
+        let isSpace = { (byte: UInt8) in byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") }
+        guard let first = bytes.firstIndex(where: { !isSpace($0) }), let last = bytes.lastIndex(where: { !isSpace($0) }) else {
+            return bytes[bytes.endIndex...]
+        }
+        return bytes[first...last]
+    }
+
+    /// A byte of an HTTP token (RFC 9110's `tchar`).
+    private static func isTokenByte(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"): true
+        default: "!#$%&'*+-.^_`|~".utf8.contains(byte)
+        }
+    }
+
+    /// A byte a cookie's value may hold (Go's `validCookieValueByte`).
+    private static func isValueByte(_ byte: UInt8) -> Bool {
+        (0x20..<0x7F).contains(byte) && byte != UInt8(ascii: "\"") && byte != UInt8(ascii: ";") && byte != UInt8(ascii: "\\")
     }
 }
