@@ -73,7 +73,6 @@ extension ImageServerConfiguration {
         .refused("enableClientHints", "use DPR/Width client hints for default dpr/width"),
         .refused("skipProcessingFormats", "source formats passed through unprocessed (when output format = source format)"),
         .refused("alwaysRasterizeSvg", "rasterize SVG even when SVG output possible"),
-        .refused("preserveHdr", "keep >8-bit depth when possible (new 4.0)"),
         // misc
         .refused("keepCopyright", "keep copyright when stripping"),
         .refused("stripColorProfile", "convert to sRGB and drop ICC"),

@@ -119,6 +119,10 @@ extension ImageServerConfiguration {
             "results carry no EXIF, XMP, IPTC or ICC profile; `false` (or `sm:0`) keeps them (docs/cli.md: what each format keeps)"
         ),
         .read("autoRotate", \.processing.autoRotate, .bool, "turn sources upright by their EXIF orientation"),
+        .read(
+            "preserveHdr", \.processing.preserveHDR, .bool,
+            "HDR sources (10-bit PQ/HLG AVIF, HEIC, JPEG XL) stay HDR in AVIF, HEIC, JPEG XL and 16-bit PNG results (`ph:1`); false: tone mapped to SDR"
+        ),
     ] + s3
 
     /// imgproxy's S3 group, as far as it is built (docs/server.md, "S3 sources").

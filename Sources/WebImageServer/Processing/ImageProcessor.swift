@@ -63,7 +63,9 @@ public struct ImageProcessor: Sendable {
         encoding.encodeCompressionQuality = Double(min(100, max(1, options.quality(for: format)))) / 100
         encoding.encodeFirstFrameOnly = !animated
         encoding.encodeMaxFileSize = options.maxBytes
-        encoding.encodeBackgroundColor = options.background ?? .white
+        // No background colour for the encoder: `finish` flattened what needs it, and one
+        // would make an HDR image SDR.
+        encoding.encodeKeepsHDR = options.preserveHDR
         encoding.encodeKeepsMetadata = !options.stripMetadata
         let data: Data
         do {

@@ -199,6 +199,11 @@ extension OptionTable {
             canonical: { [ProcessingOptions.flag($0.stripMetadata)] }
         ),
         .result(
+            "preserve_hdr", aliases: ["ph"], arguments: "boolean", example: "1", default: .setting("PRESERVE_HDR"),
+            apply: single(\.preserveHDR, ArgumentReader.bool),
+            canonical: { [ProcessingOptions.flag($0.preserveHDR)] }
+        ),
+        .result(
             "skip_processing", aliases: ["skp"], arguments: "formats", example: "png", default: .none,
             apply: { reader, options, _ throws(ImageServerError) in
                 for name in reader.arguments { options.skipProcessingFormats.insert(try reader.format(name)) }

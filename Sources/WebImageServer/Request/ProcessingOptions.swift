@@ -130,6 +130,9 @@ public struct ProcessingOptions: Sendable, Hashable {
     /// Remove metadata from the result (`strip_metadata`); false keeps what the output
     /// format can hold.
     public var stripMetadata: Bool
+    /// Keep an HDR source HDR in a format that holds it (`preserve_hdr`); see
+    /// `ProcessingConfiguration.preserveHDR`.
+    public var preserveHDR: Bool
 
     // MARK: Handling
 
@@ -169,6 +172,7 @@ public struct ProcessingOptions: Sendable, Hashable {
         formatQuality = configuration.formatQuality
         stripMetadata = configuration.stripMetadata
         autoRotate = configuration.autoRotate
+        preserveHDR = configuration.preserveHDR
         maxSourceResolution = configuration.maxSourceResolution
         maxSourceFileSize = configuration.maxSourceFileSize
         maxAnimationFrames = configuration.maxAnimationFrames
