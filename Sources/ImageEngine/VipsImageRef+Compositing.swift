@@ -2,10 +2,13 @@
 extension VipsImageRef {
     /// `body` run on the colours premultiplied by alpha in floating point when the image has
     /// alpha, so that resampling does not bleed the colour of transparent pixels into visible
-    /// ones; back to straight 8-bit after (`premultipliedEightBit()` stays in 8 bits).
-    public func premultipliedInFloat(_ body: (VipsImageRef) throws(VipsError) -> VipsImageRef) throws(VipsError) -> VipsImageRef {
+    /// ones; back to straight `format` after (`premultipliedEightBit()` stays in 8 bits). A
+    /// 16-bit image's alpha is full at 65535 (libvips' rule for `rgb16`).
+    public func premultipliedInFloat(
+        to format: BandFormat = .uchar, _ body: (VipsImageRef) throws(VipsError) -> VipsImageRef
+    ) throws(VipsError) -> VipsImageRef {
         guard hasAlpha else { return try body(self) }
-        return try body(premultiplied()).unpremultiplied().cast(to: .uchar)
+        return try body(premultiplied()).unpremultiplied().cast(to: format)
     }
 
     /// An image of this one's size filled with the colour `rgba` (alpha included): lazy, never

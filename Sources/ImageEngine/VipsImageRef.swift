@@ -125,6 +125,13 @@ public final class VipsImageRef: @unchecked Sendable {
         hasAlpha ? self : try addingOpaqueAlpha()
     }
 
+    /// This 16-bit image with an alpha band (opaque, 65535, when it had none).
+    public func withSixteenBitAlpha() throws(VipsError) -> VipsImageRef {
+        if hasAlpha { return self }
+        guard let result = wi_add_constant_band(pointer, 65535) else { throw Vips.lastError(or: "bandjoin failed") }
+        return VipsImageRef(result)
+    }
+
     /// Appends an opaque alpha band: the image this one was made from by dropping it, if it was
     /// (`alphaBand(adding:)`, which makes 8-bit RGB images' band).
     public func addingOpaqueAlpha() throws(VipsError) -> VipsImageRef {

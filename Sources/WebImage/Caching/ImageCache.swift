@@ -217,11 +217,13 @@ public final class ImageCache: Sendable {
     }
 
     /// The bytes to keep for an image stored without data: an animation's original bytes (else
-    /// GIF), PNG when it has alpha, JPEG otherwise.
+    /// GIF), PNG when it has alpha or more than 8 bits (16-bit with its `cICP`: an HDR image
+    /// stays HDR), JPEG otherwise.
     static func encodedForDisk(_ image: Image) -> Data? {
         if image.isAnimated, let original = image.animatedImageProvider?.animatedImageData { return original }
         do {
-            return try ImageCodersManager.shared.encode(image, format: .undefined, options: ImageCoderOptions())
+            let format: ImageFormat = image.bitsPerComponent > 8 ? .png : .undefined
+            return try ImageCodersManager.shared.encode(image, format: format, options: ImageCoderOptions())
         } catch {
             CacheObservability.logger.warning("cannot encode \(image) for the disk cache: \(error)")
             return nil

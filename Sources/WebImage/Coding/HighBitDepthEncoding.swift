@@ -7,12 +7,10 @@ internal import ImageEngine
 /// (libjxl), PNG at 16 bits with a `cICP` chunk. libvips 8.14's savers would write none of
 /// these colour encodings.
 enum HighBitDepthEncoding {
-    static let formats: Set<ImageFormat> = [.avif, .heic, .heif, .jxl, .png]
-
     /// True when `format` keeps HDR and `options` ask for nothing only the SDR path does (a
     /// size or byte budget, a background to flatten onto).
     static func applies(to format: ImageFormat, options: ImageCoderOptions) -> Bool {
-        options.encodeKeepsHDR && formats.contains(format) && options.encodeMaxPixelSize == .zero
+        options.encodeKeepsHDR && format.holdsHighDynamicRange && options.encodeMaxPixelSize == .zero
             && options.encodeMaxFileSize == 0 && options.encodeBackgroundColor == nil
     }
 

@@ -11,4 +11,8 @@ public enum ImageCacheType: Int, Sendable, Hashable {
 
     var includesMemory: Bool { self == .memory || self == .all }
     var includesDisk: Bool { self == .disk || self == .all }
+    /// These tiers but memory.
+    var withoutMemory: ImageCacheType { includesDisk ? .disk : .none }
+    /// The memory tier if these include it.
+    var memoryTier: ImageCacheType { includesMemory ? .memory : .none }
 }

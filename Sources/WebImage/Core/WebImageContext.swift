@@ -73,3 +73,17 @@ public struct WebImageContext: Sendable {
     /// An empty context: every setting at its default.
     public init() {}
 }
+
+extension WebImageContext {
+    /// The thumbnail a load decodes to, as `ImageDecoding.coderOptions` picks it (the context's,
+    /// else its decode options'); nil for full size.
+    var decodeThumbnail: (size: CGSize, preserveAspectRatio: Bool)? {
+        let thumbnail = imageThumbnailPixelSize.map { ($0, imagePreserveAspectRatio) }
+            ?? imageDecodeOptions.map { ($0.decodeThumbnailPixelSize, $0.decodePreserveAspectRatio) }
+        guard let thumbnail, thumbnail.0.width > 0, thumbnail.0.height > 0 else { return nil }
+        return thumbnail
+    }
+
+    /// True when a load keeps sources of more than 8 bits HDR (the context's switch or its decode options').
+    var decodesToHDR: Bool { imageDecodeToHDR || imageDecodeOptions?.decodeToHDR == true }
+}

@@ -40,6 +40,10 @@ public struct ImageFormat: RawRepresentable, Hashable, Sendable, CustomStringCon
     public static let jxl = ImageFormat(rawValue: 12)
 
     /// Every named format but `.undefined`.
+    /// True for the formats an image decoded with `decodeToHDR` is written to with its bit depth
+    /// and colour encoding (`ImageCoderOptions.encodeKeepsHDR`): AVIF, HEIC, HEIF, JPEG XL, PNG.
+    public var holdsHighDynamicRange: Bool { [.avif, .heic, .heif, .jxl, .png].contains(self) }
+
     public static let allKnown: [ImageFormat] = [
         .jpeg, .png, .gif, .tiff, .webP, .heic, .heif, .pdf, .svg, .bmp, .raw, .avif, .jxl,
     ]

@@ -97,13 +97,14 @@ final class ManagerLoad: Sendable {
         originalKey = manager.originalCacheKey(for: url, context: context)
     }
 
-    private var thumbnailSize: CGSize? {
-        guard let size = context?.imageThumbnailPixelSize, size.width > 0, size.height > 0 else { return nil }
-        return size
-    }
+    private var thumbnailSize: CGSize? { context?.decodeThumbnail?.size }
 
-    /// True when the final key differs from the original's: a thumbnail or a transformer.
-    private var isDerived: Bool { thumbnailSize != nil || transformer != nil }
+    /// True when the original's bytes decode to other pixels than the original image in
+    /// memory: a thumbnail, or HDR.
+    private var decodesVariant: Bool { thumbnailSize != nil || context?.decodesToHDR == true }
+
+    /// True when the final key differs from the original's: a thumbnail, HDR or a transformer.
+    private var isDerived: Bool { decodesVariant || transformer != nil }
 
     func start() {
         operation.setCancelHandler { [self] in
@@ -141,8 +142,8 @@ final class ManagerLoad: Sendable {
         })
     }
 
-    /// On a thumbnail or transformed miss: the original from the cache, thumbnailed (the disk
-    /// hit decodes at the thumbnail size) and transformed, without a request.
+    /// On a thumbnail, HDR or transformed miss: the original from the cache, thumbnailed or HDR
+    /// (the disk hit decodes so) and transformed, without a request.
     private func queryOriginal() {
         let queryType = context?.originalQueryCacheType ?? .disk
         guard queryType != .none else {
@@ -150,14 +151,17 @@ final class ManagerLoad: Sendable {
             return
         }
         let originalCache = context?.originalImageCache ?? cache
-        // A memory hit of the original is full size: only the disk, which decodes at the
-        // thumbnail size, serves thumbnails.
-        let tiers: ImageCacheType = thumbnailSize != nil && queryType == .all ? .disk : queryType == .memory && thumbnailSize != nil ? .none : queryType
+        // A memory hit of the original is full size and SDR: only the disk, which decodes at the
+        // thumbnail size or to HDR, serves those; what it decodes so stays out of memory under
+        // the original's key.
+        let tiers = decodesVariant ? queryType.withoutMemory : queryType
         guard tiers != .none else {
             load(cachedImage: nil, cachedData: nil, cacheType: .none)
             return
         }
-        operation.setCacheOperation(originalCache.queryImage(forKey: originalKey, options: options, context: context, cacheType: tiers) { [self] image, data, cacheType in
+        var queryContext = context
+        if decodesVariant { queryContext?.storeCacheType = (context?.storeCacheType ?? .all).withoutMemory }
+        operation.setCacheOperation(originalCache.queryImage(forKey: originalKey, options: options, context: queryContext, cacheType: tiers) { [self] image, data, cacheType in
             guard operation.isActive else { return }
             guard let image else {
                 load(cachedImage: nil, cachedData: nil, cacheType: .none)
@@ -282,8 +286,9 @@ final class ManagerLoad: Sendable {
         if downloaded, derived, originalStoreType != .none, let originalData {
             let originalCache = context?.originalImageCache ?? cache
             let originalKey = self.originalKey
-            // The decoded image is the thumbnail when one was asked for: only full images go to memory.
-            let image: Image? = thumbnailSize == nil ? original : nil
+            // The decoded image is the thumbnail or HDR when one was asked for: only the
+            // original image goes to memory.
+            let image: Image? = decodesVariant ? nil : original
             let tiers: ImageCacheType = image == nil ? (originalStoreType.includesDisk ? .disk : .none) : originalStoreType
             if tiers != .none {
                 stores.append { done in
@@ -295,16 +300,19 @@ final class ManagerLoad: Sendable {
             }
         }
         // A cache hit used as it is is stored already; a thumbnail or transform of a cached
-        // original is stored under its own key, the original's data left as it is.
-        if storeType != .none, downloaded || derived {
+        // original is stored under its own key, the original's data left as it is; an HDR decode
+        // of the cached original's bytes goes to memory alone (the disk has those bytes).
+        let hdrOfCachedOriginal = !downloaded && !derived && context?.decodesToHDR == true
+        let finalStoreType = hdrOfCachedOriginal ? storeType.memoryTier : storeType
+        if finalStoreType != .none, downloaded || derived || hdrOfCachedOriginal {
             let url = self.url
             let data = derived ? serializer?.cacheData(with: final, originalData: nil, imageURL: url)
                 : (serializer.map { $0.cacheData(with: final, originalData: originalData, imageURL: url) } ?? originalData)
             let cache = self.cache
             let key = self.key
             stores.append { done in
-                cache.store(final, imageData: data, forKey: key, cacheType: storeType) {
-                    guard !derived, storeType.includesDisk, let validators else { return done() }
+                cache.store(final, imageData: data, forKey: key, cacheType: finalStoreType) {
+                    guard !derived, finalStoreType.includesDisk, let validators else { return done() }
                     cache.storeValidators(validators, forKey: key, completion: done)
                 }
             }

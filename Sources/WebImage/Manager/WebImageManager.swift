@@ -121,17 +121,21 @@ public final class WebImageManager: Sendable {
         failedURLs.withLock { $0.isEmpty ? false : $0.contains(url) }
     }
 
-    /// The cache key of `url` with this context: the key filter's (context first), with the
-    /// thumbnail and the transformer (context first, then the manager's) appended by SDWebImage's rules.
+    /// The cache key of `url` with this context: the key filter's (context first), with what
+    /// changes the decoded pixels appended by SDWebImage's rules: the thumbnail (the context's,
+    /// else its decode options'), `DecodeToHDR` when the load decodes to HDR, then the
+    /// transformer (context first, then the manager's). An HDR and an SDR load of one URL so
+    /// keep two entries.
     public func cacheKey(for url: URL?, context: WebImageContext? = nil) -> String {
         cacheKey(for: url, context: context, transformer: context?.imageTransformer ?? transformer)
     }
 
     func cacheKey(for url: URL?, context: WebImageContext?, transformer: (any ImageTransformer)?) -> String {
         var key = originalCacheKey(for: url, context: context)
-        if let size = context?.imageThumbnailPixelSize, size.width > 0, size.height > 0 {
-            key = thumbnailedKey(forKey: key, thumbnailPixelSize: size, preserveAspectRatio: context?.imagePreserveAspectRatio ?? true)
+        if let thumbnail = context?.decodeThumbnail {
+            key = thumbnailedKey(forKey: key, thumbnailPixelSize: thumbnail.size, preserveAspectRatio: thumbnail.preserveAspectRatio)
         }
+        if context?.decodesToHDR == true { key = transformedKey(forKey: key, transformerKey: "DecodeToHDR") }
         if let transformer { key = transformedKey(forKey: key, transformerKey: transformer.transformerKey) }
         return key
     }

@@ -18,7 +18,13 @@ public struct BlurTransformer: ImageTransformer {
     public func transformedImage(with image: Image, forKey key: String) -> Image? {
         guard radius.isFinite, radius > 0 else { return image }
         let radius = radius
-        return image.transformed(by: PixelTransform { image, scale throws(VipsError) in
+        // HDR samples: in floating point, premultiplied when there is alpha.
+        let sixteenBit: PixelTransform.SixteenBitStep = { image, scale, _ throws(VipsError) in
+            try image.premultipliedInFloat(to: .ushort) { colours throws(VipsError) in
+                try colours.cast(to: .float).gaussianBlur(sigma: radius * scale)
+            }.cast(to: .ushort)
+        }
+        return image.transformed(by: PixelTransform(sixteenBit: sixteenBit) { image, scale throws(VipsError) in
             let sigma = radius * scale
             guard image.hasAlpha else { return try image.gaussianBlur(sigma: sigma) }
             // Blurred premultiplied in 8 bits, as vImage (SDWebImage's blur) and Core Graphics

@@ -26,6 +26,10 @@ extension Image {
         // without that band, as decoded pixels are below: the step sees it opaque, and so does
         // the result.
         let dropsOpaqueAlpha = !hasAlpha && !transform.addsAlpha
+        // An HDR image's samples go through the transform's 16-bit step, when it has one: the
+        // result stays HDR, with the source's colour.
+        let highBitDepth = highBitDepth.flatMap { source in transform.sixteenBit.map { source.transformed(by: $0, scale: scale) } }
+        let colour = (colorInfo: highBitDepth == nil ? ImageColorInfo.sRGB : colorInfo, highBitDepth: highBitDepth)
         let step: ImageRecipe.Step = { image throws(VipsError) in
             let input = try image.normalizedToSRGB()
             return try transform.step(dropsOpaqueAlpha && input.bands == 4 ? input.alphaBand(adding: false) : input, scale)
@@ -37,18 +41,20 @@ extension Image {
                 return Image(
                     recipe: recipe.appending(step), pixels: nil, pendingBuild: built,
                     pixelWidth: built.width, pixelHeight: built.height, scale: scale, format: format,
-                    hasAlpha: built.hasAlpha, sourceByteCount: sourceByteCount, metadata: metadata
+                    hasAlpha: built.hasAlpha, sourceByteCount: sourceByteCount, metadata: metadata,
+                    colorInfo: colour.colorInfo, highBitDepth: colour.highBitDepth
                 )
             }
             let pixels = try renderedPixels()
             if let work = transform.bitmap, let result = work(pixels, hasAlpha, scale) {
-                return Image(decoded: result, scale: scale, format: format, hasAlpha: hasAlpha || transform.addsAlpha, metadata: metadata)
+                return Image(decoded: result, scale: scale, format: format, hasAlpha: hasAlpha || transform.addsAlpha, metadata: metadata, colour: colour)
             }
             var input = try VipsImageRef.wrapping(pixels)
             if transform.movesPixelsOnly {
                 // No pixel is computed: the RGBA pixels are moved as they are, alpha band or not.
                 return Image(
-                    decoded: try transform.step(input, scale).render(), scale: scale, format: format, hasAlpha: hasAlpha, metadata: metadata
+                    decoded: try transform.step(input, scale).render(), scale: scale, format: format, hasAlpha: hasAlpha, metadata: metadata,
+                    colour: colour
                 )
             }
             // Decoded pixels are RGBA even when opaque: without that band, steps see the image as
@@ -58,7 +64,9 @@ extension Image {
             if !hasAlpha && !transform.addsAlpha { input = try input.alphaBand(adding: false) }
             let output = try step(input).normalizedToSRGB()
             guard Self.isWithinPixelLimit(output) else { return nil }
-            return Image(decoded: try output.renderRGBA(), scale: scale, format: format, hasAlpha: output.hasAlpha, metadata: metadata)
+            return Image(
+                decoded: try output.renderRGBA(), scale: scale, format: format, hasAlpha: output.hasAlpha, metadata: metadata, colour: colour
+            )
         } catch {
             return nil
         }
@@ -72,11 +80,30 @@ extension Image {
         return !pixels.overflow && pixels.partialValue <= ImageCoderOptions.defaultMaxPixelCount
     }
 
-    /// An image over RGBA8 pixels already decoded.
-    private convenience init(decoded pixels: PixelBuffer, scale: Double, format: ImageFormat, hasAlpha: Bool, metadata: ImageMetadata) {
+    /// An image over RGBA8 pixels already decoded, with the HDR samples `colour` gives.
+    private convenience init(
+        decoded pixels: PixelBuffer, scale: Double, format: ImageFormat, hasAlpha: Bool, metadata: ImageMetadata,
+        colour: (colorInfo: ImageColorInfo, highBitDepth: HighBitDepthSource?)
+    ) {
         self.init(
             recipe: .bitmap(pixels), pixels: pixels, pixelWidth: pixels.width, pixelHeight: pixels.height,
-            scale: scale, format: format, hasAlpha: hasAlpha, metadata: metadata
+            scale: scale, format: format, hasAlpha: hasAlpha, metadata: metadata, colorInfo: colour.colorInfo,
+            highBitDepth: colour.highBitDepth
+        )
+    }
+}
+
+extension HighBitDepthSource {
+    /// These samples through a transformer's 16-bit `step` (run on them at full signal 65535,
+    /// as `rgb16`, so that libvips' compositing and premultiplying take 65535 as opaque).
+    func transformed(by step: @escaping PixelTransform.SixteenBitStep, scale: Double) -> HighBitDepthSource {
+        let (build, signalMax, encoding) = (build, signalMax, encoding)
+        return HighBitDepthSource(
+            build: { () throws(VipsError) in
+                let samples = try build().sixteenBitNormalized(signalMax: signalMax).call("copy", "interpretation=rgb16")
+                return try step(samples, scale, encoding).cast(to: .ushort)
+            },
+            signalMax: 65535, encoding: encoding
         )
     }
 }

@@ -5,6 +5,7 @@ internal import ImageEngine
 struct PixelTransform: Sendable {
     typealias Step = @Sendable (_ image: VipsImageRef, _ scale: Double) throws(VipsError) -> VipsImageRef
     typealias BitmapWork = @Sendable (_ pixels: PixelBuffer, _ hasAlpha: Bool, _ scale: Double) -> PixelBuffer?
+    typealias SixteenBitStep = @Sendable (_ image: VipsImageRef, _ scale: Double, _ encoding: ColourEncoding?) throws(VipsError) -> VipsImageRef
 
     /// Runs on upright 8-bit sRGB with 3 or 4 bands (alpha last); `scale` turns the
     /// transformer's points into pixels. Throws when the transform cannot apply.
@@ -19,11 +20,26 @@ struct PixelTransform: Sendable {
     /// opaque decoded image it then runs on the RGBA bitmap as it is, and `bitmap`'s result
     /// has alpha.
     let addsAlpha: Bool
+    /// The same transform of an HDR image's samples (`Image.highBitDepth`): 16-bit RGB or RGBA
+    /// (`rgb16`, full signal and opaque alpha at 65535) in the source's colour `encoding` (nil:
+    /// as the file holds them), to 16 bits again. Nil: the result keeps only the SDR pixels.
+    /// A step that only moves pixels works on any samples and is its own.
+    let sixteenBit: SixteenBitStep?
 
-    init(bitmap: BitmapWork? = nil, movesPixelsOnly: Bool = false, addsAlpha: Bool = false, step: @escaping Step) {
+    init(
+        bitmap: BitmapWork? = nil, movesPixelsOnly: Bool = false, addsAlpha: Bool = false,
+        sixteenBit: SixteenBitStep? = nil, step: @escaping Step
+    ) {
         self.step = step
         self.bitmap = bitmap
         self.movesPixelsOnly = movesPixelsOnly
         self.addsAlpha = addsAlpha
+        if let sixteenBit {
+            self.sixteenBit = sixteenBit
+        } else if movesPixelsOnly {
+            self.sixteenBit = { @Sendable image, scale, _ throws(VipsError) in try step(image, scale) }
+        } else {
+            self.sixteenBit = nil
+        }
     }
 }

@@ -37,7 +37,22 @@ public struct ResizingTransformer: ImageTransformer {
             else { return nil }
             return plan.crop.map { scaled.cropped(x: $0.x, y: $0.y, width: $0.width, height: $0.height) } ?? scaled
         }
-        return image.transformed(by: PixelTransform(bitmap: resample) { image, scale throws(VipsError) in
+        // HDR samples: libvips' Lanczos-3 in floating point, premultiplied when there is alpha.
+        let sixteenBit: PixelTransform.SixteenBitStep = { image, scale, _ throws(VipsError) in
+            guard let plan = ResizePlan(size: size, scale: scale, mode: mode, width: image.width, height: image.height) else {
+                throw VipsError("resize: the size is empty")
+            }
+            let horizontal = Double(plan.scaled.width) / Double(image.width)
+            let vertical = Double(plan.scaled.height) / Double(image.height)
+            var resized = try image.premultipliedInFloat(to: .ushort) { colours throws(VipsError) in
+                try colours.cast(to: .float).resized(horizontalScale: horizontal, verticalScale: vertical)
+            }.cast(to: .ushort)
+            if let crop = plan.crop {
+                resized = try resized.extractingArea(x: crop.x, y: crop.y, width: crop.width, height: crop.height)
+            }
+            return resized
+        }
+        return image.transformed(by: PixelTransform(bitmap: resample, sixteenBit: sixteenBit) { image, scale throws(VipsError) in
             guard let plan = ResizePlan(size: size, scale: scale, mode: mode, width: image.width, height: image.height) else {
                 throw VipsError("resize: the size is empty")
             }

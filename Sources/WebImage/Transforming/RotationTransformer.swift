@@ -27,21 +27,40 @@ public struct RotationTransformer: ImageTransformer {
         let isQuarterTurn = abs(degrees - quarterTurns * 90) < 1e-9
         // Quarter turns that fill the canvas only move pixels.
         let movesPixelsOnly = isQuarterTurn && (fitSize || Int(quarterTurns) % 2 == 0)
-        return image.transformed(by: PixelTransform(movesPixelsOnly: movesPixelsOnly, addsAlpha: !isQuarterTurn) { image, _ throws(VipsError) in
-            let (width, height) = (image.width, image.height)
-            var rotated: VipsImageRef
-            if isQuarterTurn {
-                rotated = try image.rotated(quarterTurns: Int(quarterTurns))
-                if fitSize || (rotated.width == width && rotated.height == height) { return rotated }
-                rotated = try rotated.withAlpha()
-            } else {
+        let turns = isQuarterTurn ? Int(quarterTurns) : nil
+        // HDR samples: other angles interpolated premultiplied in floating point.
+        let sixteenBit: PixelTransform.SixteenBitStep = { image, _, _ throws(VipsError) in
+            try Self.rotated(image, quarterTurns: turns, fitSize: fitSize, withAlpha: { image throws(VipsError) in try image.withSixteenBitAlpha() }) { image throws(VipsError) in
+                try image.withSixteenBitAlpha().premultipliedInFloat(to: .ushort) { colours throws(VipsError) in
+                    try colours.rotated(degrees: degrees, background: [0, 0, 0, 0])
+                }
+            }
+        }
+        return image.transformed(by: PixelTransform(movesPixelsOnly: movesPixelsOnly, addsAlpha: !isQuarterTurn, sixteenBit: sixteenBit) { image, _ throws(VipsError) in
+            try Self.rotated(image, quarterTurns: turns, fitSize: fitSize, withAlpha: { image throws(VipsError) in try image.withAlpha() }) { image throws(VipsError) in
                 // Interpolated premultiplied in 8 bits, as Core Graphics (SDWebImage's rotation)
                 // does: in floating point it cost 1.4x more, and rendering it varied by a third.
-                rotated = try image.premultipliedEightBit().rotated(degrees: degrees, background: [0, 0, 0, 0])
-                    .unpremultipliedEightBit()
-                if fitSize { return rotated }
+                try image.premultipliedEightBit().rotated(degrees: degrees, background: [0, 0, 0, 0]).unpremultipliedEightBit()
             }
-            return try rotated.centred(width: width, height: height, background: [0, 0, 0, 0])
         })
+    }
+
+    /// `image` turned by `quarterTurns` (exact), else by `interpolated`; on its own canvas
+    /// (transparent where uncovered, alpha added by `withAlpha`) unless `fitSize`.
+    private static func rotated(
+        _ image: VipsImageRef, quarterTurns: Int?, fitSize: Bool, withAlpha: (VipsImageRef) throws(VipsError) -> VipsImageRef,
+        interpolated: (VipsImageRef) throws(VipsError) -> VipsImageRef
+    ) throws(VipsError) -> VipsImageRef {
+        let (width, height) = (image.width, image.height)
+        var rotated: VipsImageRef
+        if let quarterTurns {
+            rotated = try image.rotated(quarterTurns: quarterTurns)
+            if fitSize || (rotated.width == width && rotated.height == height) { return rotated }
+            rotated = try withAlpha(rotated)
+        } else {
+            rotated = try interpolated(image)
+            if fitSize { return rotated }
+        }
+        return try rotated.centred(width: width, height: height, background: [0, 0, 0, 0])
     }
 }

@@ -48,7 +48,17 @@ public struct RoundCornerTransformer: ImageTransformer {
         if border == nil {
             bitmap = { pixels, _, scale in pixels.roundingCorners(radius: radius * scale, corners: corners) }
         }
-        return image.transformed(by: PixelTransform(bitmap: bitmap, addsAlpha: true) { image, scale throws(VipsError) in
+        // HDR samples, without a border: the alpha multiplied by the coverage the 8-bit step
+        // gives an opaque white image of the size (a border's colour is SDR: no HDR then).
+        var sixteenBit: PixelTransform.SixteenBitStep?
+        if border == nil {
+            sixteenBit = { image, scale, _ throws(VipsError) in
+                let coverage = try image.filled(withRGBA: (255, 255, 255, 255)).roundingCorners(radius: radius * scale, corners: corners)
+                    .linear(multipliers: [0, 0, 0, 1.0 / 255], addends: [1, 1, 1, 0])
+                return try image.withSixteenBitAlpha().call("multiply", with: coverage, names: ("left", "right")).cast(to: .ushort)
+            }
+        }
+        return image.transformed(by: PixelTransform(bitmap: bitmap, addsAlpha: true, sixteenBit: sixteenBit) { image, scale throws(VipsError) in
             var rounded = try image.withAlpha().roundingCorners(radius: radius * scale, corners: corners)
             guard let (borderWidth, colour) = border else {
                 // The same rounding of the premultiplied pixels, computed only if a later step

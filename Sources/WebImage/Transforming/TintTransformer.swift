@@ -59,7 +59,14 @@ public struct TintTransformer: ImageTransformer {
     public func transformedImage(with image: Image, forKey key: String) -> Image? {
         guard color.alpha > 0 else { return image }
         let (color, mode) = (color, blendMode.vipsMode)
-        return image.transformed(by: PixelTransform(addsAlpha: true) { image, _ throws(VipsError) in
+        // HDR samples: the colour, as SDR (203 cd/m² white), in the samples' own encoding.
+        let sixteenBit: PixelTransform.SixteenBitStep = { image, _, encoding throws(VipsError) in
+            let code = SDRColourCodes(encoding: encoding).codes(of: color)
+            let base = try image.withSixteenBitAlpha()
+            let overlay = try base.linear(multipliers: [0, 0, 0, 0], addends: code + [Double(color.alpha) * 257]).cast(to: .ushort)
+            return try base.call("composite2", with: overlay, names: ("base", "overlay"), "mode=\(mode)").cast(to: .ushort)
+        }
+        return image.transformed(by: PixelTransform(addsAlpha: true, sixteenBit: sixteenBit) { image, _ throws(VipsError) in
             try image.composited(with: image.filled(withRGBA: color.components), mode: mode)
         })
     }

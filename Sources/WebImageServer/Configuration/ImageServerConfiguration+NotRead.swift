@@ -62,7 +62,6 @@ extension ImageServerConfiguration {
         .refused("enforceJxl", "same for JPEG XL"),
         .refused("enableClientHints", "use DPR/Width client hints for default dpr/width"),
         .refused("alwaysRasterizeSvg", "rasterize SVG even when SVG output possible"),
-        .refused("preserveHdr", "keep >8-bit depth when possible (new 4.0)"),
         // misc
         .refused("useLinearColorspace", "process in linear light"),
         .refused("disableShrinkOnLoad", "disable JPEG/WebP shrink-on-load"),

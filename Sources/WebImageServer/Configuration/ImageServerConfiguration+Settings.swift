@@ -150,6 +150,10 @@ extension ImageServerConfiguration {
             "sanitizeSvg", \.processing.sanitizeSVG, .onlyTrue("SVG sources are always rasterised here, never served as SVG, sanitised or not"),
             "`true` only: SVG sources are rasterised, never served as SVG (imgproxy passes them through, without scripts and event handlers)"
         ),
+        .read(
+            "preserveHdr", \.processing.preserveHDR, .bool,
+            "HDR sources (10-bit PQ/HLG AVIF, HEIC, JPEG XL) stay HDR in AVIF, HEIC, JPEG XL and 16-bit PNG results (`ph:1`); false: tone mapped to SDR"
+        ),
     ] + s3
 
     /// imgproxy's S3 group, as far as it is built (docs/server.md, "S3 sources").

@@ -82,6 +82,9 @@ public struct ProcessingConfiguration: Sendable, Hashable {
     /// imgproxy's `SANITIZE_SVG`, always true here: SVG sources are rasterised, never served as
     /// SVG, so none of their scripts or event handlers reaches a client.
     public var sanitizeSVG = true
+    /// Keep an HDR source HDR (more than 8 bits, its PQ or HLG encoding) in a result written to
+    /// a format that holds it (AVIF, HEIC, JPEG XL, 16-bit PNG); false tone maps every result to SDR.
+    public var preserveHDR = false
     /// What separates an option's name and arguments in URLs and presets (`rs:fill:300:200`).
     public var argumentsSeparator = ":"
     /// Option names a URL may write, as written (`rs` and `resize` are two names); empty: any.

@@ -77,7 +77,9 @@ public struct ImageProcessor: Sendable {
         encoding.encodeCompressionQuality = Double(min(100, max(1, options.quality(for: format)))) / 100
         encoding.encodeFirstFrameOnly = !animated
         encoding.encodeMaxFileSize = options.maxBytes
-        encoding.encodeBackgroundColor = options.background ?? .white
+        // No background colour for the encoder: `finish` flattened what needs it, and one
+        // would make an HDR image SDR.
+        encoding.encodeKeepsHDR = options.preserveHDR
         settings.apply(to: &encoding, format: format)
         // imgproxy's `strip_metadata`, `keep_copyright` and `strip_color_profile`.
         var kept: ImageCoderOptions.KeptMetadata = options.stripMetadata ? (options.keepCopyright ? .copyright : []) : [.exif, .xmp, .iptc]

@@ -118,6 +118,8 @@ struct ProcessingSteps {
         decoding.decodeFirstFrameOnly = !animated
         decoding.decodePreserveAspectRatio = false
         decoding.decodeEmbeddedThumbnail = options.enforceThumbnail
+        // Only a format that holds HDR needs it kept: for the others the decoder tone maps.
+        decoding.decodeToHDR = options.preserveHDR && format.holdsHighDynamicRange
         if let box { decoding.decodeThumbnailPixelSize = CGSize(width: box.width, height: box.height) }
         if SourceInspection.isVector(header) {
             // Drawn at the box, within the resolution limit (`sourceSize`), whatever the file says.

@@ -220,6 +220,11 @@ extension OptionTable {
             apply: single(\.stripMetadata, ArgumentReader.bool),
             canonical: { [ProcessingOptions.flag($0.stripMetadata)] }
         ),
+        .result(
+            "preserve_hdr", aliases: ["ph"], arguments: "boolean", example: "1", default: .setting("PRESERVE_HDR"),
+            apply: single(\.preserveHDR, ArgumentReader.bool),
+            canonical: { [ProcessingOptions.flag($0.preserveHDR)] }
+        ),
         // MARK: Metadata kept, and the embedded thumbnail
         .result(
             "keep_copyright", aliases: ["kcr"], arguments: "boolean", example: "0", default: .setting("KEEP_COPYRIGHT"),

@@ -143,6 +143,9 @@ public struct ProcessingOptions: Sendable, Hashable {
     public var keepCopyright: Bool
     /// Process a HEIC or AVIF source's embedded thumbnail, when it has one (`enforce_thumbnail`).
     public var enforceThumbnail: Bool
+    /// Keep an HDR source HDR in a format that holds it (`preserve_hdr`); see
+    /// `ProcessingConfiguration.preserveHDR`.
+    public var preserveHDR: Bool
 
     // MARK: Handling
 
@@ -187,6 +190,7 @@ public struct ProcessingOptions: Sendable, Hashable {
         enforceThumbnail = configuration.enforceThumbnail
         skipProcessingFormats = Set(configuration.skipProcessingFormats)
         autoRotate = configuration.autoRotate
+        preserveHDR = configuration.preserveHDR
         maxSourceResolution = configuration.maxSourceResolution
         maxSourceFileSize = configuration.maxSourceFileSize
         maxAnimationFrames = configuration.maxAnimationFrames

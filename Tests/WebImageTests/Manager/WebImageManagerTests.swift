@@ -359,6 +359,83 @@ private final class LoadRecorder: Sendable {
         context.imageThumbnailPixelSize = CGSize(width: 100, height: 100)
         #expect(manager.cacheKey(for: url, context: context).contains("Thumbnail"))
         #expect(manager.cacheKey(for: url) == url.absoluteString)
+        context.imageThumbnailPixelSize = nil
+        context.imageDecodeOptions = ImageCoderOptions()
+        context.imageDecodeOptions?.decodeThumbnailPixelSize = CGSize(width: 50, height: 50)
+        #expect(manager.cacheKey(for: url, context: context).contains("Thumbnail"), "the decode options' thumbnail too")
+        context.imageDecodeOptions?.decodeThumbnailPixelSize = .zero
+        context.imageDecodeOptions?.decodeToHDR = true
+        #expect(manager.cacheKey(for: url, context: context) == "http://foo/image-DecodeToHDR.png?foo=bar#mark")
+        context.imageDecodeOptions = nil
+        context.imageDecodeToHDR = true
+        #expect(manager.cacheKey(for: url, context: context) == "http://foo/image-DecodeToHDR.png?foo=bar#mark")
+    }
+
+    private static var hdr: WebImageContext {
+        var context = WebImageContext()
+        context.imageDecodeToHDR = true
+        return context
+    }
+
+    @Test func anSDRThenAnHDRLoadOfOneURLKeepTwoEntries() async throws {
+        let fixture = try ManagerFixture()
+        defer { fixture.remove() }
+        try await withOrigin { server in
+            let url = server.url("/images/sdwebimage/TestHDR.avif")
+            let sdr = try await fixture.manager.loadImage(with: url, options: .waitStoreCache)
+            #expect(sdr.cacheType == .none && sdr.image.bitsPerComponent == 8 && !sdr.image.isHighDynamicRange)
+            let hdr = try await fixture.manager.loadImage(with: url, context: Self.hdr)
+            #expect(hdr.cacheType == .disk, "the original's bytes on disk, decoded to HDR")
+            #expect(hdr.image.bitsPerComponent == 16 && hdr.image.isHighDynamicRange && hdr.image.colorInfo.transfer == .pq)
+            #expect(server.requestCount("/images/sdwebimage/TestHDR.avif") == 1)
+
+            let sdrAgain = try await fixture.manager.loadImage(with: url)
+            #expect(sdrAgain.cacheType == .memory && sdrAgain.image.bitsPerComponent == 8, "the HDR decode did not replace the SDR entry")
+            let hdrAgain = try await fixture.manager.loadImage(with: url, context: Self.hdr)
+            #expect(hdrAgain.cacheType == .memory && hdrAgain.image.bitsPerComponent == 16)
+        }
+    }
+
+    @Test func anHDRThenAnSDRLoadOfOneURLKeepTwoEntries() async throws {
+        let fixture = try ManagerFixture()
+        defer { fixture.remove() }
+        try await withOrigin { server in
+            let url = server.url("/images/sdwebimage/TestHDR.avif")
+            let hdr = try await fixture.manager.loadImage(with: url, options: .waitStoreCache, context: Self.hdr)
+            #expect(hdr.cacheType == .none && hdr.image.bitsPerComponent == 16 && hdr.image.isHighDynamicRange)
+            let sdr = try await fixture.manager.loadImage(with: url, options: .waitStoreCache)
+            #expect(sdr.cacheType == .none && sdr.image.bitsPerComponent == 8, "not the HDR entry")
+
+            let hdrAgain = try await fixture.manager.loadImage(with: url, context: Self.hdr)
+            #expect(hdrAgain.cacheType == .memory && hdrAgain.image.bitsPerComponent == 16)
+            let sdrAgain = try await fixture.manager.loadImage(with: url)
+            #expect(sdrAgain.cacheType == .memory && sdrAgain.image.bitsPerComponent == 8)
+
+            fixture.cache.clearMemory()
+            let hdrFromDisk = try await fixture.manager.loadImage(with: url, context: Self.hdr)
+            #expect(hdrFromDisk.cacheType == .disk && hdrFromDisk.image.bitsPerComponent == 16 && hdrFromDisk.image.isHighDynamicRange)
+            let sdrFromDisk = try await fixture.manager.loadImage(with: url)
+            #expect(sdrFromDisk.cacheType == .disk && sdrFromDisk.image.bitsPerComponent == 8)
+            #expect(server.requestCount("/images/sdwebimage/TestHDR.avif") == 2)
+        }
+    }
+
+    @Test func anHDRThumbnailStaysHDROnDisk() async throws {
+        let fixture = try ManagerFixture()
+        defer { fixture.remove() }
+        try await withOrigin { server in
+            let url = server.url("/images/sdwebimage/TestHDR.avif")
+            var context = Self.hdr
+            context.imageThumbnailPixelSize = CGSize(width: 300, height: 300)
+            let thumbnail = try await fixture.manager.loadImage(with: url, options: .waitStoreCache, context: context)
+            #expect(thumbnail.cacheType == .none && thumbnail.image.pixelWidth == 300 && thumbnail.image.bitsPerComponent == 16)
+            fixture.cache.clearMemory()
+            let fromDisk = try await fixture.manager.loadImage(with: url, context: context)
+            #expect(fromDisk.cacheType == .disk && fromDisk.image.pixelWidth == 300)
+            #expect(fromDisk.image.bitsPerComponent == 16 && fromDisk.image.colorInfo.transfer == .pq)
+            let sdr = try await fixture.manager.loadImage(with: url)
+            #expect(sdr.cacheType == .disk && sdr.image.bitsPerComponent == 8 && sdr.image.pixelWidth == 2048, "the original, from disk")
+        }
     }
 }
 
