@@ -48,7 +48,7 @@ import WebImageTestServer
 
     @Test func phToJPEGOrWebPIsToneMappedAndANegotiatedFormatStaysAsItWas() async throws {
         try await withOrigin { origin in
-            try await withRunningServer(.fetchingFromLoopback()) { server in
+            try await withRunningServer(.fetchingFromLoopback { $0.processing = .negotiating }) { server in
                 for format in ["jpg", "webp"] {
                     let mapped = try await server.get(Self.path(origin, options: "ph:1", format: format))
                     let plain = try await server.get(Self.path(origin, options: "ph:0", format: format))
