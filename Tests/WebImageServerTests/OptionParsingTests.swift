@@ -272,8 +272,8 @@ import WebImage
         #expect(!options.stripMetadata && !options.autoRotate)
         #expect(options.maxSourceResolution == 1_000_000 && options.maxSourceFileSize == 2000 && options.maxAnimationFrames == 3)
         #expect(options.maxAnimationFrameResolution == 4000 && options.maxResultDimension == 500)
-        // The result limit shrinks the result: it is part of what is made.
-        #expect(options.canonicalForm == "resizing_type:fit/width:0/height:0/auto_rotate:0/format_quality:avif:90:gif:90:heic:90:heif:90:jpeg:90:jxl:90:png:90:tiff:90:webp:60/strip_metadata:0/strip_color_profile:1/enforce_thumbnail:0/max_result_dimension:500")
+        // The result limit shrinks the result, and the frame limit cuts an animation: they are part of what is made.
+        #expect(options.canonicalForm == "resizing_type:fit/width:0/height:0/auto_rotate:0/format_quality:avif:90:gif:90:heic:90:heif:90:jpeg:90:jxl:90:png:90:tiff:90:webp:60/strip_metadata:0/strip_color_profile:1/enforce_thumbnail:0/max_animation_frames:3/max_result_dimension:500")
     }
 }
 
