@@ -27,7 +27,8 @@ public struct ImageCoderOptions: Sendable, Equatable {
     /// Decode at most this many frames of an animation (GIF, WebP, APNG), its first ones: the
     /// others are dropped with their delays, the loop count stays, and the frame and pixel
     /// limits and the time budget count only the frames kept (imgproxy's `max_animation_frames`).
-    /// 1 gives the first frame as a still image, as `decodeFirstFrameOnly` does. No limit by default.
+    /// 1 (or less) gives the first frame as a still image, as `decodeFirstFrameOnly` does. No
+    /// limit by default.
     public var decodeFrameLimit = Int.max
     /// Decode every frame of an animation at once and keep them (`.preloadAllFrames`); set by
     /// the load path, not by coders.

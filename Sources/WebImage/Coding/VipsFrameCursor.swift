@@ -7,7 +7,8 @@ internal import ImageEngine
 /// decodes (a 250-frame GIF of 1 MP frames: over a minute). The cursor keeps one load of every
 /// frame it gives (`n`: the header's frames, those `decodeFrameLimit` keeps) and reads each
 /// frame from it in turn, then turns it upright or thumbnails it alone (a thumbnail of the
-/// whole strip would read across frame boundaries, and going back a frame replays the file); going back to an earlier frame starts a new load. Frames up to
+/// whole strip would read across frame boundaries, and going back a frame replays the file);
+/// going back to an earlier frame starts a new load. Frames up to
 /// `BitmapThumbnail.maxPixelCount` are thumbnailed by `PixelBuffer.resampled`, to the size
 /// libvips' thumbnail gives (libvips' box shrink took about 4 times as long on 1 MP frames).
 /// A pass has one `WorkBudget` (`decodeTimeBudget.animation`): the loader's work, and the

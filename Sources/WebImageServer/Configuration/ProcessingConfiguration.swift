@@ -41,8 +41,7 @@ public struct ProcessingConfiguration: Sendable, Hashable {
     /// Most frames of an animated source processed: its first ones, the others dropped (as
     /// imgproxy). 1000 so that animations stay animated (imgproxy's default, 1, processes the
     /// first frame only).
-    public var maxAnimationFrames = ProcessingConfiguration.defaultMaxAnimationFrames
-    static let defaultMaxAnimationFrames = 1000
+    public var maxAnimationFrames = 1000
     /// When above 0, each frame of an animation is held to this many pixels instead of the
     /// whole animation to `maxSourceResolution`.
     public var maxAnimationFrameResolution = 0

@@ -258,8 +258,8 @@ extension OptionTable {
             },
             canonical: { $0.cacheBuster.map { [$0] } }
         ),
-        // A limit that makes the result: an animation's first frames only (1: a still). In the
-        // key when not the default, as each count past it cuts a longer animation elsewhere.
+        // A limit that makes the result: an animation's first frames only (1: a still). Always
+        // in the form, as the configuration's default may change under a kept result.
         .result(
             "max_animation_frames", aliases: ["maf"], arguments: "frames, 1 or more", example: "1", default: .setting("MAX_ANIMATION_FRAMES"),
             isSecurityOption: true,
@@ -268,7 +268,7 @@ extension OptionTable {
                 guard frames > 0 else { throw reader.fail("at least 1 frame") }
                 options.maxAnimationFrames = frames
             },
-            canonical: { $0.maxAnimationFrames == ProcessingConfiguration.defaultMaxAnimationFrames ? nil : [String($0.maxAnimationFrames)] }
+            canonical: { [String($0.maxAnimationFrames)] }
         ),
         .handling(
             "expires", aliases: ["exp"], arguments: "unix time, 0 for never", example: "4102444800", default: .arguments("0"),
