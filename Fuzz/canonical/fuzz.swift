@@ -1,11 +1,11 @@
 // The canonical form as a property: for any request a parser accepts, its `canonicalForm` read
 // back as the options part of a path (`options(parsing:)`, by a parser of the same
 // configuration without presets, security options allowed: the form has the presets expanded,
-// is written against the configuration's defaults alone, and holds `max_animation_frames:1`
-// when the configuration or the URL asks for stills) must parse, give the same processing and the same form
+// is written against the configuration's defaults alone, and holds `max_animation_frames`, the
+// frames an animation keeps) must parse, give the same processing and the same form
 // again. "The same processing": `ProcessingOptions` equal once what the form leaves out by
 // design is set aside: the handling options (`expires`, `filename`, `return_attachment`, the
-// limits; `max_animation_frames` above 1), and values that do nothing (`pixelate:1`, the extend
+// source limits), and values that do nothing (`pixelate:1`, the extend
 // gravity without `extend`, a watermark's position, offsets and scale at opacity 0, qualities of formats the server cannot write, the configured
 // format qualities under a URL's `quality`).
 import Foundation
@@ -42,7 +42,7 @@ let configurations = [
         $0.autoRotate = false
         $0.maxAnimationFrames = 50
     },
-    // Stills only, security options off: `max_animation_frames:1` is in every form.
+    // Stills only, security options off: `max_animation_frames:1` is in every form, and reads back.
     parsers { $0.maxAnimationFrames = 1 },
 ]
 
@@ -56,7 +56,6 @@ func processing(_ options: ProcessingOptions, as reference: ProcessingOptions) -
     options.maxSourceFileSize = reference.maxSourceFileSize
     options.maxAnimationFrameResolution = reference.maxAnimationFrameResolution
     options.maxResultDimension = reference.maxResultDimension
-    if options.maxAnimationFrames > 1, reference.maxAnimationFrames > 1 { options.maxAnimationFrames = reference.maxAnimationFrames }
     if options.pixelate == 1 { options.pixelate = 0 }
     if !options.extend { options.extendGravity = .center }
     if options.watermark.opacity == 0 { options.watermark = ProcessingOptions.Watermark() }

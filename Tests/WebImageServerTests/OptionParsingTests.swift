@@ -244,7 +244,7 @@ import WebImage
         let forms = try ["rs:fill:300:200", "rs:fit:300:200", "rs:fill:300:201", "rs:fill:300:200/g:sm", "rs:fill:300:200/q:79", "rs:fill:300:200/cb:1", "rs:fill:300:200/ex:1", "rs:fill:300:200/exar:1", "rs:fill:300:200/exar:1:no"]
             .map { try Self.options($0).canonicalForm }
         #expect(Set(forms).count == forms.count)
-        #expect(forms[0] == "resizing_type:fill/width:300/height:200/auto_rotate:1/format_quality:avif:63:gif:80:heic:80:heif:80:jpeg:80:jxl:77:png:80:tiff:80:webp:79/strip_metadata:1/preserve_hdr:0/keep_copyright:1/strip_color_profile:1/enforce_thumbnail:0")
+        #expect(forms[0] == "resizing_type:fill/width:300/height:200/auto_rotate:1/format_quality:avif:63:gif:80:heic:80:heif:80:jpeg:80:jxl:77:png:80:tiff:80:webp:79/strip_metadata:1/preserve_hdr:0/keep_copyright:1/strip_color_profile:1/enforce_thumbnail:0/max_animation_frames:1000/max_result_dimension:0")
         // What does not change the bytes is not in it; the configuration's quality is.
         #expect(try Self.options("fn:x/att:1/exp:0").canonicalForm == (try Self.options("")).canonicalForm)
         var configuration = ProcessingConfiguration()
@@ -273,8 +273,8 @@ import WebImage
         #expect(!options.stripMetadata && !options.autoRotate && options.preserveHDR)
         #expect(options.maxSourceResolution == 1_000_000 && options.maxSourceFileSize == 2000 && options.maxAnimationFrames == 3)
         #expect(options.maxAnimationFrameResolution == 4000 && options.maxResultDimension == 500)
-        // The result limit shrinks the result: it is part of what is made.
-        #expect(options.canonicalForm == "resizing_type:fit/width:0/height:0/auto_rotate:0/format_quality:avif:90:gif:90:heic:90:heif:90:jpeg:90:jxl:90:png:90:tiff:90:webp:60/strip_metadata:0/preserve_hdr:1/strip_color_profile:1/enforce_thumbnail:0/max_result_dimension:500")
+        // The result limit shrinks the result, and the frame limit cuts an animation: both are part of what is made.
+        #expect(options.canonicalForm == "resizing_type:fit/width:0/height:0/auto_rotate:0/format_quality:avif:90:gif:90:heic:90:heif:90:jpeg:90:jxl:90:png:90:tiff:90:webp:60/strip_metadata:0/preserve_hdr:1/strip_color_profile:1/enforce_thumbnail:0/max_animation_frames:3/max_result_dimension:500")
     }
 }
 

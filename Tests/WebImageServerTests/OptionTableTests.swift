@@ -97,9 +97,12 @@ import WebImage
     /// `quality:80` overrides every format's, so WebP was encoded at 80, not 79. Without a URL
     /// quality the form now writes each written format's quality.
     @Test func theCanonicalFormReadsBackAsTheSameProcessing() throws {
+        // Security options allowed, as the fuzz target has them: every form holds `max_animation_frames`.
         var configuration = ProcessingConfiguration()
-        configuration.quality = 70
-        for parser in [try ImgproxyURLParser(), try ImgproxyURLParser(configuration: configuration)] {
+        configuration.allowSecurityOptions = true
+        var quality = configuration
+        quality.quality = 70
+        for parser in [try ImgproxyURLParser(configuration: configuration), try ImgproxyURLParser(configuration: quality)] {
             for path in ["", "q:50", "fq:webp:70", "fq:webp:0:jpeg:95", "q:50/fq:webp:70", "rs:fill:300:200/g:sm/f:webp/pd:2/bg:fff/cb:1", "rs:fit:300:300/exar:1:so:0:10"] {
                 let options = try parser.options(parsing: path)
                 let again = try parser.options(parsing: options.canonicalForm)

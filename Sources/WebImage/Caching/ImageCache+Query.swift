@@ -83,7 +83,7 @@ extension ImageCache {
     }
 
     /// Decodes disk data and keeps the image in memory (unless `operation` was cancelled
-    /// meanwhile, or the image is not the whole original: a thumbnail or a first frame kept
+    /// meanwhile, or the image is not the whole original: a thumbnail or first frames kept
     /// under the key would shadow the original, so, as SDWebImage does for thumbnails, it is
     /// not kept; nor when the context's `storeCacheType` leaves memory out). Data that does not
     /// decode is removed from disk (unless replaced meanwhile) and reported as a miss.
@@ -109,6 +109,7 @@ extension ImageCache {
         }
         lookupCounters.countDiskLookup(hit: true)
         let isWholeOriginal = coderOptions.decodeThumbnailPixelSize == .zero && !coderOptions.decodeFirstFrameOnly
+            && coderOptions.decodeFrameLimit == .max
         if isWholeOriginal, (context?.storeCacheType ?? .all).includesMemory, operation?.isCancelled != true {
             storeImageToMemory(image, forKey: key)
         }

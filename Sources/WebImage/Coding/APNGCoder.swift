@@ -24,11 +24,13 @@ public final class APNGCoder: AnimatedImageCoder, ThrowingImageCoder, FrameFailu
     }
 
     /// The animation in `data`: a whole, well-formed APNG of more than one frame, whose canvas
-    /// is within the pixel limit (checked before any pixel is allocated).
+    /// is within the pixel limit (checked before any pixel is allocated), cut to the frames
+    /// `decodeFrameLimit` keeps.
     private static func animation(of data: Data, options: ImageCoderOptions) throws(ImageCodingError) -> APNGAnimation {
         try DecodeLimits.check(data, format: .png, options: options)
-        let structure = try APNGStructure(data: data, maxPixelCount: options.decodeMaxPixelCount)
+        var structure = try APNGStructure(data: data, maxPixelCount: options.decodeMaxPixelCount)
         guard structure.frames.count > 1 else { throw .corruptData(format: .png, reason: "not an animated PNG") }
+        structure.frames.removeSubrange(DecodeLimits.keptFrames(of: structure.frames.count, options)...)
         try DecodeLimits.checkAnimation(
             frameCount: structure.frames.count, width: structure.width, height: structure.height, format: .png, options: options
         )
@@ -74,7 +76,7 @@ public final class APNGCoder: AnimatedImageCoder, ThrowingImageCoder, FrameFailu
 
 
     public func decode(_ data: Data, options: ImageCoderOptions) throws(ImageCodingError) -> Image {
-        if options.decodeFirstFrameOnly { return try VipsImageCoder.shared.decode(data, options: options) }
+        if options.decodeFirstFrameOnly || options.decodeFrameLimit <= 1 { return try VipsImageCoder.shared.decode(data, options: options) }
         let animation = try Self.animation(of: data, options: options)
         let coder = APNGCoder(animation: animation)
         let poster = try animation.frame(at: 0)

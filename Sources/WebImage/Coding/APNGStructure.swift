@@ -30,7 +30,8 @@ struct APNGStructure: Sendable {
     let width: Int
     let height: Int
     let loopCount: Int
-    let frames: [Frame]
+    /// The frames, in order; a decode may drop the last ones (`decodeFrameLimit`).
+    var frames: [Frame]
 
     struct Chunk {
         var type: String

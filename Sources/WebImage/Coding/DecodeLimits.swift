@@ -24,11 +24,13 @@ enum DecodeLimits {
             // Each frame is decoded at its own size before it is composed on the canvas: a frame
             // pixel costs libwebp about what 4 canvas pixels cost (249 frames of 4 MP, a
             // gigapixel, took over 20 s of CPU to thumbnail): counted so against the total.
-            let coded = WebPFrames.codedPixelCount(in: data).multipliedReportingOverflow(by: webPFramePixelCost)
+            // Only the frames decoded (`decodeFrameLimit`) count.
+            let pixels = WebPFrames.codedPixelCount(in: data, frames: max(1, options.decodeFrameLimit))
+            let coded = pixels.multipliedReportingOverflow(by: webPFramePixelCost)
             if coded.overflow || coded.partialValue > options.decodeMaxTotalPixelCount {
                 throw .overLimit(
                     format: .webP,
-                    reason: "frames of \(WebPFrames.codedPixelCount(in: data)) pixels in all, each counted \(webPFramePixelCost) times against the limit of \(options.decodeMaxTotalPixelCount) pixels"
+                    reason: "frames of \(pixels) pixels in all, each counted \(webPFramePixelCost) times against the limit of \(options.decodeMaxTotalPixelCount) pixels"
                 )
             }
         }
@@ -90,6 +92,11 @@ enum DecodeLimits {
                 reason: "a progressive JPEG of \(scans) scans with a libjpeg warning, to be decoded twice: more than \(limit) scans in all"
             )
         }
+    }
+
+    /// Of an animation's `frameCount` frames, how many a decode by `options` keeps (`decodeFrameLimit`).
+    static func keptFrames(of frameCount: Int, _ options: ImageCoderOptions) -> Int {
+        min(frameCount, max(1, options.decodeFrameLimit))
     }
 
     /// Checks an animation's frame count and total pixels (frames x canvas).

@@ -24,6 +24,12 @@ public struct ImageCoderOptions: Sendable, Equatable {
     /// Decode a HEIC or AVIF file's embedded thumbnail in place of its primary image, when it
     /// has one: a smaller, faster decode (imgproxy's `enforce_thumbnail`). Other formats ignore it.
     public var decodeEmbeddedThumbnail = false
+    /// Decode at most this many frames of an animation (GIF, WebP, APNG), its first ones: the
+    /// others are dropped with their delays, the loop count stays, and the frame and pixel
+    /// limits and the time budget count only the frames kept (imgproxy's `max_animation_frames`).
+    /// 1 (or less) gives the first frame as a still image, as `decodeFirstFrameOnly` does. No
+    /// limit by default.
+    public var decodeFrameLimit = Int.max
     /// Decode every frame of an animation at once and keep them (`.preloadAllFrames`); set by
     /// the load path, not by coders.
     var decodePreloadsAllFrames = false
@@ -34,10 +40,11 @@ public struct ImageCoderOptions: Sendable, Equatable {
     /// Refuse progressive JPEGs with more scans than this (each scan is a pass over the whole
     /// image, and libjpeg-turbo 2.1 sets no limit), before decoding any.
     public var decodeMaxScanCount = ImageCoderOptions.defaultMaxScanCount
-    /// Refuse animations with more frames than this, before decoding any.
+    /// Refuse animations with more frames than this (of those `decodeFrameLimit` keeps), before
+    /// decoding any.
     public var decodeMaxFrameCount = ImageCoderOptions.defaultMaxFrameCount
-    /// Refuse animations whose frames together hold more pixels than this (frames x canvas),
-    /// before decoding any.
+    /// Refuse animations whose frames together hold more pixels than this (frames kept x
+    /// canvas), before decoding any.
     public var decodeMaxTotalPixelCount = ImageCoderOptions.defaultMaxTotalPixelCount
     /// Refuse PNGs whose compressed metadata (iCCP profile, zTXt and iTXt text) inflates to more
     /// bytes than this in all, before decoding (libpng inflates each such chunk up to 8 MB).

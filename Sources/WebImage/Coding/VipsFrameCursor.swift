@@ -5,9 +5,10 @@ internal import ImageEngine
 /// each frame on the canvas of the one before, so a fresh load of frame `n` (`page=n`) replays
 /// frames 0 to `n`, and reading an animation frame by frame that way costs frames² / 2 frame
 /// decodes (a 250-frame GIF of 1 MP frames: over a minute). The cursor keeps one load of every
-/// frame (`n=-1`) and reads each frame from it in turn, then turns it upright or thumbnails it
-/// alone (a thumbnail of the whole strip would read across frame boundaries, and going back a
-/// frame replays the file); going back to an earlier frame starts a new load. Frames up to
+/// frame it gives (`n`: the header's frames, those `decodeFrameLimit` keeps) and reads each
+/// frame from it in turn, then turns it upright or thumbnails it alone (a thumbnail of the
+/// whole strip would read across frame boundaries, and going back a frame replays the file);
+/// going back to an earlier frame starts a new load. Frames up to
 /// `BitmapThumbnail.maxPixelCount` are thumbnailed by `PixelBuffer.resampled`, to the size
 /// libvips' thumbnail gives (libvips' box shrink took about 4 times as long on 1 MP frames).
 /// A pass has one `WorkBudget` (`decodeTimeBudget.animation`): the loader's work, and the
@@ -47,7 +48,7 @@ final class VipsFrameCursor: Sendable {
             } else {
                 // A pass over the frames from the first has a budget of its own.
                 let budget = WorkBudget(limit: budget)
-                current = Pass(strip: try loader.allFrames(of: data, budget: budget), next: 0, budget: budget)
+                current = Pass(strip: try loader.frames(header.pageCount, of: data, budget: budget), next: 0, budget: budget)
             }
             // The frame is read now: the load moves past it whether or not the read succeeds.
             state = nil

@@ -92,7 +92,8 @@ struct VipsLoader: Sendable {
                 throw .overLimit(format: .gif, reason: "the LZW data of frame \(frame) is longer than its pixels could need")
             }
             try DecodeLimits.checkAnimation(
-                frameCount: blocks.frameCount, width: blocks.screenWidth, height: blocks.screenHeight, format: .gif, options: options
+                frameCount: DecodeLimits.keptFrames(of: blocks.frameCount, options), width: blocks.screenWidth,
+                height: blocks.screenHeight, format: .gif, options: options
             )
         }
         try DecodeLimits.check(data, format: format, options: options)
@@ -114,10 +115,12 @@ struct VipsLoader: Sendable {
         // A thumbnail has its own colour, which `SourceColour` (reading the primary image's) does not know.
         let readsThumbnail = loadsEmbeddedThumbnail
             && (try? VipsImageRef.load(operation, data: data, options: "")).map { ($0.width, $0.height) != (image.width, image.height) } ?? false
+        // An animation's frames past `decodeFrameLimit` are dropped, their delays with them.
+        let pageCount = isAnimatable ? DecodeLimits.keptFrames(of: max(1, image.pageCount), options) : max(1, image.pageCount)
         var header = VipsHeader(
             storedWidth: image.width, storedHeight: image.pageHeight, orientation: image.orientation,
-            pageCount: max(1, image.pageCount), hasAlpha: image.hasAlpha, loop: image.loop ?? 0,
-            delays: image.delays, metadata: ImageMetadata(header: image), bytesPerPixel: image.bytesPerPixel
+            pageCount: pageCount, hasAlpha: image.hasAlpha, loop: image.loop ?? 0,
+            delays: Array(image.delays.prefix(pageCount)), metadata: ImageMetadata(header: image), bytesPerPixel: image.bytesPerPixel
         )
         header.colour = readsThumbnail ? nil : SourceColour.encoding(of: data, format: format)
         header.colorInfo = SourceColour.info(
@@ -249,14 +252,14 @@ struct VipsLoader: Sendable {
         }
     }
 
-    /// Every frame of an animation, top to bottom, each `pageHeight` rows, at full size: one
-    /// load, in which the loader composes each frame on the canvas of the one before, its
+    /// The first `frames` frames of an animation, top to bottom, each `pageHeight` rows, at full
+    /// size: one load, in which the loader composes each frame on the canvas of the one before, its
     /// pixels computed under `budget`. Sequential: read top to bottom as the rows are asked
     /// for, in the reader's thread (a random-access load of over 100 MB, the strip of 25 frames
     /// of 1 MP, is decoded whole by libvips' workers into a temporary file first, where no
     /// budget sees it).
-    func allFrames(of data: Data, budget: WorkBudget) throws(VipsError) -> VipsImageRef {
-        try VipsImageRef.load(operation, data: data, options: "fail_on=truncated,n=-1,access=sequential").budgeted(by: budget)
+    func frames(_ frames: Int, of data: Data, budget: WorkBudget) throws(VipsError) -> VipsImageRef {
+        try VipsImageRef.load(operation, data: data, options: "fail_on=truncated,n=\(frames),access=sequential").budgeted(by: budget)
     }
 }
 

@@ -103,7 +103,7 @@ extension ImageServerConfiguration {
         ),
         .read(
             "maxAnimationFrames", \.processing.maxAnimationFrames, .int(in: 1...Int.max), imgproxyDefault: "1",
-            "frames an animation may have (more: 422, not cut short as in imgproxy, which serves part as the whole); 1: the first frame only (imgproxy's default: here animations stay animated)"
+            "frames of an animation processed, its first ones, the others dropped (as imgproxy); 1: the first frame only (imgproxy's default: here animations stay animated)"
         ),
         .read(
             "maxAnimationFrameResolution", \.processing.maxAnimationFrameResolution, .megapixels,

@@ -38,9 +38,9 @@ public struct ProcessingConfiguration: Sendable, Hashable {
     public var maxSourceResolution = 50_000_000
     /// Most bytes of a source, enforced by the fetch: 422 above it. 0: the downloader's limit.
     public var maxSourceFileSize = 0
-    /// Most frames of an animated source: animations stay animated, and a source with more
-    /// frames is 422 (imgproxy, whose default is 1, cuts them). 1 processes the first frame
-    /// only.
+    /// Most frames of an animated source processed: its first ones, the others dropped (as
+    /// imgproxy). 1000 so that animations stay animated (imgproxy's default, 1, processes the
+    /// first frame only).
     public var maxAnimationFrames = 1000
     /// When above 0, each frame of an animation is held to this many pixels instead of the
     /// whole animation to `maxSourceResolution`.

@@ -50,7 +50,9 @@ public struct ImageProcessor: Sendable {
         let header = try SourceInspection.header(of: source, embeddedThumbnail: options.enforceThumbnail)
         var format = try plan.format(for: header)
         let animated = plan.isAnimated(header) && OutputFormatPlan.animates(format)
-        let facts = SourceFacts(header: header, frames: animated ? header.frameCount : 1, byteCount: source.count)
+        // imgproxy's `max_animation_frames`: an animation's first frames are processed, the rest dropped.
+        let frames = animated ? min(header.frameCount, max(1, options.maxAnimationFrames)) : 1
+        let facts = SourceFacts(header: header, frames: frames, byteCount: source.count)
         try facts.check(options)
         if options.skipProcessingFormats.contains(header.format), header.format != .svg, options.format ?? header.format == header.format {
             var unprocessed = ProcessedImage(unprocessed: source, header: header)

@@ -116,6 +116,7 @@ struct ProcessingSteps {
         var decoding = ImageCoderOptions()
         decoding.decodeUseLazyDecoding = true
         decoding.decodeFirstFrameOnly = !animated
+        decoding.decodeFrameLimit = max(1, options.maxAnimationFrames)
         decoding.decodePreserveAspectRatio = false
         decoding.decodeEmbeddedThumbnail = options.enforceThumbnail
         // Only a format that holds HDR needs it kept: for the others the decoder tone maps.
@@ -128,7 +129,7 @@ struct ProcessingSteps {
         } else {
             let perFrame = animated && options.maxAnimationFrameResolution > 0
             decoding.decodeMaxPixelCount = max(1, perFrame ? options.maxAnimationFrameResolution : options.maxSourceResolution)
-            decoding.decodeMaxFrameCount = animated ? max(1, options.maxAnimationFrames) : .max
+            decoding.decodeMaxFrameCount = .max
             decoding.decodeMaxTotalPixelCount = animated && !perFrame ? options.maxSourceResolution : .max
         }
         do {

@@ -30,14 +30,16 @@ enum SourceInspection {
 
 /// What a request's limits are checked against: the source's size, frames and bytes, as read
 /// from its header before any pixel is decoded. Kept with the result, so that a cached result is
-/// refused by a URL's own limits as its making would have been (the limits are not in the
-/// result's key: they decide whether a result is made, not what it is).
+/// refused by a URL's own limits as its making would have been (those limits are not in the
+/// result's key: they decide whether a result is made, not what it is; `max_animation_frames`,
+/// which decides which frames are processed, is).
 struct SourceFacts: Codable, Sendable, Hashable {
     /// Drawn at the size asked for, within the resolution limit (SVG, PDF): no pixel limit.
     var isVector: Bool
     var pixelWidth: Int
     var pixelHeight: Int
-    /// Frames processed: 1 when an animation is flattened to its first frame.
+    /// Frames processed: an animation's first `maxAnimationFrames`, 1 when it is flattened to
+    /// its first frame.
     var frames: Int
     var byteCount: Int
 
@@ -49,18 +51,14 @@ struct SourceFacts: Codable, Sendable, Hashable {
         self.byteCount = byteCount
     }
 
-    /// Throws 422 when the source is over a limit of `options` (imgproxy's `checkImageSize`,
-    /// with this server's frame limit): more bytes than `maxSourceFileSize`, more frames than
-    /// `maxAnimationFrames`, more pixels than `maxSourceResolution` (frames x canvas), or, when
-    /// `maxAnimationFrameResolution` is set, frames larger than it.
+    /// Throws 422 when the source is over a limit of `options` (imgproxy's `checkImageSize`):
+    /// more bytes than `maxSourceFileSize`, more pixels than `maxSourceResolution` (frames
+    /// processed x canvas), or, when `maxAnimationFrameResolution` is set, frames larger than it.
     func check(_ options: ProcessingOptions) throws(ImageServerError) {
         if options.maxSourceFileSize > 0, byteCount > options.maxSourceFileSize {
             throw .sourceTooLarge("\(byteCount) bytes, more than the limit of \(options.maxSourceFileSize)")
         }
         guard !isVector else { return }
-        if frames > 1, frames > options.maxAnimationFrames {
-            throw .sourceTooLarge("\(frames) frames, more than the limit of \(options.maxAnimationFrames)")
-        }
         let canvas = pixelWidth.multipliedReportingOverflow(by: pixelHeight)
         if frames > 1, options.maxAnimationFrameResolution > 0 {
             if canvas.overflow || canvas.partialValue > options.maxAnimationFrameResolution {

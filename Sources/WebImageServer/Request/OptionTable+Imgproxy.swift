@@ -263,7 +263,8 @@ extension OptionTable {
             },
             canonical: { $0.cacheBuster.map { [$0] } }
         ),
-        // A limit, but 1 frame makes a still of an animation: a different result.
+        // A limit that makes the result: an animation's first frames only (1: a still). Always
+        // in the form, as the configuration's default may change under a kept result.
         .result(
             "max_animation_frames", aliases: ["maf"], arguments: "frames, 1 or more", example: "1", default: .setting("MAX_ANIMATION_FRAMES"),
             isSecurityOption: true,
@@ -272,7 +273,7 @@ extension OptionTable {
                 guard frames > 0 else { throw reader.fail("at least 1 frame") }
                 options.maxAnimationFrames = frames
             },
-            canonical: { $0.maxAnimationFrames <= 1 ? ["1"] : nil }
+            canonical: { [String($0.maxAnimationFrames)] }
         ),
         .handling(
             "expires", aliases: ["exp"], arguments: "unix time, 0 for never", example: "4102444800", default: .arguments("0"),
@@ -318,7 +319,8 @@ extension OptionTable {
             "max_result_dimension", aliases: ["mrd"], arguments: "pixels, 0 for no limit", example: "500", default: .setting("MAX_RESULT_DIMENSION"),
             isSecurityOption: true,
             apply: single(\.maxResultDimension, ArgumentReader.count),
-            canonical: { $0.maxResultDimension > 0 ? [String($0.maxResultDimension)] : nil }
+            // Always written, 0 too: a form without it would read back as MAX_RESULT_DIMENSION.
+            canonical: { [String($0.maxResultDimension)] }
         ),
     ])
 

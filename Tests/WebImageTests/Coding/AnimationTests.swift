@@ -45,6 +45,43 @@ import WebImage
         #expect(!image.isAnimated && image.frameCount == 1)
     }
 
+    /// An animation of `frames` frames and its loop count, with `decodeFrameLimit`, and the same
+    /// file decoded whole, at full size and as a thumbnail.
+    @Test(arguments: [
+        ("sdwebimage/TestImageAnimated.webp", 8), ("photos/no_time_for_that_tiny.gif", 24),
+        ("sdwebimage/TestLoopCount.gif", 2), ("sdwebimage/TestImageAnimated.apng", 101),
+    ])
+    func aFrameLimitKeepsTheFirstFrames(file: String, frames: Int) throws {
+        let data = try TestImages.data(file)
+        for thumbnail in [CGSize.zero, CGSize(width: 40, height: 40)] {
+            var options = ImageCoderOptions()
+            options.decodeThumbnailPixelSize = thumbnail
+            let whole = try ImageCodersManager.shared.decode(data, options: options)
+            #expect(whole.frameCount == frames)
+            for limit in [3, frames, frames + 5] {
+                options.decodeFrameLimit = limit
+                let cut = try ImageCodersManager.shared.decode(data, options: options)
+                let kept = min(limit, frames)
+                #expect(cut.frameCount == kept && cut.loopCount == whole.loopCount, "\(file) limit \(limit)")
+                #expect((0..<kept).map { cut.frameDuration(at: $0) } == (0..<kept).map { whole.frameDuration(at: $0) })
+                #expect(cut.frame(at: kept) == nil && cut.frameDuration(at: kept) == 0)
+                for index in 0..<kept {
+                    let (cutFrame, wholeFrame) = (try #require(cut.frame(at: index)), try #require(whole.frame(at: index)))
+                    #expect(cutFrame.pixelWidth == wholeFrame.pixelWidth && cutFrame.pixelHeight == wholeFrame.pixelHeight)
+                    #expect(try cutFrame.withUnsafeRGBA8Bytes(Array.init) == wholeFrame.withUnsafeRGBA8Bytes(Array.init), "\(file) frame \(index)")
+                }
+            }
+            // One frame is a still: the first frame alone, as `decodeFirstFrameOnly` gives it.
+            options.decodeFrameLimit = 1
+            let still = try ImageCodersManager.shared.decode(data, options: options)
+            options.decodeFrameLimit = .max
+            options.decodeFirstFrameOnly = true
+            let first = try ImageCodersManager.shared.decode(data, options: options)
+            #expect(!still.isAnimated && still.frameCount == 1)
+            #expect(try still.withUnsafeRGBA8Bytes(Array.init) == first.withUnsafeRGBA8Bytes(Array.init))
+        }
+    }
+
     @Test func animatedCoderGivesFramesOnDemand() throws {
         let coder = try #require(VipsAnimatedImageCoder(animatedImageData: try TestImages.data("photos/no_time_for_that_tiny.gif"), options: ImageCoderOptions()))
         #expect(coder.animatedImageFrameCount == 24 && coder.animatedImageData != nil)

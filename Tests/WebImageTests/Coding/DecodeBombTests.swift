@@ -295,6 +295,26 @@ import WebImageTestServer
         #expect(Self.isOverLimit(Self.refusal(data, options), image.format))
     }
 
+    /// With `decodeFrameLimit`, the frame and total pixel limits count the frames kept only.
+    @Test(arguments: ["sdwebimage/TestImageAnimated.webp", "sdwebimage/TestImageAnimated.apng", "sdwebimage/TestImage.gif"])
+    func theAnimationLimitsCountTheFramesKept(file: String) throws {
+        let data = try TestImages.data(file)
+        let image = try TestImages.decoded(data)
+        let kept = 3
+        let webPFrames = image.format == .webP ? WebPFrames.codedPixelCount(in: data, frames: kept) * DecodeLimits.webPFramePixelCost : 0
+        let total = max(image.pixelWidth * image.pixelHeight * kept, webPFrames)
+        var options = ImageCoderOptions()
+        options.decodeFrameLimit = kept
+        options.decodeMaxFrameCount = kept
+        options.decodeMaxTotalPixelCount = total
+        #expect(try ImageCodersManager.shared.decode(data, options: options).frameCount == kept)
+        options.decodeMaxTotalPixelCount = total - 1
+        #expect(Self.isOverLimit(Self.refusal(data, options), image.format))
+        options.decodeMaxTotalPixelCount = total
+        options.decodeMaxFrameCount = kept - 1
+        #expect(Self.isOverLimit(Self.refusal(data, options), image.format))
+    }
+
     // MARK: Vector canvases
 
     @Test func svgAskingForAHugeCanvasIsRefused() async throws {
