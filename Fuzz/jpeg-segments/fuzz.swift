@@ -1,5 +1,6 @@
 // The JPEG marker walkers of our own: the header segments (EXIF orientation, ICC profile
-// chunks), the progressive scan count, and the scan selection for a 1/8 decode.
+// chunks), the progressive scan count, and the scan selection for a 1/8 decode; and the readers
+// of the metadata they find (EXIF's IFD0 tags, IPTC's copyright).
 import Foundation
 import ImageEngine
 @testable import WebImage
@@ -14,6 +15,9 @@ func fuzz(_ bytes: UnsafePointer<UInt8>, _ count: Int) -> CInt {
     if let metadata = JPEGMetadata(data) {
         precondition((1...8).contains(metadata.orientation))
         precondition((metadata.iccProfile?.count ?? 0) <= count)
+        if let exif = metadata.exif { precondition(JPEGMetadata.ifd0Tags(ofEXIF: exif).count <= 1000) }
+        // Filtered, a block is never longer: its resources rebuilt as one, its datasets fewer (a pad byte more at most).
+        if let iptc = metadata.iptc, let kept = IPTCCopyright.kept(iptc) { precondition(kept.count <= iptc.count + 1) }
     }
     let scans = DecodeCost.progressiveJPEGScans(in: data, countingUpTo: 100)
     precondition(scans <= 101)
