@@ -148,17 +148,19 @@ import WebImageTestServer
             "IMGPROXY_PNG_QUANTIZATION_COLORS": "64", "IMGPROXY_WEBP_PRESET": "Photo", "IMGPROXY_WEBP_EFFORT": "6",
             "IMGPROXY_AVIF_SPEED": "0", "IMGPROXY_JXL_EFFORT": "9", "IMGPROXY_STRIP_COLOR_PROFILE": "false",
             "IMGPROXY_KEEP_COPYRIGHT": "false", "IMGPROXY_ENFORCE_THUMBNAIL": "true", "IMGPROXY_SANITIZE_SVG": "true",
+            "IMGPROXY_ALWAYS_RASTERIZE_SVG": "true",
         ]).processing
         #expect(read.jpegProgressive && read.pngInterlaced && read.pngQuantize && read.pngQuantizationColors == 64)
         #expect(read.webPPreset == .photo && read.webPEffort == 6 && read.avifSpeed == 0 && read.jxlEffort == 9)
-        #expect(!read.stripColorProfile && !read.keepCopyright && read.enforceThumbnail && read.sanitizeSVG)
+        #expect(!read.stripColorProfile && !read.keepCopyright && read.enforceThumbnail && read.sanitizeSVG && read.alwaysRasterizeSVG)
         let defaults = ProcessingConfiguration()
         #expect(!defaults.jpegProgressive && defaults.pngQuantizationColors == 256 && defaults.avifSpeed == 8 && defaults.webPEffort == 4)
         #expect(defaults.stripColorProfile && defaults.keepCopyright && !defaults.enforceThumbnail)
         let problems = await ImgproxySettingsTests.problems([
             "IMGPROXY_PNG_QUANTIZATION_COLORS": "1", "IMGPROXY_AVIF_SPEED": "10", "IMGPROXY_WEBP_PRESET": "sketch", "IMGPROXY_SANITIZE_SVG": "false",
+            "IMGPROXY_ALWAYS_RASTERIZE_SVG": "false",
         ])
-        for name in ["PNG_QUANTIZATION_COLORS", "AVIF_SPEED", "WEBP_PRESET", "SANITIZE_SVG"] {
+        for name in ["PNG_QUANTIZATION_COLORS", "AVIF_SPEED", "WEBP_PRESET", "SANITIZE_SVG", "ALWAYS_RASTERIZE_SVG"] {
             #expect(problems.contains { $0.hasPrefix("WEBIMAGE_" + name) }, "\(name): \(problems)")
         }
     }

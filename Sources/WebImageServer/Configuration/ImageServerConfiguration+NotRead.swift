@@ -61,7 +61,6 @@ extension ImageServerConfiguration {
         .refused("autoJxl", "same for JPEG XL"),
         .refused("enforceJxl", "same for JPEG XL"),
         .refused("enableClientHints", "use DPR/Width client hints for default dpr/width"),
-        .refused("alwaysRasterizeSvg", "rasterize SVG even when SVG output possible"),
         // misc
         .refused("useLinearColorspace", "process in linear light"),
         .refused("disableShrinkOnLoad", "disable JPEG/WebP shrink-on-load"),

@@ -151,6 +151,10 @@ extension ImageServerConfiguration {
             "`true` only: SVG sources are rasterised, never served as SVG (imgproxy passes them through, without scripts and event handlers)"
         ),
         .read(
+            "alwaysRasterizeSvg", \.processing.alwaysRasterizeSVG, .onlyTrue("SVG is not an output format here: SVG sources are always rasterised"),
+            "`true` only: SVG sources are rasterised even when SVG could be sent (imgproxy's default false sends an SVG source as SVG)"
+        ),
+        .read(
             "preserveHdr", \.processing.preserveHDR, .bool,
             "HDR sources (10-bit PQ/HLG AVIF, HEIC, JPEG XL) stay HDR in AVIF, HEIC, JPEG XL and 16-bit PNG results (`ph:1`); false: tone mapped to SDR"
         ),

@@ -82,6 +82,8 @@ public struct ProcessingConfiguration: Sendable, Hashable {
     /// imgproxy's `SANITIZE_SVG`, always true here: SVG sources are rasterised, never served as
     /// SVG, so none of their scripts or event handlers reaches a client.
     public var sanitizeSVG = true
+    /// imgproxy's `ALWAYS_RASTERIZE_SVG`, always true here: SVG is not an output format.
+    public var alwaysRasterizeSVG = true
     /// Keep an HDR source HDR (more than 8 bits, its PQ or HLG encoding) in a result written to
     /// a format that holds it (AVIF, HEIC, JPEG XL, 16-bit PNG); false tone maps every result to SDR.
     public var preserveHDR = false
