@@ -21,6 +21,10 @@ public struct ImageCoderOptions: Sendable, Equatable {
     /// source says `isHighDynamicRange`, and encoders write it HDR (`encodeKeepsHDR`). The 8-bit
     /// pixels stay SDR, tone mapped. False: 8-bit SDR only. Animations and vector images stay 8-bit.
     public var decodeToHDR = false
+    /// With `decodeToHDR`, the headroom (a ratio over SDR white) of the display a gain-map
+    /// JPEG's HDR rendition is made for: its map applies from none (at the map's
+    /// `capacityMinimumLog2`) to fully (at `capacityMaximumLog2`); nil: fully.
+    public var decodeHDRDisplayHeadroom: Double?
     /// Decode every frame of an animation at once and keep them (`.preloadAllFrames`); set by
     /// the load path, not by coders.
     var decodePreloadsAllFrames = false
