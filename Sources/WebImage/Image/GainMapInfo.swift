@@ -10,15 +10,17 @@ public struct GainMapInfo: Hashable, Sendable {
     public var maximumLog2: [Double]
     /// The map's encoding gamma (`Gamma`).
     public var gamma: [Double]
-    /// Added to the SDR and taken off the HDR linear values (`OffsetSDR`, `OffsetHDR`).
+    /// Added to the SDR linear values before the gain (`OffsetSDR`).
     public var offsetSDR: [Double]
+    /// Taken off the HDR linear values after the gain (`OffsetHDR`).
     public var offsetHDR: [Double]
-    /// log2 of the display headroom at which the map starts to apply and applies fully
-    /// (`HDRCapacityMin`, `HDRCapacityMax`).
+    /// log2 of the display headroom at which the map starts to apply (`HDRCapacityMin`).
     public var capacityMinimumLog2: Double
+    /// log2 of the display headroom from which the map applies fully (`HDRCapacityMax`).
     public var capacityMaximumLog2: Double
-    /// The map's pixel size as stored.
+    /// The map's width in pixels as stored.
     public var pixelWidth: Int
+    /// The map's height in pixels as stored.
     public var pixelHeight: Int
 
     /// How far the full HDR rendition reaches above SDR white, as a ratio: 2^`capacityMaximumLog2`.
