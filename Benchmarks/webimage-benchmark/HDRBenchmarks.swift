@@ -24,16 +24,33 @@ enum HDRBenchmarks {
             let alone = try PairedRatio(rounds: 15, ours: { try thumbnailJob(hdr) }, baseline: { try libvipsAlone(hdr) })
             alone.printed("\(file) vs libvips alone (no tone map)", baselineLabel: "libvips")
         }
+        // HDR kept (decodeToHDR): the thumbnail's 16-bit samples, resized by a transformer and
+        // written as a 16-bit PNG with cICP, against the tone-mapped 8-bit PNG of the same job;
+        // the gain-map JPEG's rendition (the map applied at full size) against its base image.
+        print("\nHDR kept: 300x200 thumbnail, resized to 200x200 (aspect fill), 16-bit PNG out")
+        for file in ["sdwebimage/TestHDR.heic", "sdwebimage/TestHDR.avif", "sdwebimage/TestHDR.jpeg"] {
+            let data = try Data(contentsOf: testdata.appendingPathComponent(file))
+            let kept = try PairedRatio(
+                rounds: 15, ours: { try thumbnailJob(data, hdr: true, format: .png) }, baseline: { try thumbnailJob(data, hdr: false, format: .png) }
+            )
+            kept.printed("\(file) kept HDR vs tone mapped (or base) SDR", baselineLabel: "SDR")
+        }
     }
 
-    /// Our thumbnail job: bytes in, a 300x200 JPEG at quality 80 out.
-    static func thumbnailJob(_ data: Data) throws {
+    /// Our thumbnail job: bytes in, a 300x200 thumbnail out (JPEG at quality 80); with `hdr`
+    /// decoded to HDR and resized by a transformer, to keep HDR through it.
+    static func thumbnailJob(_ data: Data, hdr: Bool = false, format: ImageFormat = .jpeg) throws {
         var options = ImageCoderOptions()
         options.decodeThumbnailPixelSize = CGSize(width: 300, height: 200)
         options.decodeUseLazyDecoding = true
+        options.decodeToHDR = hdr
         options.encodeCompressionQuality = 0.8
-        let image = try ImageCodersManager.shared.decode(data, options: options)
-        _ = try ImageCodersManager.shared.encode(image, format: .jpeg, options: options)
+        var image = try ImageCodersManager.shared.decode(data, options: options)
+        if format != .jpeg {
+            let resize = ResizingTransformer(size: CGSize(width: 200, height: 200), scaleMode: .aspectFill)
+            image = resize.transformedImage(with: image, forKey: "") ?? image
+        }
+        _ = try ImageCodersManager.shared.encode(image, format: format, options: options)
     }
 
     /// libvips' own thumbnail of the file, its samples taken as sRGB.

@@ -30,6 +30,7 @@ struct InfoCommand: AsyncParsableCommand {
     static func colour(_ info: ImageColorInfo) -> String {
         var text = "bits=\(info.bitsPerComponent) primaries=\(info.primaries) transfer=\(info.transfer)"
         text += " range=\(info.isFullRange ? "full" : "limited") icc=\(info.hasICCProfile ? "yes" : "no")"
+        if let gainMap = info.gainMap { text += " gainmap=\(gainMap.pixelWidth)x\(gainMap.pixelHeight)" }
         text += " hdr=\(info.isHighDynamicRange ? "yes" : "no")"
         if info.isHighDynamicRange { text += " headroom=" + String(format: "%.2f", info.headroom) }
         return text

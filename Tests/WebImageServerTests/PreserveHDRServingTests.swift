@@ -66,6 +66,18 @@ import WebImageTestServer
         }
     }
 
+    @Test func aGainMapJPEGWithPhIsItsHDRRendition() async throws {
+        try await withOrigin { origin in
+            try await withRunningServer(.fetchingFromLoopback()) { server in
+                let source = origin.url("/images/sdwebimage/TestHDR.jpeg").absoluteString
+                let hdr = try Self.colour(of: try await server.get("/unsafe" + ImagePathBuilder.path(options: "rs:fit:300:300/ph:1", sourceURL: source, format: "avif")))
+                #expect(hdr.transfer == .pq && hdr.bitsPerComponent > 8, "\(hdr)")
+                let sdr = try Self.colour(of: try await server.get("/unsafe" + ImagePathBuilder.path(options: "rs:fit:300:300", sourceURL: source, format: "avif")))
+                #expect(sdr.bitsPerComponent == 8 && sdr.transfer != .pq, "\(sdr)")
+            }
+        }
+    }
+
     @Test func preserveHDRMakesItTheDefault() async throws {
         let configuration = try await ImgproxySettingsTests.load(["IMGPROXY_PRESERVE_HDR": "true"])
         #expect(configuration.processing.preserveHDR)

@@ -30,6 +30,10 @@ public struct ImageCoderOptions: Sendable, Equatable {
     /// 1 (or less) gives the first frame as a still image, as `decodeFirstFrameOnly` does. No
     /// limit by default.
     public var decodeFrameLimit = Int.max
+    /// With `decodeToHDR`, the headroom (a ratio over SDR white) of the display a gain-map
+    /// JPEG's HDR rendition is made for: its map applies from none (at the map's
+    /// `capacityMinimumLog2`) to fully (at `capacityMaximumLog2`); nil: fully.
+    public var decodeHDRDisplayHeadroom: Double?
     /// Decode every frame of an animation at once and keep them (`.preloadAllFrames`); set by
     /// the load path, not by coders.
     var decodePreloadsAllFrames = false

@@ -28,8 +28,9 @@ public final class TurboJPEGCoder: ThrowingImageCoder {
     }
 
     public func decode(_ data: Data, options: ImageCoderOptions) throws(ImageCodingError) -> Image {
+        // A gain-map JPEG's HDR rendition is made by libvips' pipeline.
         guard let loader = VipsLoader(format: ImageFormat(sniffing: data)), loader.format == .jpeg,
-              let stored = TurboJPEG.header(of: data), !stored.isCMYK
+              let stored = TurboJPEG.header(of: data), !stored.isCMYK, !(options.decodeToHDR && GainMapJPEG(data) != nil)
         else { return try fallback.decode(data, options: options) }
         try DecodeLimits.check(data, format: .jpeg, options: options)
         // Orientation and colour profile from the header segments (libvips reads them when

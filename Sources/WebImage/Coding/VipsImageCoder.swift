@@ -67,14 +67,27 @@ public final class VipsImageCoder: ThrowingImageCoder {
                 colour: animated ? nil : header.colourToConvert.map { ($0, header) }
             ),
             format: format, options: options, provider: provider, sourceByteCount: data.count, metadata: header.metadata,
-            colorInfo: header.colorInfo,
-            highBitDepth: options.decodeToHDR && !animated && header.colorInfo.bitsPerComponent > 8
-                ? { width, height in
-                    loader.highBitDepthSource(
-                        for: data, header: header, width: width, height: height, budget: options.decodeTimeBudget.limit(for: plan)
-                    )
-                } : nil
+            colorInfo: options.decodeToHDR && header.gainMap != nil ? header.colorInfo.gainMapRendition : header.colorInfo,
+            highBitDepth: animated ? nil : highBitDepth(data, loader: loader, header: header, options: options, budget: options.decodeTimeBudget.limit(for: plan))
         )
+    }
+
+    /// With `decodeToHDR`, how a still source of more than 8 bits, or a gain-map JPEG's HDR
+    /// rendition, makes its samples at the 8-bit rendition's size.
+    private func highBitDepth(
+        _ data: Data, loader: VipsLoader, header: VipsHeader, options: ImageCoderOptions, budget: Duration
+    ) -> ((_ width: Int, _ height: Int) -> HighBitDepthSource)? {
+        guard options.decodeToHDR else { return nil }
+        if let gainMap = header.gainMap {
+            return { width, height in
+                loader.gainMapSource(
+                    for: data, gainMap: gainMap, header: header, width: width, height: height,
+                    displayHeadroom: options.decodeHDRDisplayHeadroom, budget: budget
+                )
+            }
+        }
+        guard header.colorInfo.bitsPerComponent > 8 else { return nil }
+        return { width, height in loader.highBitDepthSource(for: data, header: header, width: width, height: height, budget: budget) }
     }
 
     /// Prepares `recipe` once to learn the output size (header only), then renders it from

@@ -21,6 +21,8 @@ struct VipsHeader: Sendable {
     var colour: ColourEncoding?
     /// What the source says about its colour, for `Image.colorInfo`.
     var colorInfo = ImageColorInfo.sRGB
+    /// A gain-map JPEG's map and its metadata.
+    var gainMap: GainMapJPEG?
 
     /// The encoding the loader's samples must be converted from before they are 8-bit sRGB
     /// (PQ, HLG, wide primaries), nil when libvips' own conversion is right.
@@ -126,6 +128,10 @@ struct VipsLoader: Sendable {
         header.colorInfo = SourceColour.info(
             header.colour, bytesPerSample: image.bytesPerPixel / max(1, image.bands), hasICCProfile: image.hasICCProfile
         )
+        if format == .jpeg, let gainMap = GainMapJPEG(data) {
+            header.gainMap = gainMap
+            header.colorInfo.gainMap = gainMap.info
+        }
         try header.checkPixelLimit(options, format: format)
         try DecodeLimits.checkAnimation(
             frameCount: header.pageCount, width: header.storedWidth, height: header.storedHeight, format: format, options: options

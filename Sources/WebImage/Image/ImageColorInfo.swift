@@ -89,6 +89,9 @@ public struct ImageColorInfo: Hashable, Sendable, CustomStringConvertible {
     /// The luminance the file says its brightest signal stands for, in cd/m² (JPEG XL's
     /// intensity target), nil when it says none.
     public var peakLuminance: Double?
+    /// The gain map of an Ultra HDR / Adobe gain-map JPEG: its SDR base image (what the
+    /// primaries and transfer describe) has an HDR rendition. Nil for other sources.
+    public var gainMap: GainMapInfo?
 
     /// A source's colour; by default an 8-bit source that states no primaries or transfer.
     public init(
@@ -105,11 +108,22 @@ public struct ImageColorInfo: Hashable, Sendable, CustomStringConvertible {
         self.peakLuminance = peakLuminance
     }
 
+    /// The colour of a gain-map JPEG's HDR rendition (`decodeToHDR`): PQ with BT.709
+    /// primaries, full range, the map kept.
+    var gainMapRendition: ImageColorInfo {
+        var rendition = ImageColorInfo(
+            primaries: .bt709, transfer: .pq, matrixCoefficients: 0, isFullRange: true, bitsPerComponent: bitsPerComponent,
+            hasICCProfile: hasICCProfile, peakLuminance: gainMap.map { Self.referenceWhite * $0.headroom }
+        )
+        rendition.gainMap = gainMap
+        return rendition
+    }
+
     /// The info of an 8-bit sRGB source (and of images made from pixels).
     public static let sRGB = ImageColorInfo()
 
-    /// True for a PQ or HLG source.
-    public var isHighDynamicRange: Bool { transfer.isHighDynamicRange }
+    /// True for a PQ or HLG source, and for a gain-map JPEG.
+    public var isHighDynamicRange: Bool { transfer.isHighDynamicRange || gainMap != nil }
 
     /// True when the primaries are wider than sRGB's (BT.2020, P3).
     public var isWideGamut: Bool { [.bt2020, .dciP3, .displayP3].contains(primaries) }
@@ -119,9 +133,10 @@ public struct ImageColorInfo: Hashable, Sendable, CustomStringConvertible {
 
     /// How far the source's brightest light reaches above SDR white, as a ratio (1 for SDR):
     /// PQ, its stated peak (1,000 cd/m² when it states none) over 203 cd/m²; HLG, a
-    /// 1,000 cd/m² display's peak over the same (4.93).
+    /// 1,000 cd/m² display's peak over the same (4.93); a gain map, its full headroom.
     public var headroom: Double {
-        switch transfer {
+        if let gainMap, !transfer.isHighDynamicRange { return gainMap.headroom }
+        return switch transfer {
         case .pq: (peakLuminance ?? 1000) / Self.referenceWhite
         case .hlg: 1000 / Self.referenceWhite
         default: 1
@@ -138,6 +153,7 @@ public struct ImageColorInfo: Hashable, Sendable, CustomStringConvertible {
         }
         if !isFullRange { text += ", limited range" }
         if hasICCProfile { text += ", ICC profile" }
+        if let gainMap { text += ", gain map \(gainMap.pixelWidth)x\(gainMap.pixelHeight)" }
         if isHighDynamicRange { text += ", HDR headroom " + String(format: "%.2f", headroom) }
         return text
     }

@@ -21,6 +21,7 @@ import WebImage
         ("hdr/chart-pq.avif", 360, 48), ("hdr/chart-pq.jxl", 360, 48), ("hdr/chart-pq.png", 360, 48),
         ("hdr/chart-hlg.avif", 336, 48), ("hdr/chart-hlg.png", 336, 48), ("hdr/TestHDR-avif-reference.png", 256, 107),
         ("hdr/TestHDR-heic-reference.png", 256, 171), ("hdr/TestHDR-jxl-reference.png", 256, 179),
+        ("hdr/TestHDR-jpeg-gainmap-reference.png", 207, 311),
         ("libjpeg-turbo/testorig.jpg", 227, 149), ("libjpeg-turbo/testimgint.jpg", 227, 149),
         ("libjpeg-turbo/testimgari.jpg", 227, 149), ("libjpeg-turbo/monkey16.png", 149, 227),
         ("libjpeg-turbo/shira_bird8.bmp", 192, 144), ("libjpeg-turbo/testorig.png", 227, 149),

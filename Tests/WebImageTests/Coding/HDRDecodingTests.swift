@@ -83,9 +83,10 @@ import WebImage
         #expect(abs(jxl.headroom - 2182 / 203) < 0.001)
         let hlg = try ImageHeader(probing: TestImages.data("hdr/chart-hlg.png")).colorInfo
         #expect(hlg.primaries == .bt2020 && hlg.transfer == .hlg && hlg.bitsPerComponent == 16 && hlg.isHighDynamicRange)
-        // The gain-map JPEG's base image is SDR; an Adobe RGB JPEG and a 16-bit PNG say no CICP.
+        // The gain-map JPEG's base image is 8-bit SDR, with a map to HDR (GainMapHDRTests); an
+        // Adobe RGB JPEG and a 16-bit PNG say no CICP.
         let gainMap = try ImageHeader(probing: TestImages.data("sdwebimage/TestHDR.jpeg")).colorInfo
-        #expect(!gainMap.isHighDynamicRange && gainMap.bitsPerComponent == 8 && gainMap.headroom == 1)
+        #expect(gainMap.transfer == .unspecified && gainMap.bitsPerComponent == 8 && gainMap.gainMap != nil && gainMap.isHighDynamicRange)
         let rocket = try ImageHeader(probing: TestImages.data("photos/rocket.jpg")).colorInfo
         #expect(rocket == ImageColorInfo(bitsPerComponent: 8, hasICCProfile: true))
         let sixteen = try ImageHeader(probing: TestImages.data("sdwebimage/RGBA16PNG.png")).colorInfo
