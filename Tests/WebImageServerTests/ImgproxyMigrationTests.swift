@@ -57,9 +57,11 @@ import WebImageTestServer
                 "IMGPROXY_PATH_PREFIX": "/media",
                 "IMGPROXY_SECRET": "a-bearer-token",
                 "IMGPROXY_ALLOW_ORIGIN": origin,
-                // MARK: Output knobs and watermarks, once on main
-                // IMGPROXY_JPEG_PROGRESSIVE and IMGPROXY_WATERMARK_* (with its `wm` option below)
-                // join here, with their checks beside the others.
+                // A mark (80x60) at half opacity, for `wm`.
+                "IMGPROXY_WATERMARK_PATH": Self.images.appendingPathComponent("sdwebimage/TestImage.jpg").path,
+                "IMGPROXY_WATERMARK_OPACITY": "0.5",
+                // MARK: Output knobs, once on main
+                // IMGPROXY_JPEG_PROGRESSIVE joins here, with its check beside the others.
             ]
             var configuration = try await ImageServerConfiguration.load(arguments: ["webimage"], environment: environment)
             // The cache folder is this server's own (imgproxy keeps none): a fresh one, as every test's.
@@ -69,6 +71,8 @@ import WebImageTestServer
                 Request(source: "s3://media/photos/rocket.jpg", options: [["rs", "fit", "100", "100"], ["f", "png"]]),
                 Request(source: "s3://media/photos/rocket.jpg", options: [["rs", "fit", "300", "300"], ["extend_aspect_ratio", "1"], ["f", "png"]]),
                 Request(source: "s3://media/photos/missing.jpg", options: [["rs", "fit", "100", "100"], ["f", "png"]]),
+                Request(source: "s3://media/photos/rocket.jpg", options: [["rs", "fit", "300", "300"], ["f", "png"]]),
+                Request(source: "s3://media/photos/rocket.jpg", options: [["rs", "fit", "300", "300"], ["wm", "1", "soea", "10", "10", "0.2"], ["f", "png"]]),
             ]
             let paths = try await Self.imgproxyPaths(requests, key: key, salt: salt, prefix: "/media")
             let forged = try await Self.imgproxyPaths(requests, key: Self.randomHex(), salt: salt, prefix: "/media")
@@ -89,6 +93,14 @@ import WebImageTestServer
                 #expect(fallback.status == 200 && fallback.header("x-cache") == "fallback")
                 let drawn = try ImageCodersManager.shared.decode(fallback.body, options: ImageCoderOptions())
                 #expect(drawn.pixelWidth == 100 && drawn.pixelHeight == 100)
+
+                // The watermark: fitted into a fifth of the 300x200 result (60x40), 53x40, 10
+                // pixels in from the bottom right corner; nothing else changed.
+                let plain = try ImageCodersManager.shared.decode(try await server.get(paths[3], headers: bearer).body, options: ImageCoderOptions())
+                let marked = try await server.get(paths[4], headers: bearer)
+                #expect(marked.status == 200)
+                let markedImage = try ImageCodersManager.shared.decode(marked.body, options: ImageCoderOptions())
+                #expect(try WatermarkTests.changedArea(markedImage, from: plain) == [237, 150, 53, 40])
 
                 // The bearer secret, the signature and the prefix are checked.
                 #expect(try await server.get(paths[0]).status == 403)
