@@ -65,6 +65,16 @@ import Testing
         ])
     }
 
+    /// A setting's value written as text reads back as the same value (what the settings fuzz
+    /// target checks of every configuration): megapixels to the nearest pixel, not truncated.
+    @Test func megapixelsWrittenAsTextReadBackAsTheSamePixels() throws {
+        let megapixels = SettingParser<Int>.megapixels
+        #expect(try megapixels.parse("0.123456") == 123_456)
+        for pixels in [1, 123_456, 16_777_216, 50_000_000] {
+            #expect(try megapixels.parse(megapixels.text(pixels)) == pixels)
+        }
+    }
+
     @Test func unsignedURLsOnAnAddressOthersReachNeedToBeAllowed() throws {
         var configuration = ImageServerConfiguration()
         configuration.bind = ServerAddress(host: "0.0.0.0", port: 8080)
