@@ -74,7 +74,9 @@ public struct AWSCredentials: Sendable, Hashable, CustomStringConvertible, Custo
         let home = value("HOME") ?? NSHomeDirectory()
         let path = explicitFile.map { $0.hasPrefix("~/") ? home + $0.dropFirst() : $0 } ?? home + "/.aws/credentials"
         let profile = value("AWS_PROFILE") ?? "default"
-        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
+        // Read as data, then decoded: `String(contentsOfFile:encoding:)` leaks its 4 KB buffer
+        // when the file is not UTF-8 (Foundation on Linux; the settings fuzz target found it).
+        guard let data = FileManager.default.contents(atPath: path), let text = String(data: data, encoding: .utf8) else {
             if explicitFile != nil || value("AWS_PROFILE") != nil {
                 throw ImageServerConfigurationError(problems: ["\(explicitFile != nil ? "AWS_SHARED_CREDENTIALS_FILE" : "AWS_PROFILE"): cannot read the shared credentials file \(path)"])
             }
