@@ -76,10 +76,15 @@ import Testing
     }
 
     /// Found by the settings fuzz target (its input in Tests/Images/fuzz-regressions, where
-    /// fuzz.sh checks for the leak): a file read as text leaked when it was not UTF-8.
-    @Test func aCredentialsFileThatIsNotUTF8IsUnreadable() throws {
+    /// fuzz.sh checks for the leak): reading an empty file leaked Foundation's buffer. An empty
+    /// file has no profile; one that is not UTF-8 does not read.
+    @Test func anEmptyCredentialsFileHasNoProfileAndOneNotUTF8IsUnreadable() throws {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("webimage-credentials-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: file) }
+        try Data().write(to: file)
+        #expect(throws: ImageServerConfigurationError(problems: ["AWS_PROFILE: no profile [default] in \(file.path)"])) {
+            try AWSCredentials.fromEnvironment(["AWS_SHARED_CREDENTIALS_FILE": file.path, "AWS_PROFILE": "default"])
+        }
         try Data([0x5B, 0x64, 0x5D, 0x0A, 0xFF, 0xFE]).write(to: file)
         #expect(throws: ImageServerConfigurationError(problems: ["AWS_SHARED_CREDENTIALS_FILE: cannot read the shared credentials file \(file.path)"])) {
             try AWSCredentials.fromEnvironment(["AWS_SHARED_CREDENTIALS_FILE": file.path])
