@@ -50,9 +50,9 @@ func checkCookies(_ fields: [String]) {
 
 func checkScope(_ text: String) {
     _ = SourceCookies.canonicalHost(text)
-    let path = text.hasPrefix("/") ? text : "/" + text
+    let path = text.utf8.first == UInt8(ascii: "/") ? text : "/" + text
     let folder = SourceCookies.defaultPath(path)
-    precondition(folder.hasPrefix("/") && SourceCookies.pathMatches(path, folder), "\(path) is not within its folder \(folder)")
+    precondition(folder.utf8.first == UInt8(ascii: "/") && SourceCookies.pathMatches(path, folder), "\(path) is not within its folder \(folder)")
     precondition(SourceCookies.pathMatches(path, path) && SourceCookies.pathMatches(path, "/"))
 }
 

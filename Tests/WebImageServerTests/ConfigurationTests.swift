@@ -66,6 +66,32 @@ import Testing
         ])
     }
 
+    /// A setting's value written as text reads back as the same value (what the settings fuzz
+    /// target checks of every configuration): megapixels to the nearest pixel, not truncated.
+    @Test func megapixelsWrittenAsTextReadBackAsTheSamePixels() throws {
+        let megapixels = SettingParser<Int>.megapixels
+        #expect(try megapixels.parse("0.123456") == 123_456)
+        for pixels in [1, 123_456, 16_777_216, 50_000_000] {
+            #expect(try megapixels.parse(megapixels.text(pixels)) == pixels)
+        }
+    }
+
+    /// Found by the settings fuzz target (its input in Tests/Images/fuzz-regressions, where
+    /// fuzz.sh checks for the leak): reading an empty file leaked Foundation's buffer. An empty
+    /// file has no profile; one that is not UTF-8 does not read.
+    @Test func anEmptyCredentialsFileHasNoProfileAndOneNotUTF8IsUnreadable() throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("webimage-credentials-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: file) }
+        try Data().write(to: file)
+        #expect(throws: ImageServerConfigurationError(problems: ["AWS_PROFILE: no profile [default] in \(file.path)"])) {
+            try AWSCredentials.fromEnvironment(["AWS_SHARED_CREDENTIALS_FILE": file.path, "AWS_PROFILE": "default"])
+        }
+        try Data([0x5B, 0x64, 0x5D, 0x0A, 0xFF, 0xFE]).write(to: file)
+        #expect(throws: ImageServerConfigurationError(problems: ["AWS_SHARED_CREDENTIALS_FILE: cannot read the shared credentials file \(file.path)"])) {
+            try AWSCredentials.fromEnvironment(["AWS_SHARED_CREDENTIALS_FILE": file.path])
+        }
+    }
+
     @Test func unsignedURLsOnAnAddressOthersReachNeedToBeAllowed() throws {
         var configuration = ImageServerConfiguration()
         configuration.bind = ServerAddress(host: "0.0.0.0", port: 8080)

@@ -83,6 +83,12 @@ import Testing
             "WEBIMAGE_S3_ASSUME_ROLE_ARN (--s3-assume-role-arn): not supported yet; the server does not start with it set",
             "\"wrokers\" in the configuration file: not a setting of this server (docs/server.md lists them)",
         ])
+        // A file that does not read, or is not JSON, is a problem named as the others are.
+        try Data(#"{"workers": 2,"#.utf8).write(to: file)
+        for path in [file.path, file.path + ".missing"] {
+            let unread = await Self.problems(["WEBIMAGE_CONFIG": path])
+            #expect(unread.count == 1 && unread.allSatisfy { $0.hasPrefix("WEBIMAGE_CONFIG (--config): \(path): ") }, "\(unread)")
+        }
         // The project's own variables are not the server's.
         #expect(await Self.problems(["WEBIMAGE_TEST_TIME_SCALE": "4", "WEBIMAGE_LIBORC_LOCK": "off", "WEBIMAGE_RENDER": ""]).isEmpty)
         #expect(await Self.problems(["IMGPROXY_TEST_TIME_SCALE": "4"]) == ["IMGPROXY_TEST_TIME_SCALE: not a setting of this server (docs/server.md lists them)"])

@@ -37,6 +37,7 @@ extension ImageServerConfiguration {
     /// so that an imgproxy environment works as it is) over the JSON file named by `--config` or
     /// `WEBIMAGE_CONFIG`, if any. A name under those prefixes, a flag or a JSON key that is no
     /// setting (a typo) stops it, as a refused setting does: nothing set is silently ignored.
+    /// Every failure is an `ImageServerConfigurationError`, a file that does not read too.
     public static func load(
         arguments: [String] = CommandLine.arguments, environment: [String: String] = ProcessInfo.processInfo.environment
     ) async throws -> ImageServerConfiguration {
@@ -48,7 +49,12 @@ extension ImageServerConfiguration {
         var providers: [any ConfigProvider] = [flags] + variables
         var jsonKeys: [String] = []
         if let file = first.settingText("config") {
-            providers.append(try await FileProvider<JSONSnapshot>(filePath: FilePath(file)))
+            do {
+                providers.append(try await FileProvider<JSONSnapshot>(filePath: FilePath(file)))
+            } catch {
+                // A file that cannot be read or is not a JSON object, named as the other problems are.
+                throw ImageServerConfigurationError(problems: ["\(ImageServerSetting.names(of: "config")): \(file): \(error)"])
+            }
             jsonKeys = SettingNames.keys(ofJSONFile: file)
         }
         let unknown = SettingNames.unknown(environment: environment, arguments: arguments.dropFirst(), jsonKeys: jsonKeys)

@@ -74,7 +74,12 @@ public struct AWSCredentials: Sendable, Hashable, CustomStringConvertible, Custo
         let home = value("HOME") ?? NSHomeDirectory()
         let path = explicitFile.map { $0.hasPrefix("~/") ? home + $0.dropFirst() : $0 } ?? home + "/.aws/credentials"
         let profile = value("AWS_PROFILE") ?? "default"
-        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
+        // Through a file handle: Foundation's whole-file reads (`String(contentsOfFile:)`,
+        // `FileManager.contents(atPath:)`) leak their 4 KB buffer on an empty file (on Linux; the
+        // settings fuzz target found it).
+        let handle = FileHandle(forReadingAtPath: path)
+        defer { try? handle?.close() }
+        guard let handle, let data = try? handle.readToEnd() ?? Data(), let text = String(data: data, encoding: .utf8) else {
             if explicitFile != nil || value("AWS_PROFILE") != nil {
                 throw ImageServerConfigurationError(problems: ["\(explicitFile != nil ? "AWS_SHARED_CREDENTIALS_FILE" : "AWS_PROFILE"): cannot read the shared credentials file \(path)"])
             }

@@ -33,14 +33,16 @@ extension SettingParser where Value == Int {
         )
     }
 
-    /// A count of megapixels (`50`, `0.5`) held as pixels, as imgproxy reads `MAX_SRC_RESOLUTION`.
+    /// A count of megapixels (`50`, `0.5`) held as pixels, as imgproxy reads `MAX_SRC_RESOLUTION`
+    /// (to the nearest pixel: imgproxy truncates, and `0.123456` would be 123,455 pixels, written
+    /// back as `0.123455`).
     static var megapixels: Self {
         Self(
             parse: { text throws(ImageServerConfigurationError) in
                 guard let number = Double(text.trimmingSpaces), number.isFinite, number >= 0, number < Double(Int.max / 1_000_000) else {
                     throw notA("a number of megapixels", text)
                 }
-                return Int(number * 1_000_000)
+                return Int((number * 1_000_000).rounded())
             },
             text: { pixels in shortText(Double(pixels) / 1_000_000) }
         )

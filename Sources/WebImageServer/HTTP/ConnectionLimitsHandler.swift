@@ -155,16 +155,18 @@ final class ConnectionLimitsHandler: ChannelDuplexHandler, RemovableChannelHandl
         context.fireChannelReadComplete()
     }
 
-    /// A head past a header limit is answered 431 (after the responses before it, pipelined);
-    /// what the decoder reports after its error (the bytes it no longer reads) is dropped.
+    /// A head past a header limit is answered 431 (after the responses before it, pipelined).
+    /// Once this handler answered, or will, what the decoder reports (the bytes it no longer
+    /// reads, a refused head sent after a 408) is dropped: the server would answer it 400.
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        if let error = error as? HTTPParserError, error == .headerOverflow, !refused {
+        let decoding = error is HTTPParserError || error is ByteToMessageDecoderError
+        if refused || headTooLarge, decoding { return }
+        if let error = error as? HTTPParserError, error == .headerOverflow {
             headTooLarge = true
             readDeadline = nil
             if unanswered == 0, unsent == 0 { refuse(.requestHeaderFieldsTooLarge, limit: .headerLimits, context: context) }
             return
         }
-        if refused || headTooLarge, error is ByteToMessageDecoderError { return }
         context.fireErrorCaught(error)
     }
 

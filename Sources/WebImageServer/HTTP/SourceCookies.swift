@@ -80,17 +80,19 @@ struct SourceCookies: Sendable {
         return String(host)
     }
 
-    /// Go's cookie jar `defaultPath`: the folder of `path`, `/` at least.
+    /// Go's cookie jar `defaultPath`: the folder of `path`, `/` at least (by bytes, as Go: a `/`
+    /// before a combining mark is one Swift Character with it).
     static func defaultPath(_ path: String) -> String {
-        guard path.hasPrefix("/"), let slash = path.lastIndex(of: "/"), slash != path.startIndex else { return "/" }
-        return String(path[..<slash])
+        let bytes = path.utf8
+        guard bytes.first == UInt8(ascii: "/"), let slash = bytes.lastIndex(of: UInt8(ascii: "/")), slash != bytes.startIndex else { return "/" }
+        return String(decoding: bytes[..<slash], as: UTF8.self)
     }
 
-    /// RFC 6265's path-match, as Go's jar does it.
+    /// RFC 6265's path-match, as Go's jar does it, by bytes.
     static func pathMatches(_ requestPath: String, _ cookiePath: String) -> Bool {
-        if requestPath == cookiePath { return true }
-        guard requestPath.hasPrefix(cookiePath) else { return false }
-        return cookiePath.hasSuffix("/") || requestPath.dropFirst(cookiePath.count).hasPrefix("/")
+        let request = Array(requestPath.utf8), cookie = Array(cookiePath.utf8)
+        guard request.starts(with: cookie) else { return false }
+        return request.count == cookie.count || cookie.last == UInt8(ascii: "/") || request[cookie.count] == UInt8(ascii: "/")
     }
 
     /// The most cookies Go reads from one request (`httpcookiemaxnum`'s default, since Go 1.25.2):
