@@ -28,9 +28,15 @@ public struct ImageServerConfigurationError: Error, Sendable, Hashable, CustomSt
         Self(problems: ["\(ImageServerConfiguration.names(of: \.s3.endpoint)): \"\(endpoint)\" is not a URL with a host"])
     }
 
-    /// A watermark (`setting`: its data, file or URL) that cannot be had or is not an image.
-    static func invalidWatermark(_ setting: PartialKeyPath<ImageServerConfiguration>, _ reason: String) -> Self {
-        Self(problems: ["\(ImageServerConfiguration.names(of: setting)): \(reason)"])
+    /// An image a setting names (a fallback image's or a watermark's data, file or URL) that
+    /// cannot be had or is not an image.
+    static func invalidSetting(_ setting: PartialKeyPath<ImageServerConfiguration>, _ reason: String) -> Self {
+        invalidSetting(named: ImageServerConfiguration.names(of: setting), reason)
+    }
+
+    /// `invalidSetting` with the setting's names as `ImageServerConfiguration.names(of:)` writes them.
+    static func invalidSetting(named names: String, _ reason: String) -> Self {
+        Self(problems: ["\(names): \(reason)"])
     }
 
     /// A local filesystem root that does not name a folder.
