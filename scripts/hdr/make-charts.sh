@@ -13,6 +13,7 @@
 # say (heif-info: "color profile: no"); TestHDR.heic (HEVC, nclx 9/16/9) stands for HEIC.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+. scripts/hdr/reference-tonemap.sh
 out=Tests/Images/hdr
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -31,24 +32,10 @@ done
 cjxl "$work/plain-pq.png" "$out/chart-pq.jxl" -d 0 --intensity_target=1000 -x color_space=RGB_D65_202_Rel_PeQ >/dev/null 2>&1
 ls -l "$out"
 
-# SDWebImage's TestHDR files (BT.2020 PQ), decoded to 16-bit RGB by their formats' reference
-# tools (avifdec, heif-convert, djxl), tone mapped by charts.py, shrunk by libvips' thumbnail to
-# 256 pixels wide: what the tests compare the library's 256-pixel thumbnails with.
-for source in avif:avifdec heic:heif-convert jxl:djxl; do
-    format=${source%%:*}
-    tool=${source##*:}
-    case $tool in
-        avifdec) avifdec --depth 16 "Tests/Images/sdwebimage/TestHDR.$format" "$work/decoded.png" >/dev/null ;;
-        heif-convert) heif-convert "Tests/Images/sdwebimage/TestHDR.$format" "$work/decoded.png" >/dev/null ;;
-        djxl) djxl "Tests/Images/sdwebimage/TestHDR.$format" "$work/decoded.png" --bits_per_sample=16 >/dev/null 2>&1 ;;
-    esac
-    width=$(vipsheader -f width "$work/decoded.png")
-    height=$(vipsheader -f height "$work/decoded.png")
-    # JPEG XL states its peak (intensity_target, 2182 cd/m² here); AVIF and HEIC none: 1,000.
-    peak=$([ "$format" = jxl ] && jxlinfo "Tests/Images/sdwebimage/TestHDR.jxl" | sed -n 's/^intensity_target: \([0-9.]*\) nits$/\1/p' || echo 1000)
-    vips rawsave "$work/decoded.png" "$work/decoded.raw16"
-    python3 scripts/hdr/charts.py --tonemap "$work/decoded.raw16" "$width" "$height" pq "$peak" "$work/mapped.raw8"
-    vips rawload "$work/mapped.raw8" "$work/mapped.v" "$width" "$height" 3 --interpretation srgb
+# SDWebImage's TestHDR files as the reference renders them (reference-tonemap.sh), shrunk by
+# libvips' thumbnail to 256 pixels wide: what the tests compare the library's 256-pixel thumbnails with.
+for format in avif heic jxl; do
+    reference_tonemap "$format" "$work"
     vips thumbnail "$work/mapped.v" "$out/TestHDR-$format-reference.png" 256
 done
 ls -l "$out"

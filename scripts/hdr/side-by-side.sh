@@ -6,6 +6,7 @@
 # make-charts.sh needs, and a built `webimage` (swift build --product webimage).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+. scripts/hdr/reference-tonemap.sh
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 width=360
@@ -13,17 +14,7 @@ rows=()
 for format in avif heic jxl; do
     source=Tests/Images/sdwebimage/TestHDR.$format
     .build/debug/webimage convert "$source" "$work/ours.png" --thumbnail "${width}x10000" >/dev/null
-    case $format in
-        avif) avifdec --depth 16 "$source" "$work/decoded.png" >/dev/null ;;
-        heic) heif-convert "$source" "$work/decoded.png" >/dev/null ;;
-        jxl) djxl "$source" "$work/decoded.png" --bits_per_sample=16 >/dev/null 2>&1 ;;
-    esac
-    w=$(vipsheader -f width "$work/decoded.png")
-    h=$(vipsheader -f height "$work/decoded.png")
-    peak=$([ "$format" = jxl ] && jxlinfo "$source" | sed -n 's/^intensity_target: \([0-9.]*\) nits$/\1/p' || echo 1000)
-    vips rawsave "$work/decoded.png" "$work/decoded.raw16"
-    python3 scripts/hdr/charts.py --tonemap "$work/decoded.raw16" "$w" "$h" pq "$peak" "$work/mapped.raw8" 2>/dev/null
-    vips rawload "$work/mapped.raw8" "$work/mapped.v" "$w" "$h" 3 --interpretation srgb
+    reference_tonemap "$format" "$work" 2>/dev/null
     vips thumbnail "$work/mapped.v" "$work/reference.png" "$width"
     vips colourspace "$source" "$work/plain.v" srgb 2>/dev/null
     vips cast "$work/plain.v" "$work/plain8.v" uchar
