@@ -32,7 +32,7 @@ mkdir -p "$out"
 # Seeds: which test images each target starts from.
 seeds_of() {
     case "$1" in
-        jpeg-segments | jpeg-dc) find Tests/Images Tests/WebImageTests/Fixtures -name '*.jpg' ;;
+        jpeg-segments | jpeg-dc) find Tests/Images Tests/WebImageTests/Fixtures -name '*.jpg' -o -name '*.jpeg' ;;
         apng | png) find Tests/Images -name '*.png' -o -name '*.apng' ;;
         gif) find Tests/Images -name '*.gif' ;;
         svg) find Tests/Images -name '*.svg' ;;

@@ -1,6 +1,7 @@
 // The JPEG marker walkers of our own: the header segments (EXIF orientation, ICC profile
-// chunks), the progressive scan count, and the scan selection for a 1/8 decode; and the readers
-// of the metadata they find (EXIF's IFD0 tags, IPTC's copyright).
+// chunks), the progressive scan count, and the scan selection for a 1/8 decode; the readers
+// of the metadata they find (EXIF's IFD0 tags, IPTC's copyright); and the gain-map reader (MPF's
+// second image, its hdrgm: XMP).
 import Foundation
 import ImageEngine
 @testable import WebImage
@@ -18,6 +19,13 @@ func fuzz(_ bytes: UnsafePointer<UInt8>, _ count: Int) -> CInt {
         if let exif = metadata.exif { precondition(JPEGMetadata.ifd0Tags(ofEXIF: exif).count <= 1000) }
         // Filtered, a block is never longer: its resources rebuilt as one, its datasets fewer (a pad byte more at most).
         if let iptc = metadata.iptc, let kept = IPTCCopyright.kept(iptc) { precondition(kept.count <= iptc.count + 1) }
+    }
+    if let gainMap = GainMapJPEG(data) {
+        // The map is a part of the input, and its metadata within the ranges the reader admits.
+        let info = gainMap.info
+        precondition(!gainMap.mapData.isEmpty && gainMap.mapData.count < count)
+        precondition(info.pixelWidth > 0 && info.pixelHeight > 0 && info.headroom.isFinite && info.headroom >= 1)
+        precondition([info.minimumLog2, info.maximumLog2, info.gamma, info.offsetSDR, info.offsetHDR].allSatisfy { $0.count == 3 })
     }
     let scans = DecodeCost.progressiveJPEGScans(in: data, countingUpTo: 100)
     precondition(scans <= 101)
