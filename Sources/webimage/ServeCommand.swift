@@ -34,8 +34,9 @@ struct ServeCommand: AsyncParsableCommand {
         } catch let error as ImageServerConfigurationError {
             throw ValidationError("\n" + error.description)
         }
-        var logger = Logger(label: "swift-webimage.server")
-        logger.logLevel = Logger.Level(rawValue: configuration.logLevel) ?? .info
+        // Every line of the process, the library's too, in the configured form and level.
+        LoggingSystem.bootstrap(ImageServerLogHandler.factory(format: configuration.logFormat, level: configuration.logLevel))
+        let logger = Logger(label: "swift-webimage.server")
         try await ImageServer.run(configuration: configuration, parser: parser, logger: logger)
     }
 }

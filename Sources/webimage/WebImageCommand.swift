@@ -15,14 +15,15 @@ struct WebImageCommand: AsyncParsableCommand {
     /// The library's log at `WEBIMAGE_LOG_LEVEL` (errors only by default: each command reports
     /// its failures itself, one line each), then the command.
     static func main() async {
-        // `serve` logs a line per request (info); the other commands report their own failures.
-        let serving = CommandLine.arguments.dropFirst().first == "serve"
-        let level = ProcessInfo.processInfo.environment["WEBIMAGE_LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:))
-            ?? (serving ? .info : .error)
-        LoggingSystem.bootstrap { label in
-            var handler = StreamLogHandler.standardError(label: label)
-            handler.logLevel = level
-            return handler
+        // `serve` sets up its own log once its settings are read (LOG_FORMAT, LOG_LEVEL); the
+        // other commands report their own failures.
+        if CommandLine.arguments.dropFirst().first != "serve" {
+            let level = ProcessInfo.processInfo.environment["WEBIMAGE_LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:)) ?? .error
+            LoggingSystem.bootstrap { label in
+                var handler = StreamLogHandler.standardError(label: label)
+                handler.logLevel = level
+                return handler
+            }
         }
         do {
             var command = try parseAsRoot()

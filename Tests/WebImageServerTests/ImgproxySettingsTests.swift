@@ -67,7 +67,9 @@ import Testing
         let older = try await Self.load(["IMGPROXY_CONCURRENCY": "4", "IMGPROXY_ENABLE_WEBP_DETECTION": "true", "IMGPROXY_ETAG_ENABLED": "false"])
         #expect(older.workers == 4 && older.processing.autoWebP == true && older.usesETag == false)
         let level = try await Self.load(["IMGPROXY_LOG_LEVEL": "debug"])
-        #expect(level.logLevel == "debug")
+        #expect(level.logLevel == .debug)
+        let imgproxys = try await Self.load(["IMGPROXY_LOG_LEVEL": "WARN", "IMGPROXY_LOG_FORMAT": "json"])
+        #expect(imgproxys.logLevel == .warning && imgproxys.logFormat == .json)
     }
 
     @Test func aNameThatIsNoSettingStopsTheServerNamingIt() async throws {

@@ -59,16 +59,33 @@ final class ServeProcess: Sendable {
             Issue.record("webimage serve did not start: \(seen)")
             throw CancellationError()
         }
-        // The rest of the log is drained so that the child never blocks on a full pipe.
-        Task { while await chunks.next() != nil {} }
-        return ServeProcess(port: port, process: process, exited: exited.stream)
+        // The rest of the log is read as it comes, so that the child never blocks on a full pipe,
+        // and its lines kept (the newest thousand) for `logLines`.
+        let (lines, kept) = AsyncStream<String>.makeStream(bufferingPolicy: .bufferingNewest(1000))
+        Task { [seen] in
+            var pending = String(seen[(seen.lastIndex(of: "\n").map { seen.index(after: $0) } ?? seen.endIndex)...])
+            while let chunk = await chunks.next() {
+                pending += String(decoding: chunk, as: UTF8.self)
+                while let end = pending.firstIndex(of: "\n") {
+                    kept.yield(String(pending[..<end]))
+                    pending = String(pending[pending.index(after: end)...])
+                }
+            }
+            kept.finish()
+        }
+        return ServeProcess(port: port, process: process, exited: exited.stream, logLines: lines)
     }
 
-    private init(port: Int, process: Process, exited: AsyncStream<Int32>) {
+    private init(port: Int, process: Process, exited: AsyncStream<Int32>, logLines: AsyncStream<String>) {
         self.port = port
         self.process = process
         self.exited = exited
+        self.logLines = logLines
     }
+
+    /// The lines the server writes after the one that says where it listens, as they come (one
+    /// reader).
+    let logLines: AsyncStream<String>
 
     /// The server's process ID (for its /proc entries).
     var processIdentifier: Int32 { process.processIdentifier }

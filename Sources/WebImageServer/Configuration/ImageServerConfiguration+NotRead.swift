@@ -106,7 +106,6 @@ extension ImageServerConfiguration {
         .refused("airbrakeProjectKey", "Airbrake project key"),
         .refused("airbrakeEnvironment", aliases: ["airbrakeEnv"], "Airbrake environment"),
         // logging
-        .refused("logFormat", "log format (case-insensitive)"),
         .refused("syslogEnable", "send logs to syslog"),
         .refused("syslogLevel", "syslog level"),
         .refused("syslogNetwork", "syslog network"),

@@ -46,8 +46,12 @@ extension ImageServerConfiguration {
             "seconds requests in flight get after SIGTERM or SIGINT"
         ),
         .read(
-            "logLevel", \.logLevel, .oneOf(["trace", "debug", "info", "notice", "warning", "error", "critical"]),
-            "the server's log level; each image request's access line is `info`"
+            "logLevel", \.logLevel, .named("a log level", aliases: ["warn": .warning]),
+            "the log's level: trace, debug, info, notice, warning (or warn), error or critical; each image request's access line is `info`"
+        ),
+        .read(
+            "logFormat", \.logFormat, .named("a log format"),
+            "each log line's form: structured (`key=\"value\"`), pretty, json or gcp (JSON with `severity` and `message`); UTC times, to standard error"
         ),
         .read(
             "maxClients", \.maxClients, .int(),
@@ -129,7 +133,7 @@ extension ImageServerConfiguration {
             "pngQuantizationColors", \.processing.pngQuantizationColors, .int(in: 2...256),
             "the palette's colours, 2 to 256; rounded up to 2, 4, 16 or 256, as imgproxy's libvips call does"
         ),
-        .read("webpPreset", \.processing.webPPreset, .webPPreset, "libwebp's preset: default, photo, picture, drawing, icon or text"),
+        .read("webpPreset", \.processing.webPPreset, .named("a WebP preset"), "libwebp's preset: default, photo, picture, drawing, icon or text"),
         .read("webpEffort", \.processing.webPEffort, .int(in: 1...6), "WebP encoder effort, 1 to 6"),
         .read("avifSpeed", \.processing.avifSpeed, .int(in: 0...9), "AVIF encoder speed, 0 (slowest, smallest) to 9"),
         .read("jxlEffort", \.processing.jxlEffort, .int(in: 1...9), "JPEG XL encoder effort, 1 to 9"),

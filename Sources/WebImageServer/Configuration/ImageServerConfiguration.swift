@@ -1,5 +1,6 @@
 import Configuration
 import Foundation
+import Logging
 import WebImage
 
 /// The image server's settings. `webimage serve` reads them with swift-configuration: flags
@@ -63,9 +64,10 @@ public struct ImageServerConfiguration: Sendable {
     /// otherwise. It signs paths for the page, so it is never on by chance where others can
     /// reach it.
     public var playground: Bool?
-    /// The level of the server's log, one of swift-log's (`trace` ... `critical`): each image
-    /// request's access line is `info`.
-    public var logLevel = "info"
+    /// The level of the server's log (`LOG_LEVEL`): each image request's access line is `info`.
+    public var logLevel = Logger.Level.info
+    /// The form of each log line (`LOG_FORMAT`), imgproxy's default: `key="value"` pairs.
+    public var logFormat = ImageServerLogHandler.Format.structured
     /// `s3://bucket/key` sources (imgproxy's `USE_S3`), read as `s3` says.
     public var usesS3 = false
     public var s3 = S3Settings()

@@ -169,14 +169,16 @@ extension SettingParser where Value == Bool {
     }
 }
 
-extension SettingParser where Value == ImageCoderOptions.WebPPreset {
-    /// libwebp's preset by name, in any case (`WEBP_PRESET`).
-    static var webPPreset: Self {
-        let names = SettingParser<String>.oneOf(Value.allCases.map(\.rawValue))
+extension SettingParser where Value: CaseIterable & RawRepresentable & Sendable, Value.RawValue == String {
+    /// One of the type's names, in any case (`WEBP_PRESET`, `LOG_FORMAT`, `LOG_LEVEL`), or one of
+    /// `aliases` (another spelling: imgproxy's `warn` for `warning`).
+    static func named(_ what: String, aliases: [String: Value] = [:]) -> Self {
+        let names = SettingParser<String>.oneOf(Value.allCases.map(\.rawValue) + aliases.keys.sorted())
         return Self(
             parse: { text throws(ImageServerConfigurationError) in
-                guard let preset = Value(rawValue: try names.parse(text)) else { throw notA("a WebP preset", text) }
-                return preset
+                let name = try names.parse(text)
+                guard let value = Value(rawValue: name) ?? aliases[name] else { throw notA(what, text) }
+                return value
             },
             text: { $0.rawValue }
         )

@@ -66,7 +66,7 @@ extension ImageServer {
             services: [StoreWritesService(server: server)],
             onServerRunning: { channel in
                 let port = channel.localAddress?.port ?? configuration.bind.port
-                logger.info("webimage serve: listening on http://\(configuration.bind.host):\(port)")
+                logger.notice("webimage serve: listening on http://\(configuration.bind.host):\(port)")
                 await onListening(port)
             },
             logger: logger

@@ -3,15 +3,17 @@ import Hummingbird
 import NIOCore
 
 /// Gives each image request an ID and every response its `X-Request-ID`: the client's when it is
-/// a plausible ID (1 – 64 characters of `A-Z a-z 0-9 _ -`, as imgproxy accepts), else a new
-/// random one. The ID goes into `context.logger`'s metadata (`request_id`), so every line logged
-/// for the request names it. Outermost of the image routes' middleware: it also writes the
-/// response of a failed request (`ImageRequestFailure`), so that one carries the ID too.
+/// a plausible ID (1 – 64 characters of `A-Z a-z 0-9 _ -`, as imgproxy accepts), else the one
+/// Hummingbird gave the request (`context.id`: a random prefix a process and a counter, so no
+/// system call a request). The ID goes into `context.logger`'s metadata as `request_id` (imgproxy's
+/// name), so every line logged for the request names it. Outermost of the image routes'
+/// middleware: it also writes the response of a failed request (`ImageRequestFailure`), so that
+/// one carries the ID too.
 struct RequestIDMiddleware<Context: RequestContext>: RouterMiddleware {
     static var field: HTTPField.Name { HTTPField.Name("X-Request-ID")! }
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        let id = RequestID.take(request.headers[Self.field])
+        let id = plausibleRequestID(request.headers[Self.field]) ?? context.id
         var context = context
         context.logger[metadataKey: "request_id"] = "\(id)"
         var response: Response
@@ -25,20 +27,10 @@ struct RequestIDMiddleware<Context: RequestContext>: RouterMiddleware {
     }
 }
 
-/// Request IDs: taken from the client when plausible, else made.
-enum RequestID {
-    /// 64 characters, so that each takes 6 random bits.
-    private static let alphabet = Array("0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz-_".utf8)
-
-    static func take(_ header: String?) -> String {
-        if let header, (1...64).contains(header.utf8.count),
-           header.utf8.allSatisfy({ (65...90).contains($0) || (97...122).contains($0) || (48...57).contains($0) || $0 == 95 || $0 == 45 }) {
-            return header
-        }
-        // 20 characters from 2 draws (120 of 128 bits): each draw is a getrandom call.
-        var generator = SystemRandomNumberGenerator()
-        let draws: [UInt64] = [generator.next(), generator.next()]
-        let characters = (0..<20).map { index in alphabet[Int((draws[index / 10] >> (6 * UInt64(index % 10))) & 63)] }
-        return String(decoding: characters, as: UTF8.self)
-    }
+/// The client's request ID when it is one imgproxy would take.
+func plausibleRequestID(_ header: String?) -> String? {
+    guard let header, (1...64).contains(header.utf8.count),
+        header.utf8.allSatisfy({ (65...90).contains($0) || (97...122).contains($0) || (48...57).contains($0) || $0 == 95 || $0 == 45 })
+    else { return nil }
+    return header
 }

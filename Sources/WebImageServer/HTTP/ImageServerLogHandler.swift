@@ -1,0 +1,214 @@
+import Foundation
+import Logging
+import SystemPackage
+import WebImageSupport
+
+/// The server's log handler: one line an event in one of imgproxy's `LOG_FORMAT` forms, written
+/// to standard error with one `write(2)`.
+///
+/// `webimage serve` logs through it (the server's lines and the library's). A line costs one
+/// write and no lock: `StreamLogHandler` formats its time with `strftime` and writes through
+/// stdio under a lock with a flush after each line, which was an eighth of a cached hit's CPU.
+/// Times are UTC, formatted once a second. Metadata follows the message, keys in sorted order.
+public struct ImageServerLogHandler: LogHandler {
+    /// imgproxy's `LOG_FORMAT` forms.
+    public enum Format: String, CaseIterable, Sendable {
+        /// `time="2026-11-28 07:55:32" level="INFO" msg="GET /… 200" status=200 …`: imgproxy's default.
+        case structured
+        /// `2026-11-28 07:55:32 INFO GET /… 200 status=200 …`, for a person at a terminal.
+        case pretty
+        /// `{"time":"2026-11-28T07:55:32Z","level":"INFO","msg":"GET /… 200","status":200,…}`.
+        case json
+        /// JSON with Google Cloud Logging's names: `severity` and `message`.
+        case gcp
+    }
+
+    public var logLevel: Logger.Level = .info
+    public var metadata: Logger.Metadata = [:]
+    public var metadataProvider: Logger.MetadataProvider?
+
+    private let format: Format
+    private let clock: LogClock
+    private let write: @Sendable (String) -> Void
+
+    /// A handler writing `format` lines to standard error. Handlers made by one call of
+    /// `factory(format:)` share the clock that formats their times.
+    public init(format: Format) {
+        self.init(format: format, clock: LogClock(), write: Self.writeToStandardError)
+    }
+
+    /// A factory for `LoggingSystem.bootstrap`: every logger's handler writes `format` lines at
+    /// `level`.
+    public static func factory(format: Format, level: Logger.Level) -> @Sendable (String) -> any LogHandler {
+        let clock = LogClock()
+        return { _ in
+            var handler = ImageServerLogHandler(format: format, clock: clock, write: writeToStandardError)
+            handler.logLevel = level
+            return handler
+        }
+    }
+
+    /// A handler writing each line through `write` (tests read the lines).
+    init(format: Format, clock: LogClock, write: @escaping @Sendable (String) -> Void) {
+        self.format = format
+        self.clock = clock
+        self.write = write
+    }
+
+    /// One `write(2)` a line (a line of up to 4 KB reaches a pipe whole beside other writers').
+    @Sendable private static func writeToStandardError(_ line: String) {
+        var line = line
+        line.withUTF8 { bytes in _ = try? FileDescriptor.standardError.writeAll(bytes) }
+    }
+
+    public subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+
+    public func log(event: LogEvent) {
+        var merged = metadata
+        if let provided = metadataProvider?.get() { merged.merge(provided) { _, new in new } }
+        if let own = event.metadata { merged.merge(own) { _, new in new } }
+        write(line(level: event.level, message: event.message.description, metadata: merged, at: Date()))
+    }
+
+    /// The line for one event, its newline included.
+    func line(level: Logger.Level, message: String, metadata: Logger.Metadata, at date: Date) -> String {
+        let stamp = clock.stamp(Int(date.timeIntervalSince1970.rounded(.down)))
+        let levelName = Self.levelName(level)
+        var line = ""
+        line.reserveCapacity(160 + message.utf8.count)
+        switch format {
+        case .structured, .pretty:
+            let quotesAll = format == .structured
+            if quotesAll {
+                line += "time=\"\(stamp.dateTime)\" level=\"\(levelName)\" msg="
+                LogText.appendQuoted(message, to: &line)
+            } else {
+                // Raw unless it holds a control character (a path a client sent could start a
+                // line that looks like another).
+                line += "\(stamp.dateTime) \(levelName) "
+                if message.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F }) { LogText.appendQuoted(message, to: &line) } else { line += message }
+            }
+            for (key, value) in metadata.sorted(by: { $0.key < $1.key }) {
+                line += " \(key)="
+                let text = value.description
+                if LogText.isNumber(text) || (!quotesAll && !LogText.needsQuotes(text)) {
+                    line += text
+                } else {
+                    LogText.appendQuoted(text, to: &line)
+                }
+            }
+        case .json, .gcp:
+            let (levelKey, messageKey) = format == .gcp ? ("severity", "message") : ("level", "msg")
+            line += "{\"time\":\"\(stamp.rfc3339)\",\"\(levelKey)\":\"\(levelName)\",\"\(messageKey)\":"
+            LogText.appendQuoted(message, to: &line)
+            for (key, value) in metadata.sorted(by: { $0.key < $1.key }) {
+                line += ","
+                LogText.appendQuoted(key, to: &line)
+                line += ":"
+                let text = value.description
+                if LogText.isNumber(text) { line += text } else { LogText.appendQuoted(text, to: &line) }
+            }
+            line += "}"
+        }
+        line += "\n"
+        return line
+    }
+
+    /// imgproxy's level names, with swift-log's two others.
+    static func levelName(_ level: Logger.Level) -> String {
+        switch level {
+        case .trace: "TRACE"
+        case .debug: "DEBUG"
+        case .info: "INFO"
+        case .notice: "NOTICE"
+        case .warning: "WARNING"
+        case .error: "ERROR"
+        case .critical: "CRITICAL"
+        }
+    }
+}
+
+/// A line's time, formatted once a second for every handler that shares it.
+final class LogClock: Sendable {
+    private let last = Locked((second: Int.min, dateTime: "", rfc3339: ""))
+
+    /// `second` (since 1970, UTC) as `2026-11-28 07:55:32` and as `2026-11-28T07:55:32Z`.
+    func stamp(_ second: Int) -> (dateTime: String, rfc3339: String) {
+        last.withLock { last in
+            if last.second != second {
+                let (date, time) = Self.civil(second)
+                last = (second, date + " " + time, date + "T" + time + "Z")
+            }
+            return (last.dateTime, last.rfc3339)
+        }
+    }
+
+    /// The UTC date and time of `second`, by Howard Hinnant's days-to-civil algorithm (no
+    /// formatter: Foundation's leaks on Linux, `strftime` reads the time zone each call).
+    static func civil(_ second: Int) -> (date: String, time: String) {
+        let days = second >= 0 ? second / 86_400 : (second - 86_399) / 86_400
+        let ofDay = second - days * 86_400
+        let shifted = days + 719_468
+        let era = (shifted >= 0 ? shifted : shifted - 146_096) / 146_097
+        let dayOfEra = shifted - era * 146_097
+        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let monthIndex = (5 * dayOfYear + 2) / 153
+        let day = dayOfYear - (153 * monthIndex + 2) / 5 + 1
+        let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
+        let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
+        func two(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
+        let yearText = String(year)
+        let date = String(repeating: "0", count: max(0, 4 - yearText.count)) + yearText + "-" + two(month) + "-" + two(day)
+        return (date, two(ofDay / 3600) + ":" + two(ofDay / 60 % 60) + ":" + two(ofDay % 60))
+    }
+}
+
+/// Quoting for log values: JSON's string escapes, which a logfmt reader also takes.
+enum LogText {
+    static func appendQuoted(_ text: String, to line: inout String) {
+        line += "\""
+        guard text.utf8.contains(where: { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C || $0 == 0x7F }) else {
+            line += text
+            line += "\""
+            return
+        }
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": line += "\\\""
+            case "\\": line += "\\\\"
+            case "\n": line += "\\n"
+            case "\r": line += "\\r"
+            case "\t": line += "\\t"
+            case _ where scalar.value < 0x20 || scalar.value == 0x7F:
+                let hex = String(scalar.value, radix: 16)
+                line += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+            default: line.unicodeScalars.append(scalar)
+            }
+        }
+        line += "\""
+    }
+
+    /// An integer or a decimal (`200`, `-1`, `0.4`), written bare.
+    static func isNumber(_ text: String) -> Bool {
+        var digits = 0
+        var points = 0
+        for (index, byte) in text.utf8.enumerated() {
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): digits += 1
+            case UInt8(ascii: "-") where index == 0: continue
+            case UInt8(ascii: ".") where digits > 0 && points == 0: points += 1
+            default: return false
+            }
+        }
+        return digits > 0 && text.utf8.last != UInt8(ascii: ".")
+    }
+
+    /// Whether a pretty line must quote `text`: empty, or with a space, `=`, a quote or a control.
+    static func needsQuotes(_ text: String) -> Bool {
+        text.isEmpty || text.utf8.contains { $0 <= 0x20 || $0 == 0x3D || $0 == 0x22 || $0 == 0x7F }
+    }
+}

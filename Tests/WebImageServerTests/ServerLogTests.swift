@@ -1,0 +1,103 @@
+import Foundation
+import Logging
+import Testing
+import WebImageTestServer
+@testable import WebImageServer
+
+/// The server's log lines (`LOG_FORMAT`, `LOG_LEVEL`): what `webimage serve` writes for a
+/// request, as a log shipper reads it, and each form's quoting of what a client sent.
+@Suite(.timeLimit(.minutes(TestAllowance.minutes(3)))) struct ServerLogTests {
+    @Test func aRequestsLineInJSONNamesItsIDStatusPathAndCache() async throws {
+        try await withLogServer(["--log-format", "json"]) { server in
+            let path = "/unsafe/rs:fit:120:80/plain/local:///photos/rocket.jpg@png"
+            let reply = try await ServerUnderTest.get(path, port: server.port, headers: ["X-Request-ID": "log-test-1"])
+            #expect(reply.status == 200)
+            let line = try #require(await Self.line(of: server) { $0.contains("log-test-1") })
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], "not a JSON object: \(line)")
+            #expect(object["level"] as? String == "INFO" && object["request_id"] as? String == "log-test-1")
+            // The path without its signature (`unsafe` here).
+            let logged = String(path.dropFirst("/unsafe".count))
+            #expect(object["status"] as? Int == 200 && object["cache"] as? String == "miss" && object["path"] as? String == logged)
+            #expect(object["msg"] as? String == "GET \(logged) 200")
+            #expect((object["bytes"] as? Int).map { $0 == reply.body.count } == true)
+            let time = try #require(object["time"] as? String)
+            #expect(time.count == 20 && time.hasSuffix("Z") && time.dropFirst(10).hasPrefix("T"), "RFC 3339 in UTC: \(time)")
+        }
+    }
+
+    @Test func theDefaultFormIsImgproxysStructuredLineWithAFailuresReason() async throws {
+        try await withLogServer([]) { server in
+            let path = "/unsafe/rs:fit:120:80/plain/local:///no-such-image.jpg"
+            let reply = try await ServerUnderTest.get(path, port: server.port, headers: ["X-Request-ID": "log-test-2"])
+            #expect(reply.status == 404)
+            let line = try #require(await Self.line(of: server) { $0.contains("log-test-2") })
+            #expect(line.hasPrefix("time=\""), "\(line)")
+            #expect(line.contains(" level=\"INFO\" msg=\"GET \(path.dropFirst("/unsafe".count)) 404\""), "\(line)")
+            #expect(line.contains(" status=404") && line.contains(" request_id=\"log-test-2\"") && line.contains(" reason=\""), "\(line)")
+        }
+    }
+
+    @Test func aLevelAboveInfoKeepsTheAccessLineOut() async throws {
+        // Access lines are info; where the server listens is a notice, still written.
+        try await withLogServer(["--log-level", "notice"]) { server in
+            let reply = try await ServerUnderTest.get("/unsafe/rs:fit:120:80/plain/local:///photos/rocket.jpg", port: server.port)
+            #expect(reply.status == 200)
+            server.signal(SIGTERM)
+            #expect(await server.exitStatus() == 0)
+            var lines: [String] = []
+            for await line in server.logLines { lines.append(line) }
+            #expect(!lines.contains { $0.contains("msg=\"GET ") }, "\(lines)")
+        }
+    }
+
+    @Test func eachFormQuotesWhatAClientSent() throws {
+        let clock = LogClock()
+        let at = Date(timeIntervalSince1970: 1_795_824_000)  // 2026-11-28 00:00:00 UTC
+        let metadata: Logger.Metadata = ["path": "/a \"b\"\n", "status": "404", "ratio": "0.5", "id": "-"]
+        func line(_ format: ImageServerLogHandler.Format) -> String {
+            ImageServerLogHandler(format: format, clock: clock) { _ in }.line(level: .warning, message: "x\t\"y\"", metadata: metadata, at: at)
+        }
+        #expect(line(.structured) == #"time="2026-11-28 00:00:00" level="WARNING" msg="x\t\"y\"" id="-" path="/a \"b\"\n" ratio=0.5 status=404"# + "\n")
+        #expect(line(.pretty) == #"2026-11-28 00:00:00 WARNING "x\t\"y\"" id=- path="/a \"b\"\n" ratio=0.5 status=404"# + "\n")
+        let json = line(.json)
+        #expect(json == #"{"time":"2026-11-28T00:00:00Z","level":"WARNING","msg":"x\t\"y\"","id":"-","path":"/a \"b\"\n","ratio":0.5,"status":404}"# + "\n")
+        let gcp = try #require(try JSONSerialization.jsonObject(with: Data(line(.gcp).utf8)) as? [String: Any])
+        #expect(gcp["severity"] as? String == "WARNING" && gcp["message"] as? String == "x\t\"y\"" && gcp["path"] as? String == "/a \"b\"\n")
+        #expect(gcp["level"] == nil && gcp["msg"] == nil)
+        // A control character a client sent reaches no line raw.
+        let control = ImageServerLogHandler(format: .json, clock: clock) { _ in }.line(level: .info, message: "\u{1B}[31m", metadata: [:], at: at)
+        #expect(control.contains(#""msg":"\u001b[31m""#) && control.utf8.filter { $0 < 0x20 }.count == 1, "only the newline: \(control)")
+    }
+
+    @Test func timesAreUTCCalendarDatesAcrossLeapDaysAndCenturies() {
+        // Each against `date -u -d @SECONDS '+%F %T'`.
+        let cases: [(Int, String)] = [
+            (0, "1970-01-01 00:00:00"), (951_782_399, "2000-02-28 23:59:59"), (951_782_400, "2000-02-29 00:00:00"),
+            (4_107_542_400, "2100-03-01 00:00:00"), (1_795_910_399, "2026-11-28 23:59:59"), (-1, "1969-12-31 23:59:59"),
+        ]
+        for (second, expected) in cases {
+            let (date, time) = LogClock.civil(second)
+            #expect(date + " " + time == expected, "\(second)")
+        }
+    }
+
+    @Test func aLogFormatNotImgproxysStopsTheStartNamingIt() async throws {
+        let error = await #expect(throws: ImageServerConfigurationError.self) {
+            try await ImageServerConfiguration.load(arguments: ["webimage", "--log-format", "xml"], environment: [:])
+        }
+        #expect(error.map { "\($0)".contains("LOG_FORMAT") && "\($0)".contains("xml") } == true, "\(String(describing: error))")
+    }
+
+    /// `webimage serve` on Tests/Images with a fresh cache folder and `settings`.
+    private func withLogServer(_ settings: [String], _ body: (ServeProcess) async throws -> Void) async throws {
+        let cache = FileManager.default.temporaryDirectory.appendingPathComponent("webimage-log-" + UUID().uuidString)
+        defer { try? FileManager.default.removeItem(at: cache) }
+        try await withServeProcess(["--local-filesystem-root", TestServer.imagesFolder.path, "--cache-dir", cache.path] + settings, body)
+    }
+
+    /// The first log line `matching` that the server writes (nil if it exits first).
+    private static func line(of server: ServeProcess, matching: (String) -> Bool) async -> String? {
+        for await line in server.logLines where matching(line) { return line }
+        return nil
+    }
+}
