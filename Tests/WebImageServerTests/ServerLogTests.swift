@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import Testing
+import WebImageSupport
 import WebImageTestServer
 @testable import WebImageServer
 
@@ -67,6 +68,18 @@ import WebImageTestServer
         // A control character a client sent reaches no line raw.
         let control = ImageServerLogHandler(format: .json, clock: clock) { _ in }.line(level: .info, message: "\u{1B}[31m", metadata: [:], at: at)
         #expect(control.contains(#""msg":"\u001b[31m""#) && control.utf8.filter { $0 < 0x20 }.count == 1, "only the newline: \(control)")
+    }
+
+    @Test func aLinesOwnMetadataWinsOverTheLoggersOfTheSameKey() {
+        let lines = Locked<[String]>([])
+        var logger = Logger(label: "test") { _ in
+            ImageServerLogHandler(format: .structured, clock: LogClock()) { line in lines.withLock { $0.append(line) } }
+        }
+        logger[metadataKey: "request_id"] = "from-the-logger"
+        logger[metadataKey: "a"] = "1"
+        logger.info("hello", metadata: ["request_id": "from-the-line", "z": "2"])
+        let line = lines.withLock { $0 }.first ?? ""
+        #expect(line.hasSuffix(#" msg="hello" a=1 request_id="from-the-line" z=2"# + "\n"), "\(line)")
     }
 
     @Test func timesAreUTCCalendarDatesAcrossLeapDaysAndCenturies() {

@@ -67,14 +67,17 @@ public struct ImageServerLogHandler: LogHandler {
     }
 
     public func log(event: LogEvent) {
-        var merged = metadata
-        if let provided = metadataProvider?.get() { merged.merge(provided) { _, new in new } }
-        if let own = event.metadata { merged.merge(own) { _, new in new } }
-        write(line(level: event.level, message: event.message.description, metadata: merged, at: Date()))
+        // The handler's, the provider's and the event's entries, sorted by key, a later one in
+        // place of an earlier one of the same key (a sorted array: no dictionary rehashed a line).
+        var entries = Array(metadata)
+        if let provided = metadataProvider?.get() { entries += provided }
+        if let own = event.metadata { entries += own }
+        write(line(level: event.level, message: event.message.description, metadata: entries, at: Date()))
     }
 
     /// The line for one event, its newline included.
-    func line(level: Logger.Level, message: String, metadata: Logger.Metadata, at date: Date) -> String {
+    func line(level: Logger.Level, message: String, metadata: some Collection<(key: String, value: Logger.MetadataValue)>, at date: Date) -> String {
+        let metadata = Self.sortedLastWins(metadata)
         let stamp = clock.stamp(Int(date.timeIntervalSince1970.rounded(.down)))
         let levelName = Self.levelName(level)
         var line = ""
@@ -91,7 +94,7 @@ public struct ImageServerLogHandler: LogHandler {
                 line += "\(stamp.dateTime) \(levelName) "
                 if message.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F }) { LogText.appendQuoted(message, to: &line) } else { line += message }
             }
-            for (key, value) in metadata.sorted(by: { $0.key < $1.key }) {
+            for (key, value) in metadata {
                 line += " \(key)="
                 let text = value.description
                 if LogText.isNumber(text) || (!quotesAll && !LogText.needsQuotes(text)) {
@@ -104,7 +107,7 @@ public struct ImageServerLogHandler: LogHandler {
             let (levelKey, messageKey) = format == .gcp ? ("severity", "message") : ("level", "msg")
             line += "{\"time\":\"\(stamp.rfc3339)\",\"\(levelKey)\":\"\(levelName)\",\"\(messageKey)\":"
             LogText.appendQuoted(message, to: &line)
-            for (key, value) in metadata.sorted(by: { $0.key < $1.key }) {
+            for (key, value) in metadata {
                 line += ","
                 LogText.appendQuoted(key, to: &line)
                 line += ":"
@@ -115,6 +118,18 @@ public struct ImageServerLogHandler: LogHandler {
         }
         line += "\n"
         return line
+    }
+
+    /// `entries` by key, the last of each key only.
+    private static func sortedLastWins(_ entries: some Collection<(key: String, value: Logger.MetadataValue)>) -> [(key: String, value: Logger.MetadataValue)] {
+        // Sorted by key then by position, so that of equal keys the last comes last.
+        let sorted = entries.enumerated().sorted { $0.element.key != $1.element.key ? $0.element.key < $1.element.key : $0.offset < $1.offset }
+        var kept: [(key: String, value: Logger.MetadataValue)] = []
+        kept.reserveCapacity(sorted.count)
+        for (_, entry) in sorted {
+            if kept.last?.key == entry.key { kept[kept.count - 1] = entry } else { kept.append(entry) }
+        }
+        return kept
     }
 
     /// imgproxy's level names, with swift-log's two others.
