@@ -3,7 +3,7 @@ import Testing
 import WebImageTestServer
 @testable import WebImageServer
 
-/// Issue 35, part 3: every decode bomb of docs/decode-limits.md ("The bombs"), made by
+/// Issue 35, part 3: every decode bomb of docs/reliability.md ("The bombs"), made by
 /// scripts/decode-bombs/bombs.py into a local root, asked of `webimage serve` (a process of its
 /// own, its defaults) by its imgproxy URL: each request ends within the server's `TIMEOUT` with
 /// 422 (or 503), or 200 for the cases that decode; the server's peak resident memory across the

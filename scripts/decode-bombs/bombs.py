@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The decode bombs of docs/decode-limits.md ("The bombs"), written into a folder.
+"""The decode bombs of docs/reliability.md ("The bombs"), written into a folder.
 
     python3 scripts/decode-bombs/bombs.py OUT [NAME|CLASS ...]   # every bomb, or those named
     python3 scripts/decode-bombs/bombs.py --list                 # the cases, as the doc's table

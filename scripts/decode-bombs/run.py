@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Runs each case of a folder that bombs.py wrote, and reports wall time, CPU time, peak
-resident memory and how it ended, against its bound (docs/decode-limits.md, "The bombs").
+resident memory and how it ended, against its bound (docs/reliability.md, "The bombs").
 
     python3 scripts/decode-bombs/run.py FOLDER [--webimage BIN]... [--serve] [CASE|CLASS ...]
 
