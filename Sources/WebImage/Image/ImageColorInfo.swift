@@ -108,11 +108,11 @@ public struct ImageColorInfo: Hashable, Sendable, CustomStringConvertible {
         self.peakLuminance = peakLuminance
     }
 
-    /// The colour of a gain-map JPEG's HDR rendition (`decodeToHDR`): PQ with BT.709
-    /// primaries, full range, the map kept.
+    /// The colour of a gain-map JPEG's HDR rendition (`decodeToHDR`): PQ in the primaries the
+    /// map applies in (BT.709 unless ISO 21496-1 names the alternate's), full range, the map kept.
     var gainMapRendition: ImageColorInfo {
         var rendition = ImageColorInfo(
-            primaries: .bt709, transfer: .pq, matrixCoefficients: 0, isFullRange: true, bitsPerComponent: bitsPerComponent,
+            primaries: gainMap?.renditionPrimaries ?? .bt709, transfer: .pq, matrixCoefficients: 0, isFullRange: true, bitsPerComponent: bitsPerComponent,
             hasICCProfile: hasICCProfile, peakLuminance: gainMap.map { Self.referenceWhite * $0.headroom }
         )
         rendition.gainMap = gainMap

@@ -63,6 +63,23 @@ import WebImage
         #expect(worst.grey <= 2 && worst.saturated <= 5, "\(file) as \(format): worst CIEDE2000 \(worst)")
     }
 
+    /// `encodeEffort` reaches the HDR encoders as it reaches libvips' savers: AVIF's libaom speed
+    /// (9 - effort), JPEG XL's libjxl effort; another effort gives other bytes, still HDR.
+    @Test(arguments: [(ImageFormat.avif, 2, 7), (.jxl, 3, 8)])
+    func theEncodeEffortReachesTheHDREncoders(format: ImageFormat, lower: Int, higher: Int) throws {
+        let image = try Self.decoded("sdwebimage/TestHDR.heic", hdr: true, thumbnail: CGSize(width: 150, height: 150))
+        let encoded = try [lower, higher].map { effort in
+            var options = ImageCoderOptions()
+            options.encodeEffort = effort
+            return try ImageCodersManager.shared.encode(image, format: format, options: options)
+        }
+        #expect(encoded[0] != encoded[1], "\(format): \(encoded.map(\.count)) bytes")
+        for data in encoded {
+            let info = try ImageHeader(probing: data).colorInfo
+            #expect(info.transfer == .pq && info.bitsPerComponent >= 10, "\(info)")
+        }
+    }
+
     @Test func aThumbnailKeepsHDRAndItsSize() throws {
         let image = try Self.decoded("sdwebimage/TestHDR.heic", hdr: true, thumbnail: CGSize(width: 300, height: 300))
         #expect(image.pixelWidth == 300 && image.pixelHeight == 200 && image.isHighDynamicRange)
