@@ -3,11 +3,12 @@ import ImageEngine
 import Testing
 @testable import WebImage
 
-/// The transformers on an HDR image (decoded with `decodeToHDR`): they work on its 16-bit
+/// The transformers on an HDR image (decoded with `decodeToHDR`; TestHDR.jpeg's is its gain
+/// map's rendition): they work on its 16-bit
 /// samples, without tone mapping first, and the result stays HDR with the source's colour; its
 /// samples are libvips' own operation on the source's 16-bit samples, within a small bound.
 @Suite struct HDRTransformerTests {
-    static let files = ["sdwebimage/TestHDR.avif", "sdwebimage/TestHDR.heic", "sdwebimage/TestHDR.jxl"]
+    static let files = ["sdwebimage/TestHDR.avif", "sdwebimage/TestHDR.heic", "sdwebimage/TestHDR.jxl", "sdwebimage/TestHDR.jpeg"]
 
     /// The file decoded HDR at 300 pixels (a decode-time thumbnail, HDR itself).
     static func hdrImage(_ file: String) throws -> WebImage.Image {
