@@ -1,4 +1,5 @@
 import Foundation
+import ImageEngine
 import Testing
 import WebImage
 
@@ -39,6 +40,23 @@ import WebImage
         #expect(try Self.samplesBeyondEightBits(png) > 0)
         let jpeg = try Self.decoded("photos/rocket.jpg", hdr: true)
         #expect(jpeg.bitsPerComponent == 8 && !jpeg.isHighDynamicRange)
+    }
+
+    /// A 16-bit TIFF (monkey16.png's samples, written by libvips' tiffsave) keeps its 16 bits
+    /// under the option, the same samples as the PNG, and is 8-bit without it.
+    @Test func aSixteenBitTIFFKeepsSixteenBits() throws {
+        let png = try TestImages.data("libjpeg-turbo/monkey16.png")
+        let tiff = try VipsImageRef.load("pngload_buffer", data: png).save("tiffsave_buffer", options: "compression=deflate")
+        var options = ImageCoderOptions()
+        options.decodeToHDR = true
+        let image = try ImageCodersManager.shared.decode(tiff, options: options)
+        #expect(image.format == .tiff && image.bitsPerComponent == 16 && !image.isHighDynamicRange)
+        let fromPNG = try Self.decoded("libjpeg-turbo/monkey16.png", hdr: true)
+        try image.withUnsafeRGBA16Samples { tiffSamples in
+            try fromPNG.withUnsafeRGBA16Samples { #expect(tiffSamples.elementsEqual($0)) }
+        }
+        #expect(try Self.samplesBeyondEightBits(image) > 0)
+        #expect(try ImageCodersManager.shared.decode(tiff, options: ImageCoderOptions()).bitsPerComponent == 8)
     }
 
     static let roundTrips: [(String, ImageFormat)] = [
