@@ -61,7 +61,7 @@ import WebImage
 
     static let roundTrips: [(String, ImageFormat)] = [
         ("hdr/chart-pq.avif", .avif), ("hdr/chart-pq.avif", .heic), ("hdr/chart-pq.avif", .jxl), ("hdr/chart-pq.avif", .png),
-        ("hdr/chart-hlg.png", .avif), ("hdr/chart-hlg.png", .jxl), ("hdr/chart-hlg.png", .png),
+        ("hdr/chart-hlg.png", .avif), ("hdr/chart-hlg.png", .heic), ("hdr/chart-hlg.png", .jxl), ("hdr/chart-hlg.png", .png),
     ]
 
     @Test(arguments: roundTrips)
