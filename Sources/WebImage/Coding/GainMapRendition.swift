@@ -39,7 +39,7 @@ extension VipsLoader {
                 ).budgeted(by: workBudget)
                 if profile != nil { base = try base.iccTransformedToSRGB() }
                 var sdr = try base.call("colourspace", "space=scrgb")
-                if primaries != 1 { sdr = try sdr.recombined(by: SDRColourCodes.matrix(from709To: primaries)) }
+                if primaries != 1 { sdr = try sdr.recombined(by: info.renditionPrimaries.matrixFromBT709) }
                 if sdr.width != stored.width || sdr.height != stored.height {
                     sdr = try sdr.resized(
                         horizontalScale: Double(stored.width) / Double(sdr.width), verticalScale: Double(stored.height) / Double(sdr.height)
