@@ -1,7 +1,8 @@
 // The JPEG marker walkers of our own: the header segments (EXIF orientation, ICC profile
 // chunks), the progressive scan count, and the scan selection for a 1/8 decode; the readers
 // of the metadata they find (EXIF's IFD0 tags, IPTC's copyright); and the gain-map reader (MPF's
-// second image, its hdrgm: XMP).
+// second image, its ISO 21496-1 box or hdrgm: XMP, its ICC profile's primaries), its ISO and ICC
+// parsers also run on the whole input.
 import Foundation
 import ImageEngine
 @testable import WebImage
@@ -26,7 +27,14 @@ func fuzz(_ bytes: UnsafePointer<UInt8>, _ count: Int) -> CInt {
         precondition(!gainMap.mapData.isEmpty && gainMap.mapData.count < count)
         precondition(info.pixelWidth > 0 && info.pixelHeight > 0 && info.headroom.isFinite && info.headroom >= 1)
         precondition([info.minimumLog2, info.maximumLog2, info.gamma, info.offsetSDR, info.offsetHDR].allSatisfy { $0.count == 3 })
+        precondition(info.usesBaseColourSpace || info.alternatePrimaries != nil || info.renditionPrimaries == .bt709)
     }
+    if let info = GainMapJPEG.info(iso: ArraySlice(data), width: 1, height: 1) {
+        precondition(info.capacityMaximumLog2 > info.capacityMinimumLog2 && info.gamma.allSatisfy { $0 > 0 })
+        precondition(zip(info.minimumLog2, info.maximumLog2).allSatisfy { $0 <= $1 })
+    }
+    _ = GainMapJPEG.isoVersionIsReadable(ArraySlice(data))
+    _ = GainMapJPEG.primaries(ofICC: data)
     let scans = DecodeCost.progressiveJPEGScans(in: data, countingUpTo: 100)
     precondition(scans <= 101)
     if let cut = TurboJPEG.scansReadAtOneEighth(of: data) {

@@ -49,7 +49,7 @@ static int wi_heif_fail(const char *what, struct heif_error error) {
 }
 
 int wi_heif_save_hdr(const uint16_t *samples, int width, int height, int bands, int av1, int bits, int quality,
-                     int primaries, int transfer, void **data, size_t *length) {
+                     int effort, int primaries, int transfer, void **data, size_t *length) {
     if ((bands != 3 && bands != 4) || (bits != 10 && bits != 12) || width <= 0 || height <= 0) {
         vips_error("wi_heif_save_hdr", "RGB or RGBA samples and 10 or 12 bits expected");
         return -1;
@@ -116,6 +116,11 @@ int wi_heif_save_hdr(const uint16_t *samples, int width, int height, int bands, 
         goto done;
     }
     heif_encoder_set_lossy_quality(encoder, quality);
+    if (effort >= 0) {
+        // As libvips' heifsave sets it: libaom's speed; x265 has no such parameter and keeps
+        // its preset (its refusal is not a failure).
+        heif_encoder_set_parameter_integer(encoder, "speed", 9 - effort);
+    }
     options = heif_encoding_options_alloc();
     options->output_nclx_profile = nclx;
     // libheif 1.15 leaves the nclx box out by default (a workaround for macOS); the box is what
@@ -156,8 +161,8 @@ done:
     return status;
 }
 
-int wi_jxl_save_hdr(const uint16_t *samples, int width, int height, int bands, double distance, int primaries,
-                    int transfer, double peak_luminance, void **data, size_t *length) {
+int wi_jxl_save_hdr(const uint16_t *samples, int width, int height, int bands, double distance, int effort,
+                    int primaries, int transfer, double peak_luminance, void **data, size_t *length) {
     if ((bands != 3 && bands != 4) || width <= 0 || height <= 0) {
         vips_error("wi_jxl_save_hdr", "RGB or RGBA samples expected");
         return -1;
@@ -202,7 +207,8 @@ int wi_jxl_save_hdr(const uint16_t *samples, int width, int height, int bands, d
     if (JxlEncoderSetBasicInfo(encoder, &info) != JXL_ENC_SUCCESS ||
         JxlEncoderSetColorEncoding(encoder, &encoding) != JXL_ENC_SUCCESS ||
         (settings = JxlEncoderFrameSettingsCreate(encoder, NULL)) == NULL ||
-        JxlEncoderSetFrameDistance(settings, (float)distance) != JXL_ENC_SUCCESS) {
+        JxlEncoderSetFrameDistance(settings, (float)distance) != JXL_ENC_SUCCESS ||
+        (effort > 0 && JxlEncoderFrameSettingsSetOption(settings, JXL_ENC_FRAME_SETTING_EFFORT, effort) != JXL_ENC_SUCCESS)) {
         vips_error("wi_jxl_save_hdr", "libjxl refused the image's settings");
         goto done;
     }

@@ -100,23 +100,24 @@ public struct SixteenBitSamples: Sendable {
         self.samples = samples
     }
 
-    /// Encoded as AVIF (`av1`) or HEIC at `bits` (10 or 12), at libheif's `quality` (0...100),
-    /// with an nclx box stating `encoding`'s primaries and transfer (libheif).
-    public func heifData(av1: Bool, bits: Int, quality: Int, encoding: ColourEncoding) throws(VipsError) -> Data {
+    /// Encoded as AVIF (`av1`) or HEIC at `bits` (10 or 12), at libheif's `quality` (0...100)
+    /// and `effort` (0...9, as libvips' heifsave: AV1's speed is 9 - effort; HEVC's x265 takes
+    /// none), with an nclx box stating `encoding`'s primaries and transfer (libheif).
+    public func heifData(av1: Bool, bits: Int, quality: Int, effort: Int?, encoding: ColourEncoding) throws(VipsError) -> Data {
         try encoded { data, length in
             wi_heif_save_hdr(
-                samples, Int32(width), Int32(height), Int32(bands), av1 ? 1 : 0, Int32(bits), Int32(quality),
+                samples, Int32(width), Int32(height), Int32(bands), av1 ? 1 : 0, Int32(bits), Int32(quality), Int32(effort ?? -1),
                 Int32(encoding.primaries), Int32(encoding.transfer), &data, &length
             )
         }
     }
 
-    /// Encoded as JPEG XL at butteraugli `distance` (0 lossless) with `encoding`'s primaries,
-    /// transfer and peak luminance as its colour encoding (libjxl).
-    public func jxlData(distance: Double, encoding: ColourEncoding) throws(VipsError) -> Data {
+    /// Encoded as JPEG XL at butteraugli `distance` (0 lossless) and `effort` (1...9) with
+    /// `encoding`'s primaries, transfer and peak luminance as its colour encoding (libjxl).
+    public func jxlData(distance: Double, effort: Int?, encoding: ColourEncoding) throws(VipsError) -> Data {
         try encoded { data, length in
             wi_jxl_save_hdr(
-                samples, Int32(width), Int32(height), Int32(bands), distance, Int32(encoding.primaries),
+                samples, Int32(width), Int32(height), Int32(bands), distance, Int32(effort ?? -1), Int32(encoding.primaries),
                 Int32(encoding.transfer), encoding.peakLuminance ?? 0, &data, &length
             )
         }

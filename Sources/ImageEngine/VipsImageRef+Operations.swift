@@ -1,3 +1,5 @@
+import CLibvips
+
 /// libvips' operations that the library runs, with Swift signatures: the operation names and
 /// their option strings stay inside this target. Each returns a new lazy image.
 extension VipsImageRef {
@@ -139,6 +141,18 @@ extension VipsImageRef {
     /// This image with each band `band * multipliers[i] + addends[i]` (one value a band).
     public func linear(multipliers: [Double], addends: [Double]) throws(VipsError) -> VipsImageRef {
         try call("linear", "a=\(Self.bandValues(multipliers)),b=\(Self.bandValues(addends))")
+    }
+
+    /// This image's bands mixed by `rows` (output band i the sum of input band j times
+    /// `rows[i][j]`; libvips' recomb), as a 3x3 matrix converts linear RGB between primaries.
+    public func recombined(by rows: [[Double]]) throws(VipsError) -> VipsImageRef {
+        let values = rows.flatMap { $0 }
+        guard let columns = rows.first?.count, columns > 0, values.count == columns * rows.count,
+              let matrix = values.withUnsafeBufferPointer({
+                  vips_image_new_matrix_from_array(Int32(columns), Int32(rows.count), $0.baseAddress, Int32($0.count))
+              })
+        else { throw Vips.lastError(or: "cannot make a \(rows.count)-row matrix") }
+        return try call("recomb", with: VipsImageRef(matrix), names: ("in", "m"))
     }
 
     /// `values` as libvips reads an array option: whole numbers without a fraction.

@@ -78,6 +78,22 @@ import WebImageTestServer
         }
     }
 
+    /// The same through the command a user runs, `webimage serve` as a child process, reading
+    /// the four TestHDR files from a local folder: SDR by default, HDR with `ph:1`.
+    @Test func webimageServeGivesSDRByDefaultAndHDRWithPh() async throws {
+        let cache = FileManager.default.temporaryDirectory.appendingPathComponent("webimage-hdr-serve-" + UUID().uuidString)
+        defer { try? FileManager.default.removeItem(at: cache) }
+        let settings = ["--local-filesystem-root", TestServer.imagesFolder.appendingPathComponent("sdwebimage").path, "--cache-dir", cache.path]
+        try await withServeProcess(settings) { server in
+            for file in ["TestHDR.avif", "TestHDR.heic", "TestHDR.jxl", "TestHDR.jpeg"] {
+                let hdr = try Self.colour(of: try await ServerUnderTest.get("/unsafe/rs:fit:200:200/ph:1/plain/local:///\(file)@avif", port: server.port))
+                #expect(hdr.transfer == .pq && hdr.bitsPerComponent > 8, "\(file) ph:1: \(hdr)")
+                let sdr = try Self.colour(of: try await ServerUnderTest.get("/unsafe/rs:fit:200:200/plain/local:///\(file)@avif", port: server.port))
+                #expect(sdr.bitsPerComponent == 8 && !sdr.isHighDynamicRange, "\(file): \(sdr)")
+            }
+        }
+    }
+
     @Test func preserveHDRMakesItTheDefault() async throws {
         let configuration = try await ImgproxySettingsTests.load(["IMGPROXY_PRESERVE_HDR": "true"])
         #expect(configuration.processing.preserveHDR)

@@ -242,12 +242,14 @@ VipsImage *wi_tone_map_lazy(VipsImage *in, int transfer, int primaries, int sign
 /// 16-bit RGB or RGBA `samples` (full signal at 65535, in CICP `primaries` and `transfer`)
 /// encoded as AVIF (`av1`, always 12 bits: see hdr_save.c) or HEIC at `bits` (10 or 12) with an
 /// nclx box saying so, at libheif
-/// `quality` 0...100, through libheif. Returns 0 with `*data` (free with free()) or -1.
+/// `quality` 0...100 and `effort` 0...9 (libvips' scale; -1 the encoder's default), through
+/// libheif. Returns 0 with `*data` (free with free()) or -1.
 int wi_heif_save_hdr(const uint16_t *samples, int width, int height, int bands, int av1, int bits, int quality,
-                     int primaries, int transfer, void **data, size_t *length);
-/// The same as JPEG XL at butteraugli `distance` (0 lossless), its colour encoding set from
-/// `primaries` and `transfer` and its intensity target from `peak_luminance` (0: libjxl's).
-int wi_jxl_save_hdr(const uint16_t *samples, int width, int height, int bands, double distance, int primaries,
-                    int transfer, double peak_luminance, void **data, size_t *length);
+                     int effort, int primaries, int transfer, void **data, size_t *length);
+/// The same as JPEG XL at butteraugli `distance` (0 lossless) and `effort` 1...9 (-1 libjxl's
+/// default, 7), its colour encoding set from `primaries` and `transfer` and its intensity
+/// target from `peak_luminance` (0: libjxl's).
+int wi_jxl_save_hdr(const uint16_t *samples, int width, int height, int bands, double distance, int effort,
+                    int primaries, int transfer, double peak_luminance, void **data, size_t *length);
 
 #endif

@@ -1,11 +1,12 @@
 import Foundation
 
 /// The gain map of an Ultra HDR / Adobe gain-map JPEG, found in the file's bytes: the second
-/// image of the primary image's MPF index (CIPA DC-007, an APP2 segment), its metadata the
-/// `hdrgm:` XMP (APP1) of that image. Read from outside bytes in Swift: every length and
-/// offset is checked against the data, and anything missing or malformed reads as no gain map
-/// (the file is then the plain JPEG it also is). ISO 21496-1's binary APP2 box is not read:
-/// Ultra HDR writers put the XMP beside it.
+/// image of the primary image's MPF index (CIPA DC-007, an APP2 segment), its metadata that
+/// image's ISO 21496-1 APP2 box or its `hdrgm:` XMP (APP1). The ISO box wins when both are
+/// there and it reads (as libultrahdr's decoder prefers it), unless the primary image's ISO
+/// version box asks for a newer reader; the XMP serves otherwise. Read from outside bytes in
+/// Swift: every length and offset is checked against the data, and anything missing or
+/// malformed reads as no gain map (the file is then the plain JPEG it also is).
 struct GainMapJPEG: Sendable {
     /// The gain map's own JPEG.
     let mapData: Data
@@ -17,14 +18,26 @@ struct GainMapJPEG: Sendable {
     }
 
     private static func parse(_ bytes: UnsafeBufferPointer<UInt8>) -> (Data, GainMapInfo)? {
-        guard let mpf = Self.segments(of: bytes, from: 0).first(where: { Self.payload($0, bytes, startsWith: Self.mpfSignature) }),
+        let primary = Self.segments(of: bytes, from: 0)
+        guard let mpf = primary.first(where: { Self.payload($0, bytes, startsWith: Self.mpfSignature) }),
               let map = Self.secondImage(mpf: mpf.lowerBound + Self.mpfSignature.count, in: bytes),
-              let xmp = Self.segments(of: bytes, from: map.lowerBound).first(where: { Self.payload($0, bytes, startsWith: Self.xmpSignature) }),
               let dimensions = Self.frameSize(of: bytes, from: map.lowerBound)
         else { return nil }
-        let text = String(decoding: bytes[(xmp.lowerBound + Self.xmpSignature.count)..<xmp.upperBound], as: UTF8.self)
-        guard let info = Self.info(xmp: text, width: dimensions.width, height: dimensions.height) else { return nil }
-        return (Data(bytes[map]), info)
+        let (width, height) = dimensions
+        let mapSegments = Self.segments(of: bytes, from: map.lowerBound)
+        func body(of segments: [Range<Int>], after signature: [UInt8]) -> ArraySlice<UInt8>? {
+            segments.first { Self.payload($0, bytes, startsWith: signature) }.map { ArraySlice(bytes[($0.lowerBound + signature.count)..<$0.upperBound]) }
+        }
+        let isoAllowed = body(of: primary, after: Self.isoSignature).map(Self.isoVersionIsReadable) ?? true
+        let iso = isoAllowed ? body(of: mapSegments, after: Self.isoSignature).flatMap { Self.info(iso: $0, width: width, height: height) } : nil
+        guard var info = iso ?? body(of: mapSegments, after: Self.xmpSignature).flatMap({
+            Self.info(xmp: String(decoding: $0, as: UTF8.self), width: width, height: height)
+        }) else { return nil }
+        let mapData = Data(bytes[map])
+        if !info.usesBaseColourSpace, let profile = JPEGMetadata(mapData)?.iccProfile {
+            info.alternatePrimaries = Self.primaries(ofICC: profile)
+        }
+        return (mapData, info)
     }
 
     private static let mpfSignature = Array("MPF\0".utf8)
@@ -126,7 +139,7 @@ struct GainMapJPEG: Sendable {
         else { return nil }
         let capacityMinimum = values("HDRCapacityMin")?.first ?? 0
         let all = minimum + maximum + gamma + offsetSDR + offsetHDR + [capacityMinimum, capacityMaximum]
-        // An HDR base (`BaseRenditionIsHDR`) would need the map applied the other way: not read.
+        // An HDR base (`BaseRenditionIsHDR`) would need the map applied the other way: not built.
         let baseIsHDR = (hdrgmText("BaseRenditionIsHDR", in: xmp) ?? "False").lowercased() == "true"
         guard all.allSatisfy({ $0.isFinite && abs($0) < 1000 }), zip(minimum, maximum).allSatisfy({ $0 <= $1 }),
               gamma.allSatisfy({ $0 > 0 }), capacityMaximum > capacityMinimum, capacityMinimum >= 0, !baseIsHDR

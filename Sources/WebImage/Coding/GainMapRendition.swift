@@ -2,11 +2,14 @@ import Foundation
 internal import ImageEngine
 
 extension VipsLoader {
-    /// With `decodeToHDR`, a gain-map JPEG's HDR rendition as 16-bit PQ samples with BT.709
-    /// primaries, the size (`width` x `height`) and orientation of the 8-bit rendition (the
-    /// base image), by Adobe's gain map specification 1.0 (the Ultra HDR math), in floating
-    /// point: `HDR = (SDR + offsetSDR) * 2^((min * (1 - g) + max * g) * weight) - offsetHDR`, SDR
-    /// the base in linear light (sRGB's curve, after its ICC profile when not sRGB), g the map's
+    /// With `decodeToHDR`, a gain-map JPEG's HDR rendition as 16-bit PQ samples in the primaries
+    /// the map applies in (`GainMapInfo.renditionPrimaries`: BT.709, or the alternate's when
+    /// ISO 21496-1 says the map applies in those), the size (`width` x `height`) and orientation
+    /// of the 8-bit rendition (the base image), by Adobe's gain map specification 1.0 and ISO
+    /// 21496-1 (the same math), in floating point:
+    /// `HDR = (SDR + offsetSDR) * 2^((min * (1 - g) + max * g) * weight) - offsetHDR`, SDR
+    /// the base in linear light (sRGB's curve, after its ICC profile when not sRGB; converted
+    /// to the alternate primaries in linear light when the map applies in them), g the map's
     /// value (0...1, the map resized to the base's size) to the power 1/gamma, min and max the
     /// log2 gains, `weight` from `displayHeadroom` (`GainMapInfo.weight`); 1.0 is SDR white, put
     /// at 203 cd/m² (BT.2408) for PQ. A thumbnail shrinks the base and the map on load and
@@ -18,7 +21,8 @@ extension VipsLoader {
         let weight = info.weight(displayHeadroom: displayHeadroom ?? info.headroom)
         let orientation = header.orientation
         let profile = VipsImageRef.isSRGBProfile(header.iccProfile) ? nil : header.iccProfile
-        var encoding = ColourEncoding(primaries: 1, transfer: 16, matrix: 0, isFullRange: true, bitsPerComponent: 16)
+        let primaries = info.renditionPrimaries.rawValue
+        var encoding = ColourEncoding(primaries: primaries, transfer: 16, matrix: 0, isFullRange: true, bitsPerComponent: 16)
         encoding.peakLuminance = ImageColorInfo.referenceWhite * exp2(weight * (info.maximumLog2.max() ?? 0))
         return HighBitDepthSource(
             build: { () throws(VipsError) in
@@ -35,6 +39,7 @@ extension VipsLoader {
                 ).budgeted(by: workBudget)
                 if profile != nil { base = try base.iccTransformedToSRGB() }
                 var sdr = try base.call("colourspace", "space=scrgb")
+                if primaries != 1 { sdr = try sdr.recombined(by: info.renditionPrimaries.matrixFromBT709) }
                 if sdr.width != stored.width || sdr.height != stored.height {
                     sdr = try sdr.resized(
                         horizontalScale: Double(stored.width) / Double(sdr.width), verticalScale: Double(stored.height) / Double(sdr.height)

@@ -31,10 +31,15 @@ enum HighBitDepthEncoding {
                 // would write 255 for PQ, SDR white).
                 var stated = encoding
                 if stated.isHighDynamicRange, stated.peakLuminance == nil { stated.peakLuminance = 1000 }
-                return try image.sixteenBitSamples().jxlData(distance: jxlDistance(quality: quality), encoding: stated)
+                return try image.sixteenBitSamples().jxlData(
+                    distance: jxlDistance(quality: quality), effort: VipsSaver.effort(options.encodeEffort, in: 1...9), encoding: stated
+                )
             default:
                 let bits = image.colorInfo.bitsPerComponent >= 12 ? 12 : 10
-                return try image.sixteenBitSamples().heifData(av1: format == .avif, bits: bits, quality: Int(quality.rounded()), encoding: encoding)
+                return try image.sixteenBitSamples().heifData(
+                    av1: format == .avif, bits: bits, quality: Int(quality.rounded()),
+                    effort: VipsSaver.effort(options.encodeEffort, in: 0...9), encoding: encoding
+                )
             }
         }
     }

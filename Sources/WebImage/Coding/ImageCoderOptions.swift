@@ -100,7 +100,7 @@ public struct ImageCoderOptions: Sendable, Equatable {
     /// CPU effort spent on a smaller file, in the scale of the format written, clamped to it:
     /// WebP 0...6 (libvips' default 4), AVIF and HEIC 0...9 (4), JPEG XL 1...9 (7), a PNG or GIF
     /// palette's quantisation 1...10 (7). nil: the default. HDR encodes (`encodeKeepsHDR`) take
-    /// their encoder's default.
+    /// it too (HEIC's x265 takes no effort, there as in libvips).
     public var encodeEffort: Int?
     /// libwebp's preset for lossy WebP: what the encoder's filtering is tuned for.
     public var encodeWebPPreset = WebPPreset.default

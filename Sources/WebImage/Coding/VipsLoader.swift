@@ -221,8 +221,9 @@ struct VipsLoader: Sendable {
         let (uprightWidth, uprightHeight) = (header.width, header.height)
         return HighBitDepthSource(
             build: { [operation, itemOptions] () throws(VipsError) in
-                let access = orientation <= 1 ? ",access=sequential" : ""
-                var image = try VipsImageRef.load(operation, data: data, options: itemOptions + "fail_on=truncated" + access)
+                // Random access: transformers read these samples out of order (a crop below the
+                // top, a flip, a rotation), which a sequential PNG or TIFF load refuses.
+                var image = try VipsImageRef.load(operation, data: data, options: itemOptions + "fail_on=truncated")
                     .budgeted(by: WorkBudget(limit: budget))
                 if orientation > 1 { image = try image.autorotated() }
                 if width != uprightWidth || height != uprightHeight {

@@ -56,7 +56,12 @@ struct VipsSaver: Sendable {
 
     /// `effort=N,` with `effort` clamped to `range`; nothing for the saver's default.
     private static func effortOption(_ effort: Int?, in range: ClosedRange<Int>) -> String {
-        effort.map { "effort=\(min(range.upperBound, max(range.lowerBound, $0)))," } ?? ""
+        Self.effort(effort, in: range).map { "effort=\($0)," } ?? ""
+    }
+
+    /// `effort` clamped to `range`, the scale of the format's encoder; nil for its default.
+    static func effort(_ effort: Int?, in range: ClosedRange<Int>) -> Int? {
+        effort.map { min(range.upperBound, max(range.lowerBound, $0)) }
     }
 
     /// A PNG's palette (`palette` true) or a GIF's, of `encodePaletteColorCount` colours as a

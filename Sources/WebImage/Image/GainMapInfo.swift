@@ -1,8 +1,9 @@
 import Foundation
 
 /// The gain map of an Ultra HDR / Adobe gain-map JPEG: how its HDR rendition is made from the
-/// SDR base image (the `hdrgm:` XMP of the map). Gains are log2; each per-channel array holds
-/// red, green and blue (one value in the file applies to all three).
+/// SDR base image (ISO 21496-1's binary metadata or the `hdrgm:` XMP of the map). Gains are
+/// log2; each per-channel array holds red, green and blue (one value in the file applies to all
+/// three).
 public struct GainMapInfo: Hashable, Sendable {
     /// log2 of the gain at a map value of 0 (`GainMapMin`).
     public var minimumLog2: [Double]
@@ -22,6 +23,18 @@ public struct GainMapInfo: Hashable, Sendable {
     public var pixelWidth: Int
     /// The map's height in pixels as stored.
     public var pixelHeight: Int
+    /// True when the map applies in the base image's colour primaries (ISO 21496-1's
+    /// `use_base_colour_space`; always for `hdrgm:` XMP), false when in the HDR rendition's.
+    public var usesBaseColourSpace = true
+    /// The HDR rendition's primaries, from the map image's ICC profile (its `cicp` tag or its
+    /// colorants), when the map applies in them; nil when they are the base's or unknown.
+    public var alternatePrimaries: ColorPrimaries?
+
+    /// The primaries the map applies in, and so the HDR rendition's: the base's (BT.709, the
+    /// base converted to sRGB) unless the map applies in known alternate primaries.
+    var renditionPrimaries: ColorPrimaries {
+        usesBaseColourSpace ? .bt709 : alternatePrimaries ?? .bt709
+    }
 
     /// How far the full HDR rendition reaches above SDR white, as a ratio: 2^`capacityMaximumLog2`.
     public var headroom: Double { exp2(capacityMaximumLog2) }

@@ -19,6 +19,16 @@ public struct ColorPrimaries: RawRepresentable, Hashable, Sendable, CustomString
     /// Display P3 (SMPTE EG 432-1): P3 primaries, D65 white.
     public static let displayP3 = ColorPrimaries(rawValue: 12)
 
+    /// BT.709 linear RGB to these primaries' (BT.2020, DCI-P3 or Display P3 with a D65 white;
+    /// BT.709 otherwise), as rows.
+    var matrixFromBT709: [[Double]] {
+        switch rawValue {
+        case 9: [[0.6274, 0.3293, 0.0433], [0.0691, 0.9195, 0.0114], [0.0164, 0.0880, 0.8956]]
+        case 11, 12: [[0.8225, 0.1774, 0.0000], [0.0332, 0.9669, 0.0000], [0.0171, 0.0724, 0.9108]]
+        default: [[1, 0, 0], [0, 1, 0], [0, 0, 1]]
+        }
+    }
+
     /// "BT.2020", "Display-P3", "CICP 22" for a code point without a name here.
     public var description: String {
         switch rawValue {
@@ -108,11 +118,11 @@ public struct ImageColorInfo: Hashable, Sendable, CustomStringConvertible {
         self.peakLuminance = peakLuminance
     }
 
-    /// The colour of a gain-map JPEG's HDR rendition (`decodeToHDR`): PQ with BT.709
-    /// primaries, full range, the map kept.
+    /// The colour of a gain-map JPEG's HDR rendition (`decodeToHDR`): PQ in the primaries the
+    /// map applies in (BT.709 unless ISO 21496-1 names the alternate's), full range, the map kept.
     var gainMapRendition: ImageColorInfo {
         var rendition = ImageColorInfo(
-            primaries: .bt709, transfer: .pq, matrixCoefficients: 0, isFullRange: true, bitsPerComponent: bitsPerComponent,
+            primaries: gainMap?.renditionPrimaries ?? .bt709, transfer: .pq, matrixCoefficients: 0, isFullRange: true, bitsPerComponent: bitsPerComponent,
             hasICCProfile: hasICCProfile, peakLuminance: gainMap.map { Self.referenceWhite * $0.headroom }
         )
         rendition.gainMap = gainMap

@@ -13,7 +13,7 @@ struct SDRColourCodes {
     func codes(of colour: RGBA8) -> [Double] {
         let srgb = [colour.red, colour.green, colour.blue].map { Double($0) / 255 }
         guard let encoding, encoding.declaresCICP else { return srgb.map { $0 * 65535 } }
-        let linear = (Self.matrix(from709To: encoding.primaries) * srgb.map(Self.srgbToLinear)).map { max($0, 0) }
+        let linear = (ColorPrimaries(rawValue: encoding.primaries).matrixFromBT709 * srgb.map(Self.srgbToLinear)).map { max($0, 0) }
         let signal: [Double]
         switch encoding.transfer {
         case 16: signal = linear.map { Self.pq(nits: $0 * 203) }
@@ -51,15 +51,6 @@ struct SDRColourCodes {
         return rgb.map { value in
             let scene = value / pow(sceneLuminance, gamma - 1)
             return scene <= 1.0 / 12 ? (3 * scene).squareRoot() : a * log(12 * scene - b) + c
-        }
-    }
-
-    /// BT.709 linear RGB to `primaries`' (BT.2020, DCI-P3 or Display P3 with a D65 white; BT.709 otherwise).
-    static func matrix(from709To primaries: Int) -> [[Double]] {
-        switch primaries {
-        case 9: [[0.6274, 0.3293, 0.0433], [0.0691, 0.9195, 0.0114], [0.0164, 0.0880, 0.8956]]
-        case 11, 12: [[0.8225, 0.1774, 0.0000], [0.0332, 0.9669, 0.0000], [0.0171, 0.0724, 0.9108]]
-        default: [[1, 0, 0], [0, 1, 0], [0, 0, 1]]
         }
     }
 }

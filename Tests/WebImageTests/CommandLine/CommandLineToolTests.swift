@@ -267,11 +267,13 @@ import WebImageTestServer
 /// `webimage info` and `convert --hdr` on HDR sources.
 @Suite struct HDRCommandLineTests {
     @Test(arguments: [
-        ("TestHDR.avif", "avif 2048x858 frames=1 loop=0 bits=10 primaries=BT.2020 transfer=PQ range=limited icc=no hdr=yes headroom=4.93"),
-        ("TestHDR.jpeg", "jpeg 1662x2493 frames=1 loop=0 bits=8 primaries=unspecified transfer=unspecified range=full icc=yes gainmap=1662x2493 hdr=yes headroom=16.00"),
+        ("sdwebimage/TestHDR.avif", "avif 2048x858 frames=1 loop=0 bits=10 primaries=BT.2020 transfer=PQ range=limited icc=no hdr=yes headroom=4.93"),
+        ("sdwebimage/TestHDR.jpeg", "jpeg 1662x2493 frames=1 loop=0 bits=8 primaries=unspecified transfer=unspecified range=full icc=yes gainmap=1662x2493 hdr=yes headroom=16.00"),
+        // The map's metadata as ISO 21496-1's record alone.
+        ("hdr/TestHDR-ultrahdr-iso.jpg", "jpeg 600x400 frames=1 loop=0 bits=8 primaries=unspecified transfer=unspecified range=full icc=yes gainmap=600x400 hdr=yes headroom=49.26"),
     ])
     func infoPrintsTheColourAnHDRFileDeclares(file: String, line: String) async throws {
-        let result = try await ChildProcess.run("webimage", ["info", TestImages.url("sdwebimage/\(file)").path])
+        let result = try await ChildProcess.run("webimage", ["info", TestImages.url(file).path])
         #expect(result.status == 0, "\(result.standardError)")
         #expect(result.standardOutput.hasSuffix("\(file): \(line)\n"), "\(result.standardOutput)")
     }

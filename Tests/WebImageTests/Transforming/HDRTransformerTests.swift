@@ -3,11 +3,12 @@ import ImageEngine
 import Testing
 @testable import WebImage
 
-/// The transformers on an HDR image (decoded with `decodeToHDR`): they work on its 16-bit
-/// samples, without tone mapping first, and the result stays HDR with the source's colour; its
-/// samples are libvips' own operation on the source's 16-bit samples, within a small bound.
+/// The transformers on an HDR image (decoded with `decodeToHDR`: SDWebImage's four TestHDR
+/// files, TestHDR.jpeg's the gain map's rendition): they work on its 16-bit samples, without
+/// tone mapping first, and the result stays HDR with the source's colour; its samples are
+/// libvips' own operation on the source's 16-bit samples, within a small bound.
 @Suite struct HDRTransformerTests {
-    static let files = ["sdwebimage/TestHDR.avif", "sdwebimage/TestHDR.heic", "sdwebimage/TestHDR.jxl"]
+    static let files = ["sdwebimage/TestHDR.avif", "sdwebimage/TestHDR.heic", "sdwebimage/TestHDR.jxl", "sdwebimage/TestHDR.jpeg"]
 
     /// The file decoded HDR at 300 pixels (a decode-time thumbnail, HDR itself).
     static func hdrImage(_ file: String) throws -> WebImage.Image {
@@ -63,6 +64,24 @@ import Testing
             let result = try Self.expectHDR(transformer.transformedImage(with: image, forKey: ""), like: image, "\(file) \(transformer.transformerKey)")
             let difference = try Self.difference(result, reference)
             #expect(difference.worst == 0, "\(file) \(transformer.transformerKey): \(difference)")
+        }
+    }
+
+    /// A 16-bit PNG's samples (the HLG chart, 336x48) through transformers that read them out of
+    /// order: a crop below the top, a vertical flip, a quarter turn. Loaded for sequential
+    /// access, they failed ("vipspng: out of order read").
+    @Test func aSixteenBitPNGsSamplesAreReadInAnyOrder() throws {
+        let image = try HDREncodingTests.decoded("hdr/chart-hlg.png", hdr: true)
+        #expect(image.colorInfo.transfer == .hlg && image.bitsPerComponent == 16)
+        let samples = try Self.samples(of: image)
+        let cases: [(any ImageTransformer, VipsImageRef)] = [
+            (CroppingTransformer(rect: CGRect(x: 200, y: 30, width: 100, height: 15)), try samples.extractingArea(x: 200, y: 30, width: 100, height: 15)),
+            (FlippingTransformer(horizontal: false, vertical: true), try samples.flipped(.vertical)),
+            (RotationTransformer(angle: .pi / 2, fitSize: true), try samples.rotated(quarterTurns: 3)),
+        ]
+        for (transformer, reference) in cases {
+            let result = try Self.expectHDR(transformer.transformedImage(with: image, forKey: ""), like: image, "\(transformer.transformerKey)")
+            #expect(try Self.difference(result, reference).worst == 0, "\(transformer.transformerKey)")
         }
     }
 
