@@ -55,7 +55,7 @@ import WebImageTestServer
         let clock = LogClock()
         let at = Date(timeIntervalSince1970: 1_795_824_000)  // 2026-11-28 00:00:00 UTC
         let metadata: Logger.Metadata = ["path": "/a \"b\"\n", "status": "404", "ratio": "0.5", "id": "-"]
-        func line(_ format: ImageServerLogHandler.Format) -> String {
+        func line(_ format: LogFormat) -> String {
             ImageServerLogHandler(format: format, clock: clock) { _ in }.line(level: .warning, message: "x\t\"y\"", metadata: metadata, at: at)
         }
         #expect(line(.structured) == #"time="2026-11-28 00:00:00" level="WARNING" msg="x\t\"y\"" id="-" path="/a \"b\"\n" ratio=0.5 status=404"# + "\n")

@@ -67,7 +67,7 @@ public struct ImageServerConfiguration: Sendable {
     /// The level of the server's log (`LOG_LEVEL`): each image request's access line is `info`.
     public var logLevel = Logger.Level.info
     /// The form of each log line (`LOG_FORMAT`), imgproxy's default: `key="value"` pairs.
-    public var logFormat = ImageServerLogHandler.Format.structured
+    public var logFormat = LogFormat.structured
     /// `s3://bucket/key` sources (imgproxy's `USE_S3`), read as `s3` says.
     public var usesS3 = false
     public var s3 = S3Settings()

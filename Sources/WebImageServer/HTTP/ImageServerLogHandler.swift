@@ -11,35 +11,23 @@ import WebImageSupport
 /// stdio under a lock with a flush after each line, which was an eighth of a cached hit's CPU.
 /// Times are UTC, formatted once a second. Metadata follows the message, keys in sorted order.
 public struct ImageServerLogHandler: LogHandler {
-    /// imgproxy's `LOG_FORMAT` forms.
-    public enum Format: String, CaseIterable, Sendable {
-        /// `time="2026-11-28 07:55:32" level="INFO" msg="GET /… 200" status=200 …`: imgproxy's default.
-        case structured
-        /// `2026-11-28 07:55:32 INFO GET /… 200 status=200 …`, for a person at a terminal.
-        case pretty
-        /// `{"time":"2026-11-28T07:55:32Z","level":"INFO","msg":"GET /… 200","status":200,…}`.
-        case json
-        /// JSON with Google Cloud Logging's names: `severity` and `message`.
-        case gcp
-    }
-
     public var logLevel: Logger.Level = .info
     public var metadata: Logger.Metadata = [:]
     public var metadataProvider: Logger.MetadataProvider?
 
-    private let format: Format
+    private let format: LogFormat
     private let clock: LogClock
     private let write: @Sendable (String) -> Void
 
     /// A handler writing `format` lines to standard error. Handlers made by one call of
     /// `factory(format:)` share the clock that formats their times.
-    public init(format: Format) {
+    public init(format: LogFormat) {
         self.init(format: format, clock: LogClock(), write: Self.writeToStandardError)
     }
 
     /// A factory for `LoggingSystem.bootstrap`: every logger's handler writes `format` lines at
     /// `level`.
-    public static func factory(format: Format, level: Logger.Level) -> @Sendable (String) -> any LogHandler {
+    public static func factory(format: LogFormat, level: Logger.Level) -> @Sendable (String) -> any LogHandler {
         let clock = LogClock()
         return { _ in
             var handler = ImageServerLogHandler(format: format, clock: clock, write: writeToStandardError)
@@ -49,7 +37,7 @@ public struct ImageServerLogHandler: LogHandler {
     }
 
     /// A handler writing each line through `write` (tests read the lines).
-    init(format: Format, clock: LogClock, write: @escaping @Sendable (String) -> Void) {
+    init(format: LogFormat, clock: LogClock, write: @escaping @Sendable (String) -> Void) {
         self.format = format
         self.clock = clock
         self.write = write
