@@ -657,14 +657,22 @@ int wi_resample_plan_run(const wi_resample_plan *plan, const uint8_t *src, size_
 
 int wi_resample_rgba8(const uint8_t *src, int src_width, int src_height, size_t src_stride, uint8_t *dst, int width,
                       int height, int orientation, int premultiply) {
-    wi_resample_plan *plan = wi_resample_plan_new(src_width, src_height, width, height, premultiply);
-    if (plan == NULL) {
+    wi_resample_scratch *scratch = wi_resample_scratch_get();
+    if (scratch == NULL) {
         return -1;
     }
+    wi_resample_plan *plan = scratch->last_plan;
+    if (plan == NULL || plan->src_width != src_width || plan->src_height != src_height || plan->width != width ||
+        plan->height != height || plan->premultiply != premultiply) {
+        plan = wi_resample_plan_new(src_width, src_height, width, height, premultiply);
+        if (plan == NULL) {
+            return -1;
+        }
+        wi_resample_plan_free(scratch->last_plan);
+        scratch->last_plan = plan;
+    }
     wi_rect whole = {0, 0, width, height};
-    int failed = wi_resample_run(plan, src, src_stride, 4, whole, wi_placement_for(orientation, width, height), dst);
-    wi_resample_plan_free(plan);
-    return failed;
+    return wi_resample_run(plan, src, src_stride, 4, whole, wi_placement_for(orientation, width, height), dst);
 }
 
 // MARK: - Orientation
