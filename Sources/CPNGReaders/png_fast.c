@@ -8,6 +8,7 @@
 // exactly the rows), is left to libpng, which gives the file's answer.
 
 #include "CPNGReaders.h"
+#include "CBitmapKernels.h"
 #include "wi_scratch_buffer.h"
 
 #include <glib.h>
@@ -375,6 +376,7 @@ static int wi_expand_row(const wi_png_layout *layout, const uint8_t *row, uint8_
 typedef struct {
     wi_buffer joined;
     wi_buffer rows;
+    wi_buffer decoded;  // a thumbnail's whole bitmap, on its way to the resampler
 } wi_png_scratch;
 
 static pthread_key_t wi_png_scratch_key;
@@ -384,6 +386,7 @@ static void wi_png_scratch_free(void *value) {
     wi_png_scratch *scratch = value;
     free(scratch->joined.bytes);
     free(scratch->rows.bytes);
+    free(scratch->decoded.bytes);
     free(scratch);
 }
 
@@ -471,27 +474,69 @@ static int wi_png_pixels(const uint8_t *data, const wi_png_layout *layout, uint8
     return status;
 }
 
+// The file's layout and the bytes of its RGBA bitmap; the refusals of wi_png_fast_decode_rgba8.
+static int wi_png_fast_layout(const void *data, size_t length, uint64_t max_pixels, int allow_alpha, wi_png_layout *layout,
+                              size_t *out_length) {
+    memset(layout, 0, sizeof(*layout));
+    if (data == NULL || wi_png_walk(data, length, layout) != 0) {
+        return WI_NOT_TAKEN;
+    }
+    // libpng's reader refuses the same files, for the same reasons (CPNGReaders.h).
+    if (!allow_alpha && ((layout->colour_type & 4) != 0 || layout->has_transparency)) {
+        return -2;
+    }
+    if ((uint64_t)layout->width * layout->height > max_pixels) {
+        return -3;
+    }
+    size_t rows_length = 0;
+    // The sizes must fit (a caller's limit may be past what memory can address).
+    if (__builtin_mul_overflow((size_t)layout->width * layout->height, (size_t)4, out_length) ||
+        __builtin_mul_overflow((size_t)layout->width * (size_t)layout->channels + 1, (size_t)layout->height, &rows_length)) {
+        return WI_NOT_TAKEN;
+    }
+    return 0;
+}
+
+int wi_png_thumbnail_rgba8(const void *data, size_t length, uint64_t max_pixels, int allow_alpha, uint8_t *out,
+                           int width, int height, int orientation, int premultiply) {
+    wi_png_layout layout;
+    size_t out_length = 0;
+    int status = wi_png_fast_layout(data, length, max_pixels, allow_alpha, &layout, &out_length);
+    wi_png_scratch *scratch = status == 0 ? wi_png_scratch_get() : NULL;
+    uint8_t *decoded = scratch != NULL ? wi_buffer_reserve(&scratch->decoded, out_length) : NULL;
+    if (decoded != NULL && wi_png_pixels(data, &layout, decoded) == 0) {
+        status = wi_resample_rgba8(decoded, (int)layout.width, (int)layout.height, (size_t)layout.width * 4, out, width,
+                                   height, orientation, premultiply) != 0 ? -4 : 0;
+        wi_buffer_trim(&scratch->decoded);
+        return status;
+    }
+    if (scratch != NULL) {
+        wi_buffer_trim(&scratch->decoded);
+    }
+    if (status == -2 || status == -3) {
+        return status;
+    }
+    // Left to libpng's reader, whose bitmap is its own.
+    uint8_t *pixels = NULL;
+    uint32_t decoded_width = 0;
+    uint32_t decoded_height = 0;
+    status = wi_png_libpng_decode_rgba8(data, length, max_pixels, allow_alpha, &pixels, &decoded_width, &decoded_height);
+    if (status == 0) {
+        status = wi_resample_rgba8(pixels, (int)decoded_width, (int)decoded_height, (size_t)decoded_width * 4, out, width,
+                                   height, orientation, premultiply) != 0 ? -4 : 0;
+    }
+    g_free(pixels);
+    return status;
+}
+
 int wi_png_fast_decode_rgba8(const void *data, size_t length, uint64_t max_pixels, int allow_alpha, uint8_t **pixels,
                              uint32_t *width, uint32_t *height) {
     *pixels = NULL;
     wi_png_layout layout;
-    memset(&layout, 0, sizeof(layout));
-    if (data == NULL || wi_png_walk(data, length, &layout) != 0) {
-        return WI_NOT_TAKEN;
-    }
-    // libpng's reader refuses the same files, for the same reasons (CPNGReaders.h).
-    if (!allow_alpha && ((layout.colour_type & 4) != 0 || layout.has_transparency)) {
-        return -2;
-    }
-    if ((uint64_t)layout.width * layout.height > max_pixels) {
-        return -3;
-    }
     size_t out_length = 0;
-    size_t rows_length = 0;
-    // The sizes must fit (a caller's limit may be past what memory can address).
-    if (__builtin_mul_overflow((size_t)layout.width * layout.height, (size_t)4, &out_length) ||
-        __builtin_mul_overflow((size_t)layout.width * (size_t)layout.channels + 1, (size_t)layout.height, &rows_length)) {
-        return WI_NOT_TAKEN;
+    int status = wi_png_fast_layout(data, length, max_pixels, allow_alpha, &layout, &out_length);
+    if (status != 0) {
+        return status;
     }
     uint8_t *out = g_try_malloc(out_length);
     if (out == NULL) {
