@@ -70,7 +70,7 @@ let package = Package(
         // files, on libdeflate (libdeflate-dev, which libvips-dev brings); the metadata-bomb check (zlib).
         .target(
             name: "CPNGReaders",
-            dependencies: ["CLibvips"],
+            dependencies: ["CLibvips", "CBitmapKernels"],
             cSettings: fuzzedC,
             linkerSettings: [.linkedLibrary("png16"), .linkedLibrary("z"), .linkedLibrary("deflate")]
         ),

@@ -3,6 +3,7 @@
 
 Usage: pillow-benchmark.py [--iterations N] [--large-iterations N] [--width W] [--height H]
                            [--quality Q] IMAGE...
+       pillow-benchmark.py --serve [--width W] [--height H] [--quality Q]
 
 For each image, times (median of N runs after 2 untimed ones, one thread):
   full_decode      open + im.load() (Pillow's native mode, RGB for these photos)
@@ -11,6 +12,11 @@ For each image, times (median of N runs after 2 untimed ones, one thread):
   thumbnail_job    bytes in -> draft + thumbnail + save JPEG quality Q -> bytes out
 and prints one JSON object: {"pillow": version, "images": {path: {job: seconds}}}.
 Images over 10 megapixels use --large-iterations. Installs Pillow with pip if it is missing.
+
+With --serve, it prints the Pillow version, then reads lines "PATH COUNT" on stdin and answers
+each with "WALL CPU": the seconds one thumbnail job took on PATH, wall and process CPU time,
+averaged over COUNT jobs; so that webimage-benchmark can time Pillow's job and its own in
+alternating rounds (`webimage-benchmark job`).
 """
 
 import argparse
@@ -47,6 +53,36 @@ def median_time(body, iterations, warmup=2):
     return statistics.median(samples)
 
 
+def thumbnail_job(Image, data, box, quality):
+    """bytes in -> draft + thumbnail + save JPEG quality Q -> bytes out"""
+    with Image.open(io.BytesIO(data)) as im:
+        im.draft("RGB", box)
+        im.thumbnail(box)
+        if im.mode != "RGB":
+            im = im.convert("RGB")
+        out = io.BytesIO()
+        im.save(out, format="JPEG", quality=quality)
+        return out.getvalue()
+
+
+def serve(args, version, Image):
+    box = (args.width, args.height)
+    files = {}
+    print(version, flush=True)
+    for line in sys.stdin:
+        path, count = line.rsplit(None, 1)
+        if path not in files:
+            with open(path, "rb") as handle:
+                files[path] = handle.read()
+        data = files[path]
+        count = max(1, int(count))
+        wall, cpu = time.perf_counter(), time.process_time()
+        for _ in range(count):
+            thumbnail_job(Image, data, box, args.quality)
+        wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+        print(f"{wall / count} {cpu / count}", flush=True)
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--iterations", type=int, default=20)
@@ -54,9 +90,13 @@ def main():
     parser.add_argument("--width", type=int, default=300)
     parser.add_argument("--height", type=int, default=200)
     parser.add_argument("--quality", type=int, default=80)
-    parser.add_argument("images", nargs="+")
+    parser.add_argument("--serve", action="store_true")
+    parser.add_argument("images", nargs="*")
     args = parser.parse_args()
     version, Image = import_pillow()
+    if args.serve:
+        serve(args, version, Image)
+        return
     box = (args.width, args.height)
     results = {}
     for path in args.images:
@@ -83,21 +123,11 @@ def main():
             decoded.save(out, format="JPEG", quality=args.quality)
             return out.getvalue()
 
-        def thumbnail_job():
-            with Image.open(io.BytesIO(data)) as im:
-                im.draft("RGB", box)
-                im.thumbnail(box)
-                if im.mode != "RGB":
-                    im = im.convert("RGB")
-                out = io.BytesIO()
-                im.save(out, format="JPEG", quality=args.quality)
-                return out.getvalue()
-
         results[path] = {
             "full_decode": median_time(full_decode, iterations),
             "thumbnail_decode": median_time(thumbnail_decode, iterations),
             "encode": median_time(encode, iterations),
-            "thumbnail_job": median_time(thumbnail_job, iterations),
+            "thumbnail_job": median_time(lambda: thumbnail_job(Image, data, box, args.quality), iterations),
         }
     json.dump({"pillow": version, "images": results}, sys.stdout)
     print()

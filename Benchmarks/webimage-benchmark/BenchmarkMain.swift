@@ -6,6 +6,7 @@ import Foundation
 /// `webimage-benchmark repeat IMAGE COUNT [THREADS [FORMAT|source]]` to run our thumbnail job on one
 /// test image COUNT times on each of THREADS threads (under a profiler such as `perf record`), or
 /// `webimage-benchmark repeat-chain fused|stepwise IMAGE COUNT` to run the transformer chain, or
+/// `webimage-benchmark job [IMAGE...]` to time the thumbnail job against Pillow's in alternating rounds, or
 /// `webimage-benchmark serve-bytes FILE PORT` to answer every GET with FILE's bytes from memory on
 /// a bare Hummingbird route (the HTTP stack's own limit, for the image server's benchmark).
 @main
@@ -20,6 +21,11 @@ enum BenchmarkMain {
                 threads: arguments.dropFirst(3).first.flatMap { Int($0) } ?? 1,
                 format: arguments.dropFirst(4).first ?? "jpeg"
             )
+            return
+        }
+        if which == "job" {
+            let paths = Array(arguments.dropFirst())
+            try JobBenchmarks.run(paths: paths.isEmpty ? JobBenchmarks.defaultPaths : paths)
             return
         }
         if which == "serve-bytes" {

@@ -15,6 +15,13 @@ func fuzz(_ bytes: UnsafePointer<UInt8>, _ count: Int) -> CInt {
     let libpng = try? LibPNG.decode(data, maxPixels: 1 << 20, allowsAlpha: true, colourProfile: nil, reader: .libpngOnly)
     if let pixels = libpng {
         precondition(pixels.width * pixels.height <= 1 << 20)
+        // A thumbnail from the thread's scratch bitmap is the whole bitmap resized.
+        let size = (width: max(1, pixels.width / 2), height: max(1, pixels.height / 3))
+        let thumbnail = try? LibPNG.thumbnail(data, maxPixels: 1 << 20, size: size, orientation: 1, hasAlpha: true, colourProfile: nil)
+        if let whole = try? pixels.resampled(to: size, hasAlpha: true) {
+            guard let thumbnail else { preconditionFailure("the thumbnail of a file libpng reads failed") }
+            precondition(thumbnail.withUnsafeBytes { a in whole.withUnsafeBytes { b in a.elementsEqual(b) } }, "thumbnail and resize differ")
+        }
     }
     if let ours = try? LibPNG.decode(data, maxPixels: 1 << 20, allowsAlpha: true, colourProfile: nil, reader: .oursOnly) {
         guard let libpng else { preconditionFailure("ours reads a file libpng refuses") }

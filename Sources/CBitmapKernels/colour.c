@@ -8,6 +8,9 @@
 #include <math.h>
 #include <pthread.h>
 #include <string.h>
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
 
 // A profile's conversion to sRGB, kept for the life of the process. Photos in the wild carry
 // a handful of profiles (Adobe RGB, Display P3, camera profiles): a small fixed table serves
@@ -21,10 +24,11 @@
 enum { WI_ENCODE_STEPS = 16384 };
 
 typedef struct {
-    // term[out][in][v]: input channel `in` at 8-bit value v, through its curve, times the
+    // term[in][v][out]: input channel `in` at 8-bit value v, through its curve, times the
     // matrix entry for output channel `out`, in 1/(WI_ENCODE_STEPS * 256) steps of linear
-    // light. An output channel is the sum of three terms: table reads and integer adds.
-    int32_t term[3][3][256];
+    // light (the fourth 0). An output channel is the sum of three terms: table reads and
+    // integer adds, the three outputs of a pixel in one vector add.
+    int32_t term[3][256][4];
     uint8_t encode[WI_ENCODE_STEPS + 1]; // linear 0...1 in 1/WI_ENCODE_STEPS steps -> sRGB 8-bit
 } wi_matrix_shaper;
 
@@ -127,7 +131,7 @@ static wi_matrix_shaper *wi_make_matrix_shaper(cmsHPROFILE in, cmsHPROFILE srgb)
     if (reverse == NULL) {
         return NULL;
     }
-    wi_matrix_shaper *shaper = g_new(wi_matrix_shaper, 1);
+    wi_matrix_shaper *shaper = g_new0(wi_matrix_shaper, 1);
     float curve[3][256];
     for (int c = 0; c < 3; c++) {
         for (int v = 0; v < 256; v++) {
@@ -141,7 +145,7 @@ static wi_matrix_shaper *wi_make_matrix_shaper(cmsHPROFILE in, cmsHPROFILE srgb)
                 entry += inverse[row * 3 + k] * source[k * 3 + col];
             }
             for (int v = 0; v < 256; v++) {
-                shaper->term[row][col][v] = (int32_t)lrint(entry * curve[col][v] * WI_ENCODE_STEPS * 256);
+                shaper->term[col][v][row] = (int32_t)lrint(entry * curve[col][v] * WI_ENCODE_STEPS * 256);
             }
         }
     }
@@ -160,13 +164,43 @@ static inline uint8_t wi_encode_linear(const wi_matrix_shaper *shaper, int32_t l
     return shaper->encode[index];
 }
 
-static void wi_apply_matrix_shaper(const wi_matrix_shaper *shaper, uint8_t *pixels, size_t count, int bands) {
+#if defined(__x86_64__)
+// The three outputs' sums of a pixel in one vector: three 16-byte reads and two adds where the
+// scalar loop makes nine reads and six adds. The same samples.
+__attribute__((target("sse4.1")))
+static void wi_apply_matrix_shaper_sse41(const wi_matrix_shaper *restrict shaper, uint8_t *restrict pixels, size_t count,
+                                         int bands) {
+    const __m128i half = _mm_set1_epi32(128);
+    const __m128i last = _mm_set1_epi32(WI_ENCODE_STEPS);
     for (size_t i = 0; i < count; i++, pixels += bands) {
-        uint8_t r = pixels[0];
-        uint8_t g = pixels[1];
-        uint8_t b = pixels[2];
+        __m128i sum = _mm_add_epi32(_mm_add_epi32(_mm_loadu_si128((const __m128i *)shaper->term[0][pixels[0]]),
+                                                  _mm_loadu_si128((const __m128i *)shaper->term[1][pixels[1]])),
+                                    _mm_loadu_si128((const __m128i *)shaper->term[2][pixels[2]]));
+        __m128i index = _mm_srai_epi32(_mm_add_epi32(sum, half), 8);
+        index = _mm_min_epi32(_mm_max_epi32(index, _mm_setzero_si128()), last);
+        uint8_t red = shaper->encode[_mm_cvtsi128_si32(index)];
+        uint8_t green = shaper->encode[_mm_extract_epi32(index, 1)];
+        uint8_t blue = shaper->encode[_mm_extract_epi32(index, 2)];
+        pixels[0] = red;
+        pixels[1] = green;
+        pixels[2] = blue;
+    }
+}
+#endif
+
+static void wi_apply_matrix_shaper(const wi_matrix_shaper *shaper, uint8_t *pixels, size_t count, int bands) {
+#if defined(__x86_64__)
+    if (__builtin_cpu_supports("sse4.1")) {
+        wi_apply_matrix_shaper_sse41(shaper, pixels, count, bands);
+        return;
+    }
+#endif
+    for (size_t i = 0; i < count; i++, pixels += bands) {
+        const int32_t *r = shaper->term[0][pixels[0]];
+        const int32_t *g = shaper->term[1][pixels[1]];
+        const int32_t *b = shaper->term[2][pixels[2]];
         for (int out = 0; out < 3; out++) {
-            pixels[out] = wi_encode_linear(shaper, shaper->term[out][0][r] + shaper->term[out][1][g] + shaper->term[out][2][b]);
+            pixels[out] = wi_encode_linear(shaper, r[out] + g[out] + b[out]);
         }
     }
 }

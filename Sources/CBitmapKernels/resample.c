@@ -234,8 +234,9 @@ static inline __m128i wi_weight_pair(int16_t first, int16_t second) {
 // (a0 b0 a1 b1 ...) and multiplied by the weight pair with pmaddwd. 16 samples at a time go
 // through every tap with their sums held in registers.
 __attribute__((target("sse4.1")))
+// Samples from `from` (a multiple of 16) to the end of each row.
 static void wi_resample_rows_sse41(const uint8_t *src, int first_row, size_t src_stride, size_t row_samples,
-                                   const wi_axis *axis, int top, int bottom, __m128i *restrict pairs,
+                                   const wi_axis *axis, int top, int bottom, size_t from, __m128i *restrict pairs,
                                    int16_t *restrict dst) {
     const int shift = WI_WEIGHT_BITS - WI_ROW_FRACTION_BITS;
     const __m128i half = _mm_set1_epi32(1 << (shift - 1));
@@ -251,7 +252,7 @@ static void wi_resample_rows_sse41(const uint8_t *src, int first_row, size_t src
             pairs[p] = wi_weight_pair(weights[2 * p], weights[2 * p + 1]);
         }
         size_t last_offset = (size_t)(count - 1) * src_stride;
-        for (size_t j = 0; j < vector_samples; j += 16) {
+        for (size_t j = from; j < vector_samples; j += 16) {
             __m128i s0 = half, s1 = half, s2 = half, s3 = half;
             for (int p = 0; p < pair_count; p++) {
                 size_t offset = (size_t)(2 * p) * src_stride;
@@ -280,6 +281,55 @@ static void wi_resample_rows_sse41(const uint8_t *src, int first_row, size_t src
             out[j] = wi_fixed_to_row(sum);
         }
     }
+}
+#endif
+
+#if defined(__x86_64__)
+// wi_resample_rows_sse41 on 32 samples at a time (vpmaddwd on 16 pairs), the rest of each row
+// (under 32 samples) left to it: the same sums.
+__attribute__((target("avx2")))
+static void wi_resample_rows_avx2(const uint8_t *src, int first_row, size_t src_stride, size_t row_samples,
+                                  const wi_axis *axis, int top, int bottom, __m128i *restrict pairs,
+                                  int16_t *restrict dst) {
+    const int shift = WI_WEIGHT_BITS - WI_ROW_FRACTION_BITS;
+    const __m256i half = _mm256_set1_epi32(1 << (shift - 1));
+    const __m256i zero = _mm256_setzero_si256();
+    size_t vector_samples = row_samples & ~(size_t)31;
+    for (int y = top; y < bottom; y++) {
+        const int16_t *weights = axis->weights + (size_t)y * (size_t)axis->stride;
+        const uint8_t *first = src + (size_t)(axis->first[y] - first_row) * src_stride;
+        int count = axis->count[y];
+        int pair_count = (count + 1) / 2;
+        for (int p = 0; p < pair_count; p++) {
+            pairs[p] = wi_weight_pair(weights[2 * p], weights[2 * p + 1]);
+        }
+        size_t last_offset = (size_t)(count - 1) * src_stride;
+        for (size_t j = 0; j < vector_samples; j += 32) {
+            __m256i s0 = half, s1 = half, s2 = half, s3 = half;
+            for (int p = 0; p < pair_count; p++) {
+                size_t offset = (size_t)(2 * p) * src_stride;
+                const uint8_t *a = first + offset + j;
+                const uint8_t *b = first + (offset + src_stride <= last_offset ? offset + src_stride : offset) + j;
+                __m256i weight = _mm256_broadcastd_epi32(pairs[p]);
+                __m256i va = _mm256_loadu_si256((const __m256i *)a);
+                __m256i vb = _mm256_loadu_si256((const __m256i *)b);
+                // Per 128-bit lane: samples 0-7 of the lane's 16 interleaved, then 8-15.
+                __m256i low = _mm256_unpacklo_epi8(va, vb);
+                __m256i high = _mm256_unpackhi_epi8(va, vb);
+                s0 = _mm256_add_epi32(s0, _mm256_madd_epi16(_mm256_unpacklo_epi8(low, zero), weight));
+                s1 = _mm256_add_epi32(s1, _mm256_madd_epi16(_mm256_unpackhi_epi8(low, zero), weight));
+                s2 = _mm256_add_epi32(s2, _mm256_madd_epi16(_mm256_unpacklo_epi8(high, zero), weight));
+                s3 = _mm256_add_epi32(s3, _mm256_madd_epi16(_mm256_unpackhi_epi8(high, zero), weight));
+            }
+            // s0: samples 0-3 | 16-19, s1: 4-7 | 20-23, s2: 8-11 | 24-27, s3: 12-15 | 28-31.
+            __m256i low_half = _mm256_packs_epi32(_mm256_srai_epi32(s0, shift), _mm256_srai_epi32(s1, shift));
+            __m256i high_half = _mm256_packs_epi32(_mm256_srai_epi32(s2, shift), _mm256_srai_epi32(s3, shift));
+            int16_t *out = dst + (size_t)(y - top) * row_samples + j;
+            _mm256_storeu_si256((__m256i *)out, _mm256_permute2x128_si256(low_half, high_half, 0x20));
+            _mm256_storeu_si256((__m256i *)(out + 16), _mm256_permute2x128_si256(low_half, high_half, 0x31));
+        }
+    }
+    wi_resample_rows_sse41(src, first_row, src_stride, row_samples, axis, top, bottom, vector_samples, pairs, dst);
 }
 #endif
 
@@ -339,6 +389,48 @@ static void wi_resample_columns_sse41(const int16_t *src, int rows, int row_pixe
             wi_store_sums(sums0, premultiplied, dst + (at + y * place.step_y) * 4);
             if (pair) {
                 wi_store_sums(sums1, premultiplied, dst + (at + (y + 1) * place.step_y) * 4);
+            }
+        }
+    }
+}
+#endif
+
+#if defined(__x86_64__)
+// wi_resample_columns_sse41 with four taps a multiply-add: four pixels loaded at once, the
+// first two taps in the low 128-bit lane and the next two in the high one, the lanes added at
+// the end. The same sums.
+__attribute__((target("avx2")))
+static void wi_resample_columns_avx2(const int16_t *src, int rows, int row_pixels, int first_column,
+                                     const wi_axis *axis, int left, int right, wi_placement place, int premultiplied,
+                                     uint8_t *restrict dst) {
+    const __m256i pairs = _mm256_setr_epi8(0, 1, 8, 9, 2, 3, 10, 11, 4, 5, 12, 13, 6, 7, 14, 15,
+                                           0, 1, 8, 9, 2, 3, 10, 11, 4, 5, 12, 13, 6, 7, 14, 15);
+    const __m256i spread = _mm256_setr_epi32(0, 0, 0, 0, 1, 1, 1, 1);
+    size_t line_samples = (size_t)row_pixels * 4;
+    for (int y = 0; y < rows; y += 2) {
+        // An odd last row is computed twice and stored once.
+        int pair = y + 1 < rows;
+        const int16_t *line0 = src + (size_t)y * line_samples;
+        const int16_t *line1 = pair ? line0 + line_samples : line0;
+        for (int x = left; x < right; x++) {
+            const int16_t *w = axis->weights + (size_t)x * (size_t)axis->stride;
+            size_t first = (size_t)(axis->first[x] - first_column) * 4;
+            int count = axis->count[x];
+            __m256i sums0 = _mm256_setzero_si256();
+            __m256i sums1 = _mm256_setzero_si256();
+            for (int k = 0; k < count; k += 4) {
+                __m256i weights = _mm256_permutevar8x32_epi32(_mm256_castsi128_si256(_mm_loadl_epi64((const __m128i *)(w + k))), spread);
+                __m256i pixels0 = _mm256_loadu_si256((const __m256i *)(line0 + first + 4 * (size_t)k));
+                __m256i pixels1 = _mm256_loadu_si256((const __m256i *)(line1 + first + 4 * (size_t)k));
+                sums0 = _mm256_add_epi32(sums0, _mm256_madd_epi16(_mm256_shuffle_epi8(pixels0, pairs), weights));
+                sums1 = _mm256_add_epi32(sums1, _mm256_madd_epi16(_mm256_shuffle_epi8(pixels1, pairs), weights));
+            }
+            ptrdiff_t at = place.origin + (x - left) * place.step_x;
+            __m128i total0 = _mm_add_epi32(_mm256_castsi256_si128(sums0), _mm256_extracti128_si256(sums0, 1));
+            wi_store_sums(total0, premultiplied, dst + (at + y * place.step_y) * 4);
+            if (pair) {
+                __m128i total1 = _mm_add_epi32(_mm256_castsi256_si128(sums1), _mm256_extracti128_si256(sums1, 1));
+                wi_store_sums(total1, premultiplied, dst + (at + (y + 1) * place.step_y) * 4);
             }
         }
     }
@@ -523,9 +615,15 @@ static int wi_resample_run(const wi_resample_plan *plan, const uint8_t *src, siz
             __m128i *pairs = aligned_alloc(16, sizeof(__m128i) * (size_t)vertical->stride / 2);
             failed = pairs == NULL;
             if (!failed) {
-                wi_resample_rows_sse41(src, first_row, src_stride, row_samples, vertical, top, bottom, pairs, rows);
-                wi_resample_columns_sse41(rows, rows_count, shrunk_width, first_column, horizontal, area.left,
-                                          area.left + area.width, place, plan->premultiply, dst);
+                if (__builtin_cpu_supports("avx2")) {
+                    wi_resample_rows_avx2(src, first_row, src_stride, row_samples, vertical, top, bottom, pairs, rows);
+                    wi_resample_columns_avx2(rows, rows_count, shrunk_width, first_column, horizontal, area.left,
+                                             area.left + area.width, place, plan->premultiply, dst);
+                } else {
+                    wi_resample_rows_sse41(src, first_row, src_stride, row_samples, vertical, top, bottom, 0, pairs, rows);
+                    wi_resample_columns_sse41(rows, rows_count, shrunk_width, first_column, horizontal, area.left,
+                                              area.left + area.width, place, plan->premultiply, dst);
+                }
             }
             free(pairs);
         } else
@@ -559,14 +657,22 @@ int wi_resample_plan_run(const wi_resample_plan *plan, const uint8_t *src, size_
 
 int wi_resample_rgba8(const uint8_t *src, int src_width, int src_height, size_t src_stride, uint8_t *dst, int width,
                       int height, int orientation, int premultiply) {
-    wi_resample_plan *plan = wi_resample_plan_new(src_width, src_height, width, height, premultiply);
-    if (plan == NULL) {
+    wi_resample_scratch *scratch = wi_resample_scratch_get();
+    if (scratch == NULL) {
         return -1;
     }
+    wi_resample_plan *plan = scratch->last_plan;
+    if (plan == NULL || plan->src_width != src_width || plan->src_height != src_height || plan->width != width ||
+        plan->height != height || plan->premultiply != premultiply) {
+        plan = wi_resample_plan_new(src_width, src_height, width, height, premultiply);
+        if (plan == NULL) {
+            return -1;
+        }
+        wi_resample_plan_free(scratch->last_plan);
+        scratch->last_plan = plan;
+    }
     wi_rect whole = {0, 0, width, height};
-    int failed = wi_resample_run(plan, src, src_stride, 4, whole, wi_placement_for(orientation, width, height), dst);
-    wi_resample_plan_free(plan);
-    return failed;
+    return wi_resample_run(plan, src, src_stride, 4, whole, wi_placement_for(orientation, width, height), dst);
 }
 
 // MARK: - Orientation

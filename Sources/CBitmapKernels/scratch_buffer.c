@@ -1,3 +1,4 @@
+#include "CBitmapKernels.h"
 #include "resample_scratch.h"
 
 #include <pthread.h>
@@ -28,6 +29,7 @@ static void wi_resample_scratch_free(void *value) {
     free(scratch->rows.bytes);
     free(scratch->shrunk.bytes);
     free(scratch->weighted.bytes);
+    wi_resample_plan_free(scratch->last_plan);
     free(scratch);
 }
 

@@ -60,4 +60,34 @@ public enum LibPNG {
         }
         return pixels
     }
+
+    /// `decode(...).resampled(to:orientation:hasAlpha:colourProfile:)` without a bitmap of the
+    /// whole file allocated for it: our reader decodes into the thread's scratch buffer, which
+    /// the resampler reads. `size` is the upright result's; colours are weighted by alpha with
+    /// `hasAlpha` (which also allows files with alpha or transparency).
+    public static func thumbnail(
+        _ data: Data, maxPixels: Int, size: (width: Int, height: Int), orientation: Int, hasAlpha: Bool, colourProfile: Data?
+    ) throws(Refusal) -> PixelBuffer {
+        let stored = orientation >= 5 ? (width: size.height, height: size.width) : size
+        var status: Int32 = 0
+        // Every pixel is resampled into (the buffer is dropped on a refusal).
+        let pixels = PixelBuffer(width: size.width, height: size.height, bands: 4, writingEveryByte: { output in
+            status = data.withUnsafeBytes { bytes in
+                wi_png_thumbnail_rgba8(
+                    bytes.baseAddress, bytes.count, UInt64(max(0, maxPixels)), hasAlpha ? 1 : 0, output.assumingMemoryBound(to: UInt8.self),
+                    Int32(stored.width), Int32(stored.height), Int32(orientation), hasAlpha ? 1 : 0
+                )
+            }
+        })
+        switch status {
+        case 0: break
+        case -2: throw .sixteenBitOrAlpha
+        case -3: throw .tooManyPixels
+        default: throw .corrupt
+        }
+        if let colourProfile {
+            do { try pixels.convertToSRGB(from: colourProfile) } catch { throw .corrupt }
+        }
+        return pixels
+    }
 }

@@ -17,13 +17,14 @@ extension PixelBuffer {
         guard bands == 4 else { throw VipsError("resample: \(bands) bands, 4 expected") }
         let stored = orientation >= 5 ? (width: size.height, height: size.width) : size
         var failed = false
-        let result = PixelBuffer(width: size.width, height: size.height, bands: 4) { output in
+        // Every pixel is resampled into (the buffer is dropped when the resize fails).
+        let result = PixelBuffer(width: size.width, height: size.height, bands: 4, writingEveryByte: { output in
             failed = wi_resample_rgba8(
                 baseAddress.assumingMemoryBound(to: UInt8.self), Int32(width), Int32(height), rowBytes,
-                output.baseAddress?.assumingMemoryBound(to: UInt8.self), Int32(stored.width), Int32(stored.height),
+                output.assumingMemoryBound(to: UInt8.self), Int32(stored.width), Int32(stored.height),
                 Int32(orientation), hasAlpha ? 1 : 0
             ) != 0
-        }
+        })
         if failed { throw VipsError("resample: cannot resize \(width)x\(height) to \(stored.width)x\(stored.height)") }
         if let colourProfile { try result.convertToSRGB(from: colourProfile) }
         return result

@@ -80,15 +80,16 @@ public enum TurboJPEG {
             throw VipsError("TurboJPEG: \(size.width)x\(size.height) is larger than the image at 1/\(shrink)")
         }
         var status: Int32 = 0
-        let pixels = PixelBuffer(width: size.width, height: size.height, bands: 4) { output in
+        // Every pixel is resampled into (the buffer is dropped when the decode fails).
+        let pixels = PixelBuffer(width: size.width, height: size.height, bands: 4, writingEveryByte: { output in
             status = data.withUnsafeBytes { bytes in
                 wi_tj_thumbnail_rgba8(
                     bytes.baseAddress, bytes.count, Int32(shrink), Int32(scaled.width), Int32(scaled.height),
-                    Int32(used.width), Int32(used.height), output.baseAddress?.assumingMemoryBound(to: UInt8.self), Int32(stored.width), Int32(stored.height),
+                    Int32(used.width), Int32(used.height), output.assumingMemoryBound(to: UInt8.self), Int32(stored.width), Int32(stored.height),
                     Int32(orientation)
                 )
             }
-        }
+        })
         if status != 0 { throw lastError() }
         if let colourProfile { try pixels.convertToSRGB(from: colourProfile) }
         return pixels

@@ -40,6 +40,13 @@ int wi_png_libpng_decode_rgba8(const void *data, size_t length, uint64_t max_pix
 /// 1 to 4-bit samples, an animation, a checksum that does not match, chunks out of order...).
 int wi_png_fast_decode_rgba8(const void *data, size_t length, uint64_t max_pixels, int allow_alpha, uint8_t **pixels,
                              uint32_t *width, uint32_t *height);
+/// wi_png_decode_rgba8 resized (Lanczos-3, wi_resample_rgba8) into `out`, `width` x `height`
+/// after EXIF `orientation` (1...8) turns it upright, colours weighted by alpha with
+/// `premultiply`: our reader decodes into this thread's scratch buffer, so that the bitmap the
+/// resize reads is not allocated (and page-faulted) per file. The same returns, and -4 when
+/// the size cannot be resized to (larger than the image).
+int wi_png_thumbnail_rgba8(const void *data, size_t length, uint64_t max_pixels, int allow_alpha, uint8_t *out,
+                           int width, int height, int orientation, int premultiply);
 
 /// The bytes a PNG's compressed metadata (iCCP, zTXt, compressed iTXt chunks) inflates to, in
 /// all, counted up to `limit + 1`; 0 for data that is not a PNG. Nothing is kept.

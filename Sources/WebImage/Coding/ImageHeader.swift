@@ -1,4 +1,5 @@
 import Foundation
+internal import ImageEngine
 
 /// What an image file's header says, read without decoding any pixel: cheap enough to run on
 /// every upload or proxy request before deciding whether to decode. JPEG, PNG and WebP headers
@@ -37,7 +38,12 @@ public struct ImageHeader: Sendable, Equatable {
         // The header of a long animation is read as it is; the limits on work (scans, metadata) stay.
         options.decodeMaxFrameCount = .max
         options.decodeMaxTotalPixelCount = .max
-        let header = try loader.header(of: data, options: options)
+        let header: VipsHeader
+        if format == .jpeg, !embeddedThumbnail, let segments = try Self.jpegHeader(of: data, options: options) {
+            header = segments
+        } else {
+            header = try loader.header(of: data, options: options)
+        }
         let animation = format == .png ? APNGStructure.animationControl(in: data) : nil
         self.format = format
         self.pixelWidth = header.width
@@ -47,5 +53,26 @@ public struct ImageHeader: Sendable, Equatable {
         self.orientation = header.orientation
         self.hasAlpha = header.hasAlpha
         self.colorInfo = header.colorInfo
+    }
+
+    /// A JPEG's header from its segments, as the TurboJPEG coder reads it (TurboJPEG's frame
+    /// header, `JPEGMetadata`), with the limits and the colour libvips' header read gives:
+    /// that read builds a libvips image, which an image server would pay on every request. Nil
+    /// for the files the coder leaves to libvips (CMYK, a frame TurboJPEG does not read,
+    /// segments that cannot be walked), whose header libvips reads.
+    private static func jpegHeader(of data: Data, options: ImageCoderOptions) throws(ImageCodingError) -> VipsHeader? {
+        guard let stored = TurboJPEG.header(of: data), !stored.isCMYK, let metadata = JPEGMetadata(data) else { return nil }
+        try DecodeLimits.check(data, format: .jpeg, options: options)
+        var header = VipsHeader(
+            storedWidth: stored.width, storedHeight: stored.height, orientation: metadata.orientation, pageCount: 1,
+            hasAlpha: false, loop: 0, delays: [], metadata: metadata.imageMetadata
+        )
+        header.colorInfo = SourceColour.info(nil, bytesPerSample: 1, hasICCProfile: metadata.iccProfile != nil)
+        if let gainMap = GainMapJPEG(data) {
+            header.gainMap = gainMap
+            header.colorInfo.gainMap = gainMap.info
+        }
+        try header.checkPixelLimit(options, format: .jpeg)
+        return header
     }
 }

@@ -54,8 +54,10 @@ public final class LibPNGCoder: ThrowingImageCoder {
                 throw .corruptData(format: .png, reason: error.message)
             }
             bitmap = {
-                try LibPNG.decode(data, maxPixels: BitmapThumbnail.maxPixelCount, allowsAlpha: hasAlpha, colourProfile: nil)
-                    .resampled(to: size, orientation: orientation, hasAlpha: hasAlpha, colourProfile: profile)
+                try LibPNG.thumbnail(
+                    data, maxPixels: BitmapThumbnail.maxPixelCount, size: size, orientation: orientation, hasAlpha: hasAlpha,
+                    colourProfile: profile
+                )
             }
         }
         if !options.decodeUseLazyDecoding {

@@ -190,11 +190,13 @@ struct ProcessingSteps {
         return try apply(GravityCroppingTransformer(size: size, gravity: gravity), to: image)
     }
 
-    /// The steps after the resize, each only when asked for.
+    /// The steps after the resize, each only when it changes the image: a plain fit or fill
+    /// whose result is the resized image goes from the decoder to the encoder as it is (the
+    /// library's thumbnail job).
     private func afterResize(_ geometry: ResizeGeometry) -> [any ImageTransformer] {
         let dpr = geometry.dprScale
         var transformers: [any ImageTransformer] = []
-        if geometry.resultCropWidth > 0 || geometry.resultCropHeight > 0 {
+        if geometry.cutsResult {
             let size = CGSize(width: geometry.resultCropWidth, height: geometry.resultCropHeight)
             transformers.append(GravityCroppingTransformer(size: size, gravity: Self.scaled(options.gravity, width: dpr, height: dpr)))
         }

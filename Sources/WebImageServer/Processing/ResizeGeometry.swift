@@ -18,6 +18,11 @@ struct ResizeGeometry: Equatable {
     private(set) var scaledWidth = 0, scaledHeight = 0
     /// The area the resized image is cut to; 0 for a side not cut.
     private(set) var resultCropWidth = 0, resultCropHeight = 0
+    /// True when the cut to `resultCropWidth` x `resultCropHeight` leaves out part of the resized
+    /// image (a side of 0, or one at least the image's, keeps the whole side).
+    var cutsResult: Bool {
+        (resultCropWidth > 0 && resultCropWidth < scaledWidth) || (resultCropHeight > 0 && resultCropHeight < scaledHeight)
+    }
     /// The canvas `extend_aspect_ratio` grows the image to (the box's aspect ratio around the
     /// cut image); 0 when it is off, the box has a side of 0, or the image has its ratio already.
     private(set) var extendAspectRatioWidth = 0, extendAspectRatioHeight = 0

@@ -226,6 +226,28 @@ import WebImage
         let apng = try ImageHeader(probing: try TestImages.data("sdwebimage/TestImageAnimated.apng"))
         #expect(apng.frameCount > 1)
     }
+
+    /// A JPEG's header is read from its segments, without libvips: it says what libvips' decode
+    /// of the file gives (upright size, alpha, colour, gain map).
+    @Test func aJPEGHeaderAgreesWithLibvipsDecode() throws {
+        let files = try ["exif-orientation", "libjpeg-turbo", "photos", "sdwebimage"].flatMap(TestImages.files(in:))
+            .filter { $0.hasSuffix(".jpg") || $0.hasSuffix(".jpeg") }
+        #expect(files.count >= 20)
+        var lazy = ImageCoderOptions()
+        lazy.decodeUseLazyDecoding = true
+        for file in files {
+            let data = try TestImages.data(file)
+            guard let image = try? VipsImageCoder.shared.decode(data, options: lazy) else {
+                // 12-bit samples: libvips 8.14 reads neither the header nor the file.
+                #expect(throws: ImageCodingError.self, "\(file)") { try ImageHeader(probing: data) }
+                continue
+            }
+            let header = try ImageHeader(probing: data)
+            #expect(header.format == .jpeg && header.frameCount == 1 && header.loopCount == 0, "\(file)")
+            #expect(header.pixelWidth == image.pixelWidth && header.pixelHeight == image.pixelHeight, "\(file)")
+            #expect(header.hasAlpha == image.hasAlpha && header.colorInfo == image.colorInfo, "\(file)")
+        }
+    }
 }
 
 extension DecodingTests {

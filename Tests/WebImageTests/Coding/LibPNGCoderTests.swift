@@ -82,6 +82,36 @@ import WebImage
         #expect(!taken.contains { $0.contains("/ibasn") || $0.hasSuffix("16.png") || $0.hasSuffix(".apng") }, "\(taken)")
     }
 
+    /// A thumbnail from the thread's scratch bitmap is the whole decoded bitmap resized, sample
+    /// for sample, whichever reader decodes the file (ours, or libpng's for interlaced ones),
+    /// turned and weighted by alpha alike; a refusal is the decode's.
+    @Test func aThumbnailIsTheWholeBitmapResized() throws {
+        var files = try TestImages.files(in: "pngsuite").map { ($0, try TestImages.data($0)) }
+        files += try ["photos/astronaut.png", "sdwebimage/TestImage.png", "sdwebimage/IndexedPNG.png"].map { ($0, try TestImages.data($0)) }
+        var compared = 0
+        for (name, data) in files {
+            for (hasAlpha, orientation) in [(true, 1), (false, 6)] {
+                let whole = Result { () throws(LibPNG.Refusal) in
+                    try LibPNG.decode(data, maxPixels: 1 << 24, allowsAlpha: hasAlpha, colourProfile: nil)
+                }
+                guard case .success(let pixels) = whole else {
+                    #expect(throws: LibPNG.Refusal.self, "\(name)") {
+                        try LibPNG.thumbnail(data, maxPixels: 1 << 24, size: (1, 1), orientation: 1, hasAlpha: hasAlpha, colourProfile: nil)
+                    }
+                    continue
+                }
+                let stored = (width: max(1, pixels.width * 2 / 3), height: max(1, pixels.height / 2))
+                let size = orientation >= 5 ? (width: stored.height, height: stored.width) : stored
+                let expected = try pixels.resampled(to: size, orientation: orientation, hasAlpha: hasAlpha)
+                let thumbnail = try LibPNG.thumbnail(data, maxPixels: 1 << 24, size: size, orientation: orientation, hasAlpha: hasAlpha, colourProfile: nil)
+                #expect(thumbnail.width == size.width && thumbnail.height == size.height, "\(name)")
+                #expect(thumbnail.withUnsafeBytes { a in expected.withUnsafeBytes { b in a.elementsEqual(b) } }, "\(name)")
+                compared += 1
+            }
+        }
+        #expect(compared > 60)
+    }
+
     /// A file our reader takes, broken in a way only libpng can judge, is libpng's answer.
     @Test func ourReaderLeavesDamageToLibpng() throws {
         let intact = [UInt8](try TestImages.data("photos/camera.png"))
