@@ -29,6 +29,24 @@ final class ServeProcess: Sendable {
         return String(decoding: data, as: UTF8.self)
     }
 
+    /// `webimage arguments` run in `folder` to its end: its exit status and standard error.
+    static func run(_ arguments: [String], in folder: URL) async throws -> (status: Int32, standardError: String) {
+        let process = Process()
+        process.executableURL = try #require(TestExecutable.url("webimage"))
+        process.arguments = arguments
+        process.currentDirectoryURL = folder
+        let errors = Pipe()
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = errors
+        let exited = AsyncStream<Int32>.makeStream()
+        process.terminationHandler = { exited.continuation.yield($0.terminationStatus) }
+        try process.run()
+        var data = Data()
+        for await chunk in Self.chunks(of: errors.fileHandleForReading) { data.append(chunk) }
+        var statuses = exited.stream.makeAsyncIterator()
+        return (await statuses.next() ?? -1, String(decoding: data, as: UTF8.self))
+    }
+
     /// Starts `webimage serve` on 127.0.0.1 (an ephemeral port) with `settings`, and returns
     /// once it listens (the port read from its log line).
     fileprivate static func serve(_ settings: [String]) async throws -> ServeProcess {

@@ -56,6 +56,26 @@ import ImageEngine
         Self.expectOverBudget(.tiff) { _ = try ImageCodersManager.shared.encode(image, format: .jpeg, options: options) }
     }
 
+    /// Work between a budget's regions in a thread that counts into it (`counting`: drawing on
+    /// an APNG's canvas row by row) is counted as it goes: a budget it spends stops the next
+    /// region, not only the first region after the work ends. (Counted only at the end, a
+    /// 100 MP APNG thumbnail ran 0.5 – 0.9 s past its budget.)
+    @Test func workBetweenRegionsSpendsTheBudgetAsItGoes() throws {
+        let budget = WorkBudget(limit: .milliseconds(20))
+        let image = try VipsImageRef.load("tiffload_buffer", data: Self.largeTIFF()).budgeted(by: budget)
+        #expect(throws: VipsError.self) {
+            try budget.counting { () throws(VipsError) in
+                // 40 ms of this thread's CPU time, outside any region; then a region.
+                let start = WorkBudget.threadCPUTime
+                var spin = 0
+                while WorkBudget.threadCPUTime - start < .milliseconds(40) { spin &+= 1 }
+                #expect(spin > 0)
+                _ = try image.extractingArea(x: 0, y: 0, width: 16, height: 16).render()
+            }
+        }
+        #expect(budget.isSpent && budget.used >= .milliseconds(40))
+    }
+
     @Test func animationBudgetCoversEveryFrame() throws {
         // 60 frames composed on an 800x800 canvas; the first frame has its own budget.
         let data = DecodeWorkBombTests.gifOfOnePixelFrames(side: 800, frames: 60)
