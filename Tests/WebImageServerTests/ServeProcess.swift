@@ -29,8 +29,9 @@ final class ServeProcess: Sendable {
         return String(decoding: data, as: UTF8.self)
     }
 
-    /// `webimage arguments` run in `folder` to its end: its exit status and standard error.
-    static func run(_ arguments: [String], in folder: URL) async throws -> (status: Int32, standardError: String) {
+    /// `webimage arguments` run in `folder` to its end: its exit status, standard error, and
+    /// the time its threads (and its children's) waited for a processor (`RunQueueWatch`).
+    static func run(_ arguments: [String], in folder: URL) async throws -> (status: Int32, standardError: String, waited: Duration) {
         let process = Process()
         process.executableURL = try #require(TestExecutable.url("webimage"))
         process.arguments = arguments
@@ -41,10 +42,12 @@ final class ServeProcess: Sendable {
         let exited = AsyncStream<Int32>.makeStream()
         process.terminationHandler = { exited.continuation.yield($0.terminationStatus) }
         try process.run()
+        let watch = RunQueueWatch([process.processIdentifier], justStarted: true)
         var data = Data()
         for await chunk in Self.chunks(of: errors.fileHandleForReading) { data.append(chunk) }
         var statuses = exited.stream.makeAsyncIterator()
-        return (await statuses.next() ?? -1, String(decoding: data, as: UTF8.self))
+        let status = await statuses.next() ?? -1
+        return (status, String(decoding: data, as: UTF8.self), await watch.stop())
     }
 
     /// Starts `webimage serve` on 127.0.0.1 (an ephemeral port) with `settings`, and returns

@@ -40,33 +40,22 @@ public enum TestAllowance {
     }
 }
 
+
 extension TestAllowance {
-    /// What `body` returned, the wall time it took, and that time less what the machine's load took out of it:
-    /// for bounds of wall time that hold as they are on an idle machine and stay fair on a
-    /// loaded one. The load is the time some task waited for a processor (Linux's CPU pressure,
-    /// `/proc/pressure/cpu`, "some"), which the kernel averages over the processors: counted
-    /// times their number, at most the wall time. On an idle machine it is about nothing, and
-    /// the second time is the first; on a machine whose every processor is taken, nothing is
-    /// left to bound. Where the kernel keeps no pressure figures, the wall time itself.
+    /// What `body` returned, the wall time it took, and that time less what the machine's load
+    /// took out of it: the time the threads of `processes` (and of their children) waited,
+    /// runnable, for a processor meanwhile (`RunQueueWatch`). For bounds of wall time that hold
+    /// as they are on an idle machine, where the processes wait for nothing, and stay fair on a
+    /// loaded one.
     public static func wallTime<T>(
-        isolation: isolated (any Actor)? = #isolation, of body: () async throws -> T
+        watching processes: [Int32], isolation: isolated (any Actor)? = #isolation, of body: () async throws -> T
     ) async rethrows -> (result: T, wall: Duration, unloaded: Duration) {
         let clock = ContinuousClock()
-        let stalledBefore = cpuStall()
+        let watch = RunQueueWatch(processes)
         let start = clock.now
         let result = try await body()
         let wall = clock.now - start
-        guard let before = stalledBefore, let after = cpuStall() else { return (result, wall, wall) }
-        let load = min(wall, (after - before) * ProcessInfo.processInfo.activeProcessorCount)
-        return (result, wall, wall - load)
-    }
-
-    /// The machine's CPU stall so far: `total` of `some` in /proc/pressure/cpu (microseconds).
-    private static func cpuStall() -> Duration? {
-        guard let text = try? String(contentsOfFile: "/proc/pressure/cpu", encoding: .utf8),
-              let line = text.split(separator: "\n").first(where: { $0.hasPrefix("some ") }),
-              let total = line.split(separator: " ").first(where: { $0.hasPrefix("total=") }).flatMap({ Int($0.dropFirst(6)) })
-        else { return nil }
-        return .microseconds(total)
+        let waited = await watch.stop()
+        return (result, wall, max(.zero, wall - waited))
     }
 }

@@ -1,0 +1,50 @@
+import Foundation
+
+/// The time the threads of some processes, and of their children, spend runnable but waiting
+/// for a processor (Linux's `/proc/PID/task/TID/schedstat`, its second field), sampled every
+/// 5 ms from the watch's start to its stop: what a loaded machine adds to their wall time. A
+/// thread that ends between two samples loses at most its last 5 ms; the waits of threads that
+/// wait at the same time add up, so on a loaded machine the sum can pass what they cost the
+/// wall time (a bound built on it is then looser, never tighter). Zero where the kernel keeps
+/// no scheduler statistics.
+public final class RunQueueWatch: Sendable {
+    private let sampler: Task<Duration, Never>
+
+    /// Starts watching `processes` (and their children, those started later included), from
+    /// now, or from their start when they were `justStarted`.
+    public init(_ processes: [Int32], justStarted: Bool = false) {
+        sampler = Task.detached(priority: .high) {
+            // Each thread's wait at the start (0 for the threads born later), and the latest.
+            var first: [String: Int] = [:], latest: [String: Int] = [:]
+            for process in processes { Self.sample(process, into: &latest) }
+            if !justStarted { first = latest }
+            while !Task.isCancelled {
+                try? await Task.sleep(for: .milliseconds(5))
+                for process in processes { Self.sample(process, into: &latest) }
+            }
+            let waited = latest.reduce(0) { $0 + $1.value - (first[$1.key] ?? 0) }
+            return .nanoseconds(waited)
+        }
+    }
+
+    /// Stops the watch; the time the watched threads waited for a processor since it started.
+    public func stop() async -> Duration {
+        sampler.cancel()
+        return await sampler.value
+    }
+
+    /// Reads the runqueue wait of every thread of `process` and of its children into `waits`.
+    private static func sample(_ process: Int32, into waits: inout [String: Int]) {
+        let tasks = "/proc/\(process)/task"
+        guard let threads = try? FileManager.default.contentsOfDirectory(atPath: tasks) else { return }
+        for thread in threads {
+            let folder = "\(tasks)/\(thread)"
+            if let fields = try? String(contentsOfFile: folder + "/schedstat", encoding: .utf8).split(separator: " "),
+               fields.count >= 2, let waited = Int(fields[1]) {
+                waits["\(process)/\(thread)"] = waited
+            }
+            let children = (try? String(contentsOfFile: folder + "/children", encoding: .utf8)) ?? ""
+            for child in children.split(separator: " ").compactMap({ Int32($0) }) { sample(child, into: &waits) }
+        }
+    }
+}
