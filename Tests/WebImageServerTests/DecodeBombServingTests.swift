@@ -120,9 +120,11 @@ import WebImageTestServer
             .write(to: root.appendingPathComponent("rocket.jpg"))
 
         let metricsPort = try FreePort.next()
+        // The defaults, but for `TIMEOUT` under a sanitizer: stretched as the bounds are (the
+        // vector a case draws took over 10 s under ThreadSanitizer beside other work).
         let settings = [
             "--local-filesystem-root", root.path, "--cache-dir", root.appendingPathComponent(".cache").path,
-            "--prometheus-bind", "127.0.0.1:\(metricsPort)",
+            "--prometheus-bind", "127.0.0.1:\(metricsPort)", "--timeout", String(Int(TestAllowance.seconds(ImageServerConfiguration().timeout))),
         ]
         try await withServeProcess(settings) { server in
             let pid = server.processIdentifier
