@@ -126,7 +126,7 @@ import WebImageTestServer
             "--local-filesystem-root", root.path, "--cache-dir", root.appendingPathComponent(".cache").path,
             "--prometheus-bind", "127.0.0.1:\(metricsPort)", "--timeout", String(Int(TestAllowance.seconds(ImageServerConfiguration().timeout))),
         ]
-        try await withServeProcess(settings) { server in
+        try await withServeProcess(settings, environment: TestAllowance.peakMeasuringEnvironment) { server in
             let pid = server.processIdentifier
             // Warm: the libraries loaded and a thumbnail made, so that the peaks are of a working server.
             #expect(try await ServerUnderTest.get("/unsafe/rs:fit:300:200/plain/local:///rocket.jpg@jpg", port: server.port).status == 200)

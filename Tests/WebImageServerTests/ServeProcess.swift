@@ -52,11 +52,12 @@ final class ServeProcess: Sendable {
 
     /// Starts `webimage serve` on 127.0.0.1 (an ephemeral port) with `settings`, and returns
     /// once it listens (the port read from its log line).
-    fileprivate static func serve(_ settings: [String]) async throws -> ServeProcess {
+    fileprivate static func serve(_ settings: [String], environment: [String: String]) async throws -> ServeProcess {
         let process = Process()
         let program: URL = try #require(TestExecutable.url("webimage"))
         process.executableURL = program
         process.arguments = ["serve", "--bind", "127.0.0.1:0"] + settings
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         let log = Pipe()
         process.standardError = log
         process.standardOutput = log
@@ -122,10 +123,12 @@ final class ServeProcess: Sendable {
     }
 }
 
-/// Runs `body` with `webimage serve` started with `settings` (see `ServeProcess.serve`), then
-/// kills it unless it exited and awaits its exit, also when `body` throws.
+/// Runs `body` with `webimage serve` started with `settings` (see `ServeProcess.serve`), in this
+/// process's environment with `environment` on top, then kills it unless it exited and awaits
+/// its exit, also when `body` throws.
 func withServeProcess<T>(
-    _ settings: [String], isolation: isolated (any Actor)? = #isolation, _ body: (ServeProcess) async throws -> T
+    _ settings: [String], environment: [String: String] = [:], isolation: isolated (any Actor)? = #isolation,
+    _ body: (ServeProcess) async throws -> T
 ) async throws -> T {
-    try await withScoped(try await ServeProcess.serve(settings), release: { await $0.stop() }, body)
+    try await withScoped(try await ServeProcess.serve(settings, environment: environment), release: { await $0.stop() }, body)
 }

@@ -31,6 +31,14 @@ public enum TestAllowance {
     /// `loadMargin`, stretched by `timeScale`.
     public static func bound(_ alone: Duration) -> Duration { time(alone + loadMargin) }
 
+    /// The environment of a child process whose peak resident memory a test bounds: under
+    /// AddressSanitizer (scripts/leak-check.sh), freed memory waits in a quarantine of up to
+    /// 256 MB before it is reused, which the peak would count as kept, so the child has none.
+    /// Empty in a plain run.
+    public static var peakMeasuringEnvironment: [String: String] {
+        ProcessInfo.processInfo.environment["ASAN_OPTIONS"].map { ["ASAN_OPTIONS": $0 + ":quarantine_size_mb=0"] } ?? [:]
+    }
+
     /// `bytes`, stretched by `memoryScale`.
     public static func bytes(_ bytes: Int) -> Int { Int(Double(bytes) * memoryScale) }
 

@@ -99,9 +99,7 @@ import ImageEngine
     @Test func refusedAnimatedWebPSavesKeepNoMemory() async throws {
         let data = DecodeWorkBombTests.gifOfOnePixelFrames(side: 1000, frames: 30)
         let arguments = ["--encode", "webp", "--animation-budget", "1", "--repeat"]
-        // Under AddressSanitizer (scripts/leak-check.sh) freed memory waits in a quarantine of
-        // up to 256 MB before it is reused, which the peak would count as kept: none for the probe.
-        let environment = ProcessInfo.processInfo.environment["ASAN_OPTIONS"].map { ["ASAN_OPTIONS": $0 + ":quarantine_size_mb=0"] } ?? [:]
+        let environment = TestAllowance.peakMeasuringEnvironment
         let twenty = try await DecodeWorkBombTests.probePeak(data, arguments + ["20"], outcome: "refused:", environment: environment)
         let sixty = try await DecodeWorkBombTests.probePeak(data, arguments + ["60"], outcome: "refused:", environment: environment)
         #expect(sixty - twenty < TestAllowance.bytes(40 << 20), "peak \(twenty >> 20) MB after 20 refusals, \(sixty >> 20) MB after 60")
