@@ -33,7 +33,8 @@ final class ServeProcess: Sendable {
     /// the time its threads (and its children's) waited for a processor (`RunQueueWatch`).
     static func run(_ arguments: [String], in folder: URL) async throws -> (status: Int32, standardError: String, waited: Duration) {
         let process = Process()
-        process.executableURL = try #require(TestExecutable.url("webimage"))
+        let program: URL = try #require(TestExecutable.url("webimage"))
+        process.executableURL = program
         process.arguments = arguments
         process.currentDirectoryURL = folder
         let errors = Pipe()

@@ -39,12 +39,23 @@ public final class RunQueueWatch: Sendable {
         guard let threads = try? FileManager.default.contentsOfDirectory(atPath: tasks) else { return }
         for thread in threads {
             let folder = "\(tasks)/\(thread)"
-            if let fields = try? String(contentsOfFile: folder + "/schedstat", encoding: .utf8).split(separator: " "),
-               fields.count >= 2, let waited = Int(fields[1]) {
+            let fields = text(of: folder + "/schedstat").split(separator: " ")
+            if fields.count >= 2, let waited = Int(fields[1]) {
                 waits["\(process)/\(thread)"] = waited
             }
-            let children = (try? String(contentsOfFile: folder + "/children", encoding: .utf8)) ?? ""
-            for child in children.split(separator: " ").compactMap({ Int32($0) }) { sample(child, into: &waits) }
+            for child in text(of: folder + "/children").split(separator: " ").compactMap({ Int32($0) }) { sample(child, into: &waits) }
         }
+    }
+
+    /// A small /proc file's text ("" when it cannot be read), read with one `read`: Foundation's
+    /// whole-file reads keep a 4 KB buffer for each file that states no size, as /proc's do
+    /// (200,000 samples leaked 870 MB in an AddressSanitizer run).
+    private static func text(of path: String) -> String {
+        let file = open(path, O_RDONLY | O_CLOEXEC)
+        guard file >= 0 else { return "" }
+        defer { close(file) }
+        var bytes = [UInt8](repeating: 0, count: 512)
+        let count = bytes.withUnsafeMutableBytes { read(file, $0.baseAddress, $0.count) }
+        return count > 0 ? String(decoding: bytes.prefix(count), as: UTF8.self) : ""
     }
 }
