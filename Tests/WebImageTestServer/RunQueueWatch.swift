@@ -8,29 +8,40 @@ import Foundation
 /// wall time (a bound built on it is then looser, never tighter). Zero where the kernel keeps
 /// no scheduler statistics.
 public final class RunQueueWatch: Sendable {
-    private let sampler: Task<Duration, Never>
+    /// The waits sampled (each thread's at the start, 0 for threads born later; the latest),
+    /// and whether to stop. A thread of its own samples them: on the cooperative pool, the
+    /// sampling waited behind the tests' own work and missed processes that ended meanwhile.
+    private let state = RunQueueSamples()
+    private let done = DispatchSemaphore(value: 0)
 
     /// Starts watching `processes` (and their children, those started later included), from
     /// now, or from their start when they were `justStarted`.
     public init(_ processes: [Int32], justStarted: Bool = false) {
-        sampler = Task.detached(priority: .high) {
-            // Each thread's wait at the start (0 for the threads born later), and the latest.
-            var first: [String: Int] = [:], latest: [String: Int] = [:]
-            for process in processes { Self.sample(process, into: &latest) }
-            if !justStarted { first = latest }
-            while !Task.isCancelled {
-                try? await Task.sleep(for: .milliseconds(5))
+        var latest: [String: Int] = [:]
+        for process in processes { Self.sample(process, into: &latest) }
+        state.set(first: justStarted ? [:] : latest, latest: latest)
+        let thread = Thread { [state, done] in
+            while !state.isStopping {
+                usleep(5_000)
+                var latest = state.latest
                 for process in processes { Self.sample(process, into: &latest) }
+                state.set(latest: latest)
             }
-            let waited = latest.reduce(0) { $0 + $1.value - (first[$1.key] ?? 0) }
-            return .nanoseconds(waited)
+            done.signal()
         }
+        thread.start()
     }
 
     /// Stops the watch; the time the watched threads waited for a processor since it started.
     public func stop() async -> Duration {
-        sampler.cancel()
-        return await sampler.value
+        state.stop()
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            DispatchQueue.global().async { [done] in
+                done.wait()
+                continuation.resume()
+            }
+        }
+        return .nanoseconds(state.waited)
     }
 
     /// Reads the runqueue wait of every thread of `process` and of its children into `waits`.
@@ -58,4 +69,28 @@ public final class RunQueueWatch: Sendable {
         let count = bytes.withUnsafeMutableBytes { read(file, $0.baseAddress, $0.count) }
         return count > 0 ? String(decoding: bytes.prefix(count), as: UTF8.self) : ""
     }
+}
+
+/// `RunQueueWatch`'s samples, shared by its thread and its caller.
+///
+/// `@unchecked Sendable`: every field is read and written under `lock`.
+private final class RunQueueSamples: @unchecked Sendable {
+    private let lock = NSLock()
+    private var first: [String: Int] = [:]
+    private var latestWaits: [String: Int] = [:]
+    private var stopping = false
+
+    var isStopping: Bool { lock.withLock { stopping } }
+    var latest: [String: Int] { lock.withLock { latestWaits } }
+    /// Nanoseconds waited since the start, over every thread seen.
+    var waited: Int { lock.withLock { latestWaits.reduce(0) { $0 + $1.value - (first[$1.key] ?? 0) } } }
+
+    func set(first: [String: Int]? = nil, latest: [String: Int]) {
+        lock.withLock {
+            if let first { self.first = first }
+            latestWaits = latest
+        }
+    }
+
+    func stop() { lock.withLock { stopping = true } }
 }
