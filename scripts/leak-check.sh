@@ -21,6 +21,8 @@
 #   a global holding a `.v6` target is reported, a `.v4` one or the bare struct is not). A box
 #   of a leaked object is reported as *indirect*, with it: that fails.
 # Objects that live as long as the process are listed in scripts/lsan-suppressions.txt.
+# Memory errors in others' code our tests reach (Foundation's Process.run) are in
+# scripts/asan-suppressions.txt, each with its cause.
 # The run passes only when every test ran and passed (the runner's closing line, against the
 # binary's list) and no report holds an error, a fatal error or a failed check.
 set -euo pipefail
@@ -40,7 +42,7 @@ status=0
 # run_watched (test-run.sh): a run silent for 10 minutes is stuck; its stacks are kept and it fails.
 binary=.build-asan/debug/swift-webimagePackageTests.xctest
 expected=$(expected_tests "$binary" "$@")
-ASAN_OPTIONS="detect_leaks=1:allocator_may_return_null=1:log_path=$PWD/$reports/report" \
+ASAN_OPTIONS="detect_leaks=1:allocator_may_return_null=1:log_path=$PWD/$reports/report:suppressions=$PWD/scripts/asan-suppressions.txt" \
     LSAN_OPTIONS="suppressions=$PWD/scripts/lsan-suppressions.txt:print_suppressions=0:exitcode=0" \
     WEBIMAGE_TEST_TIME_SCALE=${WEBIMAGE_TEST_TIME_SCALE:-3} WEBIMAGE_TEST_MEMORY_SCALE=${WEBIMAGE_TEST_MEMORY_SCALE:-3} \
     run_watched "$reports/run.log" "$binary" --testing-library swift-testing "$@" || status=$?

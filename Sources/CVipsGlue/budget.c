@@ -40,15 +40,11 @@ void wi_budget_unref(wi_budget *budget) {
     }
 }
 
-int wi_budget_spent(wi_budget *budget) {
-    return atomic_load(&budget->spent);
-}
-
 int64_t wi_budget_used_ns(wi_budget *budget) {
     return atomic_load(&budget->used_ns);
 }
 
-void wi_budget_add(wi_budget *budget, int64_t ns) {
+static void wi_budget_add(wi_budget *budget, int64_t ns) {
     if (atomic_fetch_add(&budget->used_ns, ns) + ns > budget->limit_ns) {
         atomic_store(&budget->spent, 1);
     }
@@ -60,13 +56,50 @@ int64_t wi_thread_cpu_ns(void) {
     return (int64_t)now.tv_sec * 1000000000 + now.tv_nsec;
 }
 
+// The budget this thread counts its own work into (wi_budget_counting_begin), and the thread's
+// CPU time up to which it has been counted.
+static _Thread_local wi_budget *counted_budget;
+static _Thread_local int64_t counted_mark;
+
+// Counts this thread's CPU time since its mark into `budget`, when the thread counts into it.
+static void wi_budget_count_thread(wi_budget *budget) {
+    if (budget != NULL && counted_budget == budget) {
+        int64_t now = wi_thread_cpu_ns();
+        wi_budget_add(budget, now - counted_mark);
+        counted_mark = now;
+    }
+}
+
+wi_budget_counting wi_budget_counting_begin(wi_budget *budget) {
+    wi_budget_counting previous = {counted_budget};
+    wi_budget_count_thread(counted_budget);
+    counted_budget = budget;
+    counted_mark = wi_thread_cpu_ns();
+    return previous;
+}
+
+void wi_budget_counting_end(wi_budget_counting previous) {
+    wi_budget_count_thread(counted_budget);
+    // The enclosing count resumes from here: what ran since its begin was counted above.
+    counted_budget = previous.budget;
+    counted_mark = wi_thread_cpu_ns();
+}
+
+int wi_budget_checkpoint(wi_budget *budget) {
+    wi_budget_count_thread(budget);
+    return atomic_load(&budget->spent);
+}
+
 static int wi_budget_generate(VipsRegion *out, void *sequence, void *a, void *b, gboolean *stop) {
     (void)a;
     (void)stop;
     VipsRegion *in = sequence;
     wi_budget *budget = b;
     WI_TAKEN_BY_WORKER(out->im);
-    if (atomic_load(&budget->spent)) {
+    // In a thread that counts its own work into this budget, what it did since its last count
+    // (drawing the last region on a canvas, say) is counted first: a long run of such work
+    // between regions is stopped at the next region, not after it ends.
+    if (wi_budget_checkpoint(budget)) {
         vips_error(WI_BUDGET_DOMAIN, "over the time budget of %lld ms of CPU time",
                    (long long)(budget->limit_ns / 1000000));
         return -1;
@@ -75,9 +108,11 @@ static int wi_budget_generate(VipsRegion *out, void *sequence, void *a, void *b,
     int64_t start = wi_thread_cpu_ns();
     VipsRect *area = &out->valid;
     int failed = vips_region_prepare(in, area) != 0 || vips_region_region(out, in, area, area->left, area->top) != 0;
-    int64_t spent_here = wi_thread_cpu_ns() - start;
-    if (atomic_fetch_add(&budget->used_ns, spent_here) + spent_here > budget->limit_ns) {
-        atomic_store(&budget->spent, 1);
+    int64_t end = wi_thread_cpu_ns();
+    wi_budget_add(budget, end - start);
+    if (counted_budget == budget) {
+        // Counted just now, not again by the thread's own count.
+        counted_mark = end;
     }
     return failed ? -1 : 0;
 }

@@ -108,6 +108,16 @@ int wi_run_child(const char *path, char *const argv[], int input_fd, int output_
 }
 
 int wi_limit_cpu_time(int64_t milliseconds) {
-    struct itimerval timer = {{0, 0}, {milliseconds / 1000, (milliseconds % 1000) * 1000}};
+    // The process's CPU time counts from its spawn (exec does not reset it): its start so far
+    // is part of the budget, as the parent's own start is part of the parent's wall time.
+    struct timespec used;
+    int64_t left_us = milliseconds * 1000;
+    if (clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &used) == 0) {
+        left_us -= (int64_t)used.tv_sec * 1000000 + used.tv_nsec / 1000;
+    }
+    if (left_us < 1000) {
+        left_us = 1000;
+    }
+    struct itimerval timer = {{0, 0}, {left_us / 1000000, left_us % 1000000}};
     return setitimer(ITIMER_PROF, &timer, NULL);
 }

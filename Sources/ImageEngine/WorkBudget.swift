@@ -23,21 +23,21 @@ public final class WorkBudget: @unchecked Sendable {
         wi_budget_unref(pointer)
     }
 
-    /// True once the work counted passed the limit.
-    public var isSpent: Bool { wi_budget_spent(pointer) != 0 }
+    /// True once the work counted passed the limit (the calling thread's own so far included,
+    /// inside `counting`).
+    public var isSpent: Bool { wi_budget_checkpoint(pointer) != 0 }
 
     /// The CPU time counted so far.
     public var used: Duration { .nanoseconds(wi_budget_used_ns(pointer)) }
 
     /// Runs `body`, counting the CPU time it takes in this thread outside the budget's images
     /// (which count their own): for work between pipelines, such as drawing an animation's
-    /// frames on its canvas.
+    /// frames on its canvas. It is counted as it goes, at each region the budget's images
+    /// compute in this thread and at each `check()`, so that a budget spent midway through
+    /// such work stops it at the next region (a 100 MP canvas drawn row by row), not at its end.
     public func counting<R, E: Error>(_ body: () throws(E) -> R) throws(E) -> R {
-        let start = wi_thread_cpu_ns(), counted = wi_budget_used_ns(pointer)
-        defer {
-            let outside = (wi_thread_cpu_ns() - start) - (wi_budget_used_ns(pointer) - counted)
-            wi_budget_add(pointer, max(0, outside))
-        }
+        let previous = wi_budget_counting_begin(pointer)
+        defer { wi_budget_counting_end(previous) }
         return try body()
     }
 

@@ -29,13 +29,36 @@ final class ServeProcess: Sendable {
         return String(decoding: data, as: UTF8.self)
     }
 
+    /// `webimage arguments` run in `folder` to its end: its exit status, standard error, and
+    /// the time its threads (and its children's) waited for a processor (`RunQueueWatch`).
+    static func run(_ arguments: [String], in folder: URL) async throws -> (status: Int32, standardError: String, waited: Duration) {
+        let process = Process()
+        let program: URL = try #require(TestExecutable.url("webimage"))
+        process.executableURL = program
+        process.arguments = arguments
+        process.currentDirectoryURL = folder
+        let errors = Pipe()
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = errors
+        let exited = AsyncStream<Int32>.makeStream()
+        process.terminationHandler = { exited.continuation.yield($0.terminationStatus) }
+        try process.run()
+        let watch = RunQueueWatch([process.processIdentifier], justStarted: true)
+        var data = Data()
+        for await chunk in Self.chunks(of: errors.fileHandleForReading) { data.append(chunk) }
+        var statuses = exited.stream.makeAsyncIterator()
+        let status = await statuses.next() ?? -1
+        return (status, String(decoding: data, as: UTF8.self), await watch.stop())
+    }
+
     /// Starts `webimage serve` on 127.0.0.1 (an ephemeral port) with `settings`, and returns
     /// once it listens (the port read from its log line).
-    fileprivate static func serve(_ settings: [String]) async throws -> ServeProcess {
+    fileprivate static func serve(_ settings: [String], environment: [String: String]) async throws -> ServeProcess {
         let process = Process()
         let program: URL = try #require(TestExecutable.url("webimage"))
         process.executableURL = program
         process.arguments = ["serve", "--bind", "127.0.0.1:0"] + settings
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         let log = Pipe()
         process.standardError = log
         process.standardOutput = log
@@ -118,10 +141,12 @@ final class ServeProcess: Sendable {
     }
 }
 
-/// Runs `body` with `webimage serve` started with `settings` (see `ServeProcess.serve`), then
-/// kills it unless it exited and awaits its exit, also when `body` throws.
+/// Runs `body` with `webimage serve` started with `settings` (see `ServeProcess.serve`), in this
+/// process's environment with `environment` on top, then kills it unless it exited and awaits
+/// its exit, also when `body` throws.
 func withServeProcess<T>(
-    _ settings: [String], isolation: isolated (any Actor)? = #isolation, _ body: (ServeProcess) async throws -> T
+    _ settings: [String], environment: [String: String] = [:], isolation: isolated (any Actor)? = #isolation,
+    _ body: (ServeProcess) async throws -> T
 ) async throws -> T {
-    try await withScoped(try await ServeProcess.serve(settings), release: { await $0.stop() }, body)
+    try await withScoped(try await ServeProcess.serve(settings, environment: environment), release: { await $0.stop() }, body)
 }

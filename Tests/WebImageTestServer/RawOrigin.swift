@@ -76,8 +76,10 @@ public final class RawOrigin: Sendable {
 
     /// Waits until every reply started has ended with its connection (a connection that never
     /// sent a request, such as one a client pool opened and keeps idle, has no reply); false
-    /// when `timeout` (stretched by `TestAllowance.timeScale`) passes first.
-    public func waitUntilNoReplyIsInProgress(timeout: Duration = .seconds(30)) async -> Bool {
+    /// when `timeout` (stretched by `TestAllowance.timeScale`) passes first. Alone the close
+    /// is seen in milliseconds; the default bound is a loaded machine's (`loadMargin`), as
+    /// `TestServer.wait`'s.
+    public func waitUntilNoReplyIsInProgress(timeout: Duration = TestAllowance.loadMargin) async -> Bool {
         await replies.waitUntilNoneIsInProgress(timeout: timeout)
     }
 

@@ -31,11 +31,39 @@ public enum TestAllowance {
     /// `loadMargin`, stretched by `timeScale`.
     public static func bound(_ alone: Duration) -> Duration { time(alone + loadMargin) }
 
+    /// The environment of a child process whose peak resident memory a test bounds: under
+    /// AddressSanitizer (scripts/leak-check.sh), freed memory waits in a quarantine of up to
+    /// 256 MB before it is reused, which the peak would count as kept, so the child has none.
+    /// Empty in a plain run.
+    public static var peakMeasuringEnvironment: [String: String] {
+        ProcessInfo.processInfo.environment["ASAN_OPTIONS"].map { ["ASAN_OPTIONS": $0 + ":quarantine_size_mb=0"] } ?? [:]
+    }
+
     /// `bytes`, stretched by `memoryScale`.
     public static func bytes(_ bytes: Int) -> Int { Int(Double(bytes) * memoryScale) }
 
     private static func scale(_ name: String) -> Double {
         guard let text = ProcessInfo.processInfo.environment[name], let value = Double(text), value >= 1 else { return 1 }
         return value
+    }
+}
+
+
+extension TestAllowance {
+    /// What `body` returned, the wall time it took, and that time less what the machine's load
+    /// took out of it: the time the threads of `processes` (and of their children) waited,
+    /// runnable, for a processor meanwhile (`RunQueueWatch`). For bounds of wall time that hold
+    /// as they are on an idle machine, where the processes wait for nothing, and stay fair on a
+    /// loaded one.
+    public static func wallTime<T>(
+        watching processes: [Int32], isolation: isolated (any Actor)? = #isolation, of body: () async throws -> T
+    ) async rethrows -> (result: T, wall: Duration, unloaded: Duration) {
+        let clock = ContinuousClock()
+        let watch = RunQueueWatch(processes)
+        let start = clock.now
+        let result = try await body()
+        let wall = clock.now - start
+        let waited = await watch.stop()
+        return (result, wall, max(.zero, wall - waited))
     }
 }

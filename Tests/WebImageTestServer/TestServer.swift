@@ -171,9 +171,11 @@ public final class TestServer: Sendable {
     public func requestCount(_ path: String) -> Int { core.statistics.requests[path] ?? 0 }
 
     /// Waits until `condition` holds for the statistics (checked on every change); false when
-    /// `timeout` (stretched by `TestAllowance.timeScale`) passes first.
+    /// `timeout` (stretched by `TestAllowance.timeScale`) passes first. What the server sees
+    /// of a client (a request, a close) comes in milliseconds alone: the default bound is a
+    /// loaded machine's (`TestAllowance.loadMargin`).
     @discardableResult
-    public func wait(timeout: Duration = .seconds(120), until condition: @escaping @Sendable (Statistics) -> Bool) async -> Bool {
+    public func wait(timeout: Duration = TestAllowance.loadMargin, until condition: @escaping @Sendable (Statistics) -> Bool) async -> Bool {
         await core.wait(timeout: timeout, until: condition)
     }
 

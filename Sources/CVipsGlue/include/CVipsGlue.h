@@ -156,14 +156,25 @@ typedef struct wi_budget wi_budget;
 /// A budget of `limit_ns` nanoseconds of CPU time.
 wi_budget *wi_budget_new(int64_t limit_ns);
 void wi_budget_unref(wi_budget *budget);
-/// 1 once the work counted passed the limit, else 0.
-int wi_budget_spent(wi_budget *budget);
 /// The CPU time counted so far, in nanoseconds.
 int64_t wi_budget_used_ns(wi_budget *budget);
-/// Counts `ns` nanoseconds of CPU time spent outside the budget's images (work between them).
-void wi_budget_add(wi_budget *budget, int64_t ns);
 /// The CPU time the calling thread has used, in nanoseconds.
 int64_t wi_thread_cpu_ns(void);
+/// What a thread counted into before `wi_budget_counting_begin`, to go back to at its end.
+typedef struct {
+    wi_budget *budget;
+} wi_budget_counting;
+/// Counts the calling thread's own CPU time into `budget` (which must outlive the count) until
+/// `wi_budget_counting_end`, the work between the budget's images included (theirs they count
+/// themselves): as it goes, at each region of the budget's images computed in this thread and
+/// at `wi_budget_checkpoint`, so that long work between regions is seen as it spends the budget.
+wi_budget_counting wi_budget_counting_begin(wi_budget *budget);
+/// Counts what is left of the count begun with the `wi_budget_counting_begin` that returned
+/// `previous`, and goes back to counting into `previous` (from now).
+void wi_budget_counting_end(wi_budget_counting previous);
+/// Counts the calling thread's work so far when it counts into `budget`; then 1 once the
+/// budget is spent, else 0.
+int wi_budget_checkpoint(wi_budget *budget);
 
 /// `in` as it is (fields, metadata, pixels), its regions computed under `budget` (which the
 /// image holds a reference to): each counts the CPU time its input took, and once the budget
@@ -183,8 +194,10 @@ int wi_memory_file(const char *name);
 int wi_run_child(const char *path, char *const argv[], int input_fd, int output_fd, int timeout_ms, int *status,
                  char *message, size_t capacity);
 
-/// Ends this process with SIGPROF once it has used `milliseconds` of CPU time, all its threads
-/// counted (setitimer's ITIMER_PROF; SIGPROF's default action ends the process). 0 on success.
+/// Ends this process with SIGPROF once it has used `milliseconds` of CPU time since it was
+/// spawned, all its threads counted: what its start (the exec, the runtime) used already is
+/// taken off the timer (setitimer's ITIMER_PROF, at least 1 ms; SIGPROF's default action ends
+/// the process). 0 on success.
 int wi_limit_cpu_time(int64_t milliseconds);
 
 /// How liborc's code memory is kept consistent in this process (orc_lock.c).
