@@ -79,6 +79,8 @@ final class ServeProcess: Sendable {
             }
         }
         guard let port else {
+            // Not left running when the test gives up on it (a cancelled wait ends the loop too).
+            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
             Issue.record("webimage serve did not start: \(seen)")
             throw CancellationError()
         }
