@@ -253,12 +253,11 @@ import WebImageTestServer
                 setup.origin.url("/redirect-to?url=http%3A%2F%2F169.254.169.254%2Flatest%2Fmeta-data.jpg").absoluteString,
                 status: 404, body: "Invalid source URL"
             )
-            // A port nothing listens on (an origin's, once it has stopped): refused by the system.
-            let stopped = try await RawOrigin.start(RawOrigin.Reply(prefix: []))
-            let closed = stopped.url("/gone.jpg")
-            await stopped.shutdown()
-            let escaped = closed.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
+            // A port nothing listens on: refused by the system.
+            let refusing = try RefusingPort()
+            let escaped = refusing.url("/gone.jpg").absoluteString.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
             try await setup.expect(setup.origin.url("/redirect-to?url=\(escaped)").absoluteString, status: 404, body: "Source is unreachable")
+            withExtendedLifetime(refusing) {}
             #expect(setup.origin.requestCount("/redirect-to") == 2)
         }
     }

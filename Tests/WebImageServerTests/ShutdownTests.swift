@@ -24,9 +24,8 @@ import WebImageTestServer
                     let reply = try await request.value
                     #expect(reply.status == 200 && reply.header("content-type") == "image/jpeg")
                 }
+                // Gone (its port is not probed: another test's server may be given it by now).
                 #expect(await server.exitStatus() == 0)
-                // Gone: nothing listens there any more.
-                await #expect(throws: (any Error).self) { try await ServerUnderTest.get("/health", port: server.port, deadline: .seconds(5)) }
             }
         }
     }

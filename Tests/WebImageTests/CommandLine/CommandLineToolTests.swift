@@ -62,10 +62,9 @@ import WebImageTestServer
     /// The command fetched with its own client call, which waited out its whole 30 s deadline
     /// on a refused connection; through ImageDownloader it fails, in words.
     @Test func aRefusedConnectionFailsAtOnceWithAReason() async throws {
-        let server = try await TestServer.start()
-        let closed = server.url("/images/photos/rocket.jpg").absoluteString
-        await server.shutdown()
-        let result = try await ChildProcess.run("webimage", ["info", closed])
+        let refusing = try RefusingPort()
+        let result = try await ChildProcess.run("webimage", ["info", refusing.url("/images/photos/rocket.jpg").absoluteString])
+        withExtendedLifetime(refusing) {}
         #expect(result.status == 1)
         #expect(result.standardError.contains("could not connect"), "\(result.standardError)")
         // How fast is tested in the library (DownloadFaultTests.aRefusedConnectionFailsAtOnce):

@@ -242,16 +242,15 @@ import FoundationNetworking
     }
 
     @Test func aRefusedConnectionFailsAtOnce() async throws {
-        // A port that was just free: nothing listens there.
-        let server = try await TestServer.start()
-        let url = server.url("/images/photos/rocket.jpg")
-        await server.shutdown()
+        let refusing = try RefusingPort()
+        let url = refusing.url("/images/photos/rocket.jpg")
         let started = ContinuousClock.now
         let outcome = await makeDownloader { $0.downloadTimeout = 600 }.recordedDownload(url).1.outcome()
         #expect(outcome.urlError?.code == .cannotConnectToHost, "\(String(reflecting: outcome.error))")
         // AsyncHTTPClient alone retries the connection until the connect timeout (10 minutes
         // here). Alone this takes a few ms.
         #expect(ContinuousClock.now - started < TestAllowance.bound(.zero))
+        withExtendedLifetime(refusing) {}
     }
 
     @Test func anUnknownHostIsCannotFindHost() async throws {
