@@ -37,6 +37,8 @@ struct ServeCommand: AsyncParsableCommand {
         // Every line of the process, the library's too, in the configured form and level.
         LoggingSystem.bootstrap(ImageServerLogHandler.factory(format: configuration.logFormat, level: configuration.logLevel))
         let logger = Logger(label: "swift-webimage.server")
+        // The lines of the last tenth of a second wait for their batch.
+        defer { ImageServerLogHandler.flush() }
         try await ImageServer.run(configuration: configuration, parser: parser, logger: logger)
     }
 }

@@ -73,19 +73,19 @@ struct S3SourceTests {
                 let direct = try await server.get(Self.path("\(moto.endpoint)/photos/photos/rocket.jpg"))
                 #expect(direct.status == 404)
 
-                // Another size of a stored source: made from the source store once its write is
-                // done, with the object gone from the bucket.
+                // Another size of a source used before: made from the source store, with the object
+                // gone from the bucket; that second use writes the source to the store's disk.
+                try await moto.delete(bucket: Self.bucket, key: "photos/rocket.jpg")
+                #expect(try await server.get(Self.path("s3://photos/photos/rocket.jpg?versionId=gone")).status == 404)
+                let other = try await server.get(Self.path("s3://photos/photos/rocket.jpg", options: "rs:fit:200:200"))
+                #expect(other.status == 200 && (try? Self.size(other)) == [200, 133])
+                #expect(moto.gets(of: "/photos/photos/rocket.jpg") == 1)
                 // (The store's file: the library's disk cache names it from the key.)
                 let file = server.cacheFolder + "/sources/" + DiskCacheFileName.forKey("s3://photos/photos/rocket.jpg")
                 let stored = await eventually(within: TestAllowance.loadMargin, every: .milliseconds(20)) {
                     ((try? FileManager.default.attributesOfItem(atPath: file))?[.size] as? Int) == 112_525
                 }
                 #expect(stored)
-                try await moto.delete(bucket: Self.bucket, key: "photos/rocket.jpg")
-                #expect(try await server.get(Self.path("s3://photos/photos/rocket.jpg?versionId=gone")).status == 404)
-                let other = try await server.get(Self.path("s3://photos/photos/rocket.jpg", options: "rs:fit:200:200"))
-                #expect(other.status == 200 && (try? Self.size(other)) == [200, 133])
-                #expect(moto.gets(of: "/photos/photos/rocket.jpg") == 1)
             }
         }
     }

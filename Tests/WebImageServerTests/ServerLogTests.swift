@@ -1,6 +1,8 @@
 import Foundation
 import Logging
+import SystemPackage
 import Testing
+import WebImage
 import WebImageSupport
 import WebImageTestServer
 @testable import WebImageServer
@@ -80,6 +82,35 @@ import WebImageTestServer
         logger.info("hello", metadata: ["request_id": "from-the-line", "z": "2"])
         let line = lines.withLock { $0 }.first ?? ""
         #expect(line.hasSuffix(#" msg="hello" a=1 request_id="from-the-line" z=2"# + "\n"), "\(line)")
+    }
+
+    /// Lines below `warning` wait for their batch; a warning is written at once, after them.
+    @Test func linesAreWrittenInBatchesAndAWarningAtOnceAfterThem() async throws {
+        var ends: [Int32] = [0, 0]
+        #expect(pipe(&ends) == 0)
+        let (readEnd, writeEnd) = (FileDescriptor(rawValue: ends[0]), FileDescriptor(rawValue: ends[1]))
+        defer {
+            try? readEnd.close()
+            try? writeEnd.close()
+        }
+        let batches = LogBatches(descriptor: writeEnd)
+        batches.append("a\n", now: false)
+        batches.append("b\n", now: false)
+        // Nothing written yet: the pipe has no bytes to read.
+        var available: Int32 = 0
+        #expect(ioctl(ends[0], UInt(FIONREAD), &available) == 0 && available == 0)
+        batches.append("warning\n", now: true)
+        #expect(try Self.read(readEnd) == "a\nb\nwarning\n")
+        // A batch with no warning after it comes on its own, a tenth of a second later.
+        batches.append("c\n", now: false)
+        let late = try await BlockingPool.run { try Self.read(readEnd) }
+        #expect(late == "c\n")
+    }
+
+    private static func read(_ descriptor: FileDescriptor) throws -> String {
+        var buffer = [UInt8](repeating: 0, count: 256)
+        let count = try buffer.withUnsafeMutableBytes { try descriptor.read(into: $0) }
+        return String(decoding: buffer.prefix(count), as: UTF8.self)
     }
 
     @Test func timesAreUTCCalendarDatesAcrossLeapDaysAndCenturies() {

@@ -65,6 +65,9 @@ import WebImageTestServer
                 #expect(plausibleRequestID(thirdID) == thirdID && thirdID != madeID, "an implausible ID is replaced by a new one")
                 let notModified = try await server.get(path, headers: ["If-None-Match": tag])
                 #expect(notModified.status == 304 && notModified.body.isEmpty && notModified.header("etag") == tag)
+                // Another size: the source from memory (its second use, which writes it to disk).
+                let smaller = try await server.get(Self.path(origin, "photos/rocket.jpg", options: "rs:fit:150:100"))
+                #expect(smaller.status == 200 && smaller.header("x-cache") == "miss")
                 #expect(origin.requestCount("/images/photos/rocket.jpg") == 1)
                 return (first, tag)
             }
@@ -73,8 +76,9 @@ import WebImageTestServer
             try await withRunningServer(configuration) { restarted in
                 let third = try await restarted.get(path)
                 #expect(third.status == 200 && third.header("x-cache") == "disk" && third.body == first.body && third.header("etag") == tag)
-                // Another size of the same source comes from the source cache, not the origin; and
-                // its ETag, known from the cached source's validator, answers 304 before any work.
+                // Another size of the same source comes from the source cache on disk, not the
+                // origin; and its ETag, known from the cached source's validator, answers 304
+                // before any work.
                 let otherPath = Self.path(origin, "photos/rocket.jpg", options: "rs:fit:100:100")
                 let other = try await restarted.get(otherPath)
                 #expect(other.status == 200 && other.header("x-cache") == "miss")
@@ -83,6 +87,35 @@ import WebImageTestServer
                 #expect(otherTag != tag)
             }
         }
+    }
+
+    /// A source used once is never written to disk (most sources are asked for at one size);
+    /// its second use writes it. With no memory tier for sources, the first use writes it.
+    /// (Counted after the server stops: it finishes its writes first.)
+    @Test(arguments: [64 << 20, 0])
+    func aSourceGoesToDiskOnItsSecondUseOrAtOnceWithoutAMemoryTier(memoryBytes: Int) async throws {
+        try await withOrigin { origin in
+            for uses in 1...2 {
+                var configuration = ImageServerConfiguration.fetchingFromLoopback()
+                configuration.sourceMemoryCacheSize = memoryBytes
+                let image = uses == 1 ? "photos/rocket.jpg" : "photos/astronaut.png"
+                try await withRunningServer(configuration, keepingCache: true) { server in
+                    for size in ["rs:fit:300:200", "rs:fit:150:100"].prefix(uses) {
+                        let reply = try await server.get(Self.path(origin, image, options: size))
+                        #expect(reply.status == 200 && reply.header("x-cache") == "miss")
+                    }
+                }
+                defer { try? FileManager.default.removeItem(atPath: configuration.cacheDirectory) }
+                let written = Self.entries(in: URL(fileURLWithPath: configuration.cacheDirectory).appendingPathComponent("sources"))
+                #expect(written == (uses == 1 && memoryBytes > 0 ? 0 : 1), "\(uses) uses")
+                #expect(origin.requestCount("/images/" + image) == 1)
+            }
+        }
+    }
+
+    /// Entries of a store's folder (hidden names are temporaries and sidecars).
+    static func entries(in folder: URL) -> Int {
+        ((try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []).filter { !$0.hasPrefix(".") }.count
     }
 
     /// The origin holds the source until all fifty have joined the one processing (each counted

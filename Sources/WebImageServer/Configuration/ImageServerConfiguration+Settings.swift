@@ -40,6 +40,10 @@ extension ImageServerConfiguration {
         .read("resultCacheSize", \.resultCacheSize, .int(), "bytes of results on disk; over it, the oldest go"),
         .read("sourceCacheSize", \.sourceCacheSize, .int(), "bytes of sources on disk; over it, the oldest go"),
         .read("memoryCacheSize", \.memoryCacheSize, .int(), "bytes of results kept in memory"),
+        .read(
+            "sourceMemoryCacheSize", \.sourceMemoryCacheSize, .int(),
+            "bytes of sources fetched lately kept in memory; a source is written to disk on its second use (0: on its first)"
+        ),
         .read("resultCacheFsync", \.resultCacheSyncsWrites, .bool, "flush each result to the device before it is renamed into place"),
         .read(
             "shutdownTimeout", \.shutdownTimeout, .seconds, aliases: ["gracefulStopTimeout"],

@@ -85,7 +85,7 @@ public final class ImageServer: Sendable {
             s3 = source
         }
         sources = SourceStore(
-            disk: EntryStore(namespace: "sources", directory: folder, config: sourceConfig),
+            disk: EntryStore(namespace: "sources", directory: folder, config: sourceConfig), memoryBytes: configuration.sourceMemoryCacheSize,
             downloader: downloader, localRoot: localRoot, allowedSources: allowedSources, s3: s3
         )
         let metrics = ServerMetrics(factory: metricsFactory)

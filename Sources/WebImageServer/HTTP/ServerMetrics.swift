@@ -25,7 +25,22 @@ final class ServerMetrics: Sendable {
     /// Requests being answered now, behind `inFlight`.
     private let answering = Locked(0)
     /// The counters with dimensions made so far, by label and dimensions.
-    private let counters = Locked<[String: Counter]>([:])
+    private let counters = Locked<[CounterKey: Counter]>([:])
+
+    /// A counter's label and dimensions' values (the names come with the label): hashed as they
+    /// are, no string built a request.
+    private struct CounterKey: Hashable {
+        let label: String
+        let values: (String, String?)
+
+        static func == (lhs: Self, rhs: Self) -> Bool { lhs.label == rhs.label && lhs.values == rhs.values }
+
+        func hash(into hasher: inout Hasher) {
+            hasher.combine(label)
+            hasher.combine(values.0)
+            hasher.combine(values.1)
+        }
+    }
 
     init(factory: (any MetricsFactory)?) {
         let factory = factory ?? MetricsSystem.factory
@@ -43,26 +58,26 @@ final class ServerMetrics: Sendable {
 
     /// Counts an answered request by status and output format ("none" for errors).
     func requests(status: Int, format: String) {
-        counter("webimage_server_requests_total", [("status", String(status)), ("format", format)]).increment()
+        counter("webimage_server_requests_total", ("status", String(status)), ("format", format)).increment()
     }
 
     /// Counts a client connection closed by a limit, named by its setting (`READ_REQUEST_TIMEOUT`).
     func connectionClosed(limit: String) {
-        counter("webimage_server_connections_closed_total", [("limit", limit)]).increment()
+        counter("webimage_server_connections_closed_total", ("limit", limit)).increment()
     }
 
     /// Counts a lookup of the result cache: `memory`, `disk` or `miss`.
     func cacheLookup(tier: String) {
-        counter("webimage_server_cache_lookups_total", [("tier", tier)]).increment()
+        counter("webimage_server_cache_lookups_total", ("tier", tier)).increment()
     }
 
     /// The counter `label` with `dimensions`, made once: a factory's lookup of a labelled
     /// counter takes its lock and hashes every dimension, on every request.
-    private func counter(_ label: String, _ dimensions: [(String, String)]) -> Counter {
-        let key = ([label] + dimensions.map { $0.0 + "=" + $0.1 }).joined(separator: " ")
+    private func counter(_ label: String, _ first: (String, String), _ second: (String, String)? = nil) -> Counter {
+        let key = CounterKey(label: label, values: (first.1, second?.1))
         return counters.withLock { counters in
             if let counter = counters[key] { return counter }
-            let counter = Counter(label: label, dimensions: dimensions, factory: factory)
+            let counter = Counter(label: label, dimensions: [first] + (second.map { [$0] } ?? []), factory: factory)
             counters[key] = counter
             return counter
         }

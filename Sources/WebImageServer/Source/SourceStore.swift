@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import WebImage
+import WebImageSupport
 
 /// A source image's bytes, as fetched or read, with what HTTP said of them.
 public struct SourceImage: Sendable {
@@ -20,8 +21,11 @@ public struct SourceImage: Sendable {
     }
 }
 
-/// Source images, fetched once and kept on disk (an `EntryStore`, namespace `sources`) with what
-/// HTTP said of them, so that another size of a known source is made without fetching it again.
+/// Source images, fetched once and kept with what HTTP said of them, so that another size of a
+/// known source is made without fetching it again: in memory while recent
+/// (`SOURCE_MEMORY_CACHE_SIZE`), on disk (an `EntryStore`, namespace `sources`) from their second
+/// use. A source asked for once, the usual case of a one-off image, never costs a disk write
+/// (nginx's `proxy_cache_min_uses 2`); with no memory tier, every source is written at once.
 /// Remote sources come through the server's `ImageDownloader` (shared requests, its source guard
 /// and limits) once `ALLOWED_SOURCES` lets them; S3 objects through `S3Source` (signed, on a
 /// downloader of the same settings), kept and revalidated alike; local ones from under the
@@ -35,14 +39,42 @@ final class SourceStore: Sendable {
         var expires: String?
     }
 
+    /// A source in the memory tier, and whether it went to the disk store yet.
+    final class Recent: Sendable {
+        let image: SourceImage
+        private let onDisk: Locked<Bool>
+
+        init(_ image: SourceImage, onDisk: Bool) {
+            self.image = image
+            self.onDisk = Locked(onDisk)
+        }
+
+        /// True once: for the use that sends it to disk.
+        func takeWrite() -> Bool {
+            onDisk.withLock { written in
+                defer { written = true }
+                return !written
+            }
+        }
+    }
+
     private let disk: EntryStore<Metadata>
+    /// Sources fetched or read lately; nil: none kept in memory.
+    private let recent: ObjectMemoryCache<Recent>?
+    /// A source larger than this goes to disk at once: held in memory it would push out the rest.
+    private let largestRecent: Int
     private let downloader: ImageDownloader
     private let localRoot: LocalSourceRoot?
     private let allowedSources: AllowedSources
     private let s3: S3Source?
 
-    init(disk: EntryStore<Metadata>, downloader: ImageDownloader, localRoot: LocalSourceRoot?, allowedSources: AllowedSources, s3: S3Source? = nil) {
+    init(
+        disk: EntryStore<Metadata>, memoryBytes: Int = 0, downloader: ImageDownloader, localRoot: LocalSourceRoot?,
+        allowedSources: AllowedSources, s3: S3Source? = nil
+    ) {
         self.disk = disk
+        recent = memoryBytes > 0 ? ObjectMemoryCache(costLimit: memoryBytes) : nil
+        largestRecent = memoryBytes / 4
         self.downloader = downloader
         self.localRoot = localRoot
         self.allowedSources = allowedSources
@@ -53,6 +85,7 @@ final class SourceStore: Sendable {
     /// request answer 304 before any fetch.
     func storedValidators(of source: SourceURL) async -> HTTPValidators? {
         if case .local = source { return nil }
+        if let recent = recent?.object(forKey: source.description) { return recent.image.validators }
         return await disk.metadata(forKey: source.description)?.validators
     }
 
@@ -76,20 +109,44 @@ final class SourceStore: Sendable {
         }
     }
 
-    /// The stored bytes of `source`, else what `fetch` brings (at most `limit` bytes), stored
-    /// behind the caller.
+    /// The stored bytes of `source` (from memory, else disk), else what `fetch` brings (at most
+    /// `limit` bytes). A fetched source is kept in memory, and written to disk behind the caller
+    /// on its second use (at once when there is no memory tier or it is too large for it).
     private func stored(
         _ source: SourceURL, limit: Int, logger: Logger, fetch: (Int) async throws -> SourceImage
     ) async throws -> SourceImage {
         let key = source.description
+        if let recent = recent?.object(forKey: key) {
+            try Self.check(recent.image.data.count, limit: limit)
+            if recent.takeWrite() { store(recent.image, forKey: key, logger: logger) }
+            return recent.image
+        }
         if let (data, metadata) = await disk.entry(forKey: key) {
-            guard data.count <= limit else { throw ImageServerError.sourceTooLarge("\(data.count) bytes, limit \(limit)") }
-            return SourceImage(data: data, validators: metadata?.validators, cacheControl: metadata?.cacheControl, expires: metadata?.expires)
+            try Self.check(data.count, limit: limit)
+            let image = SourceImage(data: data, validators: metadata?.validators, cacheControl: metadata?.cacheControl, expires: metadata?.expires)
+            keep(image, forKey: key, onDisk: true)
+            return image
         }
         let fetched = try await fetch(limit)
-        let metadata = Metadata(validators: fetched.validators, cacheControl: fetched.cacheControl, expires: fetched.expires)
-        disk.storeBehind(fetched.data, metadata: metadata, forKey: key, logger: logger)
+        if !keep(fetched, forKey: key, onDisk: false) { store(fetched, forKey: key, logger: logger) }
         return fetched
+    }
+
+    private static func check(_ count: Int, limit: Int) throws {
+        guard count <= limit else { throw ImageServerError.sourceTooLarge("\(count) bytes, limit \(limit)") }
+    }
+
+    /// Keeps `image` in the memory tier; false when it has none or `image` is too large for it.
+    @discardableResult
+    private func keep(_ image: SourceImage, forKey key: String, onDisk: Bool) -> Bool {
+        guard let recent, image.data.count <= largestRecent else { return false }
+        recent.setObject(Recent(image, onDisk: onDisk), forKey: key, cost: image.data.count)
+        return true
+    }
+
+    private func store(_ image: SourceImage, forKey key: String, logger: Logger) {
+        let metadata = Metadata(validators: image.validators, cacheControl: image.cacheControl, expires: image.expires)
+        disk.storeBehind(image.data, metadata: metadata, forKey: key, logger: logger)
     }
 
     private func fetch(_ url: URL, maximumBytes: Int, cookie: String? = nil) async throws -> SourceImage {
