@@ -215,15 +215,17 @@ final class ConnectionLimitsHandler: ChannelDuplexHandler, RemovableChannelHandl
 
     /// Whether `fields` carry the `close` connection option (a comma-separated, case-insensitive list).
     private static func saysClose(_ fields: HTTPFields) -> Bool {
-        fields[values: .connection].contains { value in
+        // Most messages have no Connection field: nothing to gather.
+        guard fields[.connection] != nil else { return false }
+        return fields[values: .connection].contains { value in
             value.split(separator: ",").contains { $0.filter { !$0.isWhitespace }.lowercased() == "close" }
         }
     }
 
     private func scheduleTimer(context: ChannelHandlerContext) {
         guard !inactive, !refused else { return }
-        let deadlines = [readDeadline, writeDeadline, keepAliveDeadline].compactMap { $0 }
-        guard let earliest = deadlines.min() else {
+        // Without an array: this runs twice a request.
+        guard let earliest = Self.earliest(Self.earliest(readDeadline, writeDeadline), keepAliveDeadline) else {
             stopTimer()
             return
         }
@@ -236,6 +238,11 @@ final class ConnectionLimitsHandler: ChannelDuplexHandler, RemovableChannelHandl
             timerDeadline = nil
             timerFired(context: context)
         }
+    }
+
+    private static func earliest(_ first: NIODeadline?, _ second: NIODeadline?) -> NIODeadline? {
+        guard let first, let second else { return first ?? second }
+        return min(first, second)
     }
 
     private func stopTimer() {

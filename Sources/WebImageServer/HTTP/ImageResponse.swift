@@ -21,7 +21,7 @@ enum ImageResponse {
         }
         if let lastModified = metadata.lastModified { headers[.lastModified] = lastModified }
         if job.format.variesWithAccept { headers[.vary] = "Accept" }
-        headers[ImageServer.cacheField] = cache
+        headers[.xCache] = cache
         if configuration.usesETag, EntityTag.notModified(ifNoneMatch: ifNoneMatch, metadata.entityTag) {
             return Response(status: .notModified, headers: headers)
         }
@@ -42,19 +42,22 @@ enum ImageResponse {
             headers[.cacheControl] = cacheControl(job: job, metadata: nil, configuration: configuration)
         }
         if job.format.variesWithAccept { headers[.vary] = "Accept" }
-        headers[ImageServer.cacheField] = "fallback"
+        headers[.xCache] = "fallback"
         return image(result, job: job, status: .init(code: status), headers: headers, configuration: configuration)
     }
 
     /// The response carrying `result`'s bytes: `headers` and those of the image itself.
     private static func image(
-        _ result: StoredResult, job: ImageJob, status: HTTPResponse.Status, headers: HTTPFields, configuration: ImageServerConfiguration
+        _ result: StoredResult, job: ImageJob, status: HTTPResponse.Status, headers: consuming HTTPFields, configuration: ImageServerConfiguration
     ) -> Response {
-        var headers = headers
         let metadata = result.metadata
         headers[.contentType] = metadata.contentType
         headers[.contentLength] = String(result.body.readableBytes)
-        headers[.contentDisposition] = contentDisposition(job: job, fileExtension: metadata.fileExtension)
+        let options = job.request.options
+        headers[.contentDisposition] =
+            (options.filename ?? "").isEmpty && !options.returnAttachment
+            ? result.inlineDisposition { contentDisposition(job: job, fileExtension: metadata.fileExtension) }
+            : contentDisposition(job: job, fileExtension: metadata.fileExtension)
         if configuration.enableDebugHeaders { addDebugHeaders(metadata, to: &headers) }
         return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: result.body))
     }
@@ -63,13 +66,13 @@ enum ImageResponse {
     /// its header gives it), the result's size (one frame's).
     private static func addDebugHeaders(_ metadata: ResultMetadata, to headers: inout HTTPFields) {
         if let source = metadata.sourceFacts {
-            headers[HTTPField.Name("X-Origin-Content-Length")!] = String(source.byteCount)
-            headers[HTTPField.Name("X-Origin-Width")!] = String(source.pixelWidth)
-            headers[HTTPField.Name("X-Origin-Height")!] = String(source.pixelHeight)
+            headers[.xOriginContentLength] = String(source.byteCount)
+            headers[.xOriginWidth] = String(source.pixelWidth)
+            headers[.xOriginHeight] = String(source.pixelHeight)
         }
         if let width = metadata.pixelWidth, let height = metadata.pixelHeight {
-            headers[HTTPField.Name("X-Result-Width")!] = String(width)
-            headers[HTTPField.Name("X-Result-Height")!] = String(height)
+            headers[.xResultWidth] = String(width)
+            headers[.xResultHeight] = String(height)
         }
     }
 
@@ -79,7 +82,7 @@ enum ImageResponse {
         headers[.eTag] = entityTag
         headers[.cacheControl] = cacheControl(job: job, metadata: nil, configuration: configuration)
         if job.format.variesWithAccept { headers[.vary] = "Accept" }
-        headers[ImageServer.cacheField] = cache
+        headers[.xCache] = cache
         return Response(status: .notModified, headers: headers)
     }
 

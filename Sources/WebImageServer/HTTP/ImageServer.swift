@@ -137,10 +137,6 @@ public final class ImageServer: Sendable {
         return group
     }
 
-    /// The `X-Cache` header: where the result came from (memory, disk, miss; source for a 304
-    /// answered from the stored source's version).
-    static let cacheField = HTTPField.Name("X-Cache")!
-
     // MARK: Answering
 
     /// The response to an image request; a failure is thrown as `ImageRequestFailure`, whose

@@ -55,9 +55,9 @@ struct SourceCookies: Sendable {
 
     /// The scope of the request's own address (imgproxy's rule when `COOKIE_BASE_URL` is unset).
     private static func requestScope(_ request: Request) -> Scope? {
-        let forwardedProto = request.headers[HTTPField.Name("X-Forwarded-Proto")!]
+        let forwardedProto = request.headers[.xForwardedProto]
         let scheme = forwardedProto.flatMap { $0.isEmpty ? nil : $0 } ?? "http"
-        let forwardedHost = request.headers[HTTPField.Name("X-Forwarded-Host")!].flatMap { $0.isEmpty ? nil : $0 }
+        let forwardedHost = request.headers[.xForwardedHost].flatMap { $0.isEmpty ? nil : $0 }
         guard let host = forwardedHost ?? request.head.authority, !host.isEmpty else { return nil }
         return scope(scheme: scheme, host: host, path: "")
     }

@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import WebImage
+import WebImageSupport
 
 /// A result as the result store keeps it: its bytes and what the response says of them. Held in
 /// memory as it is; on disk as the bytes plus `ResultMetadata` in the entry's extended data.
@@ -8,10 +9,21 @@ final class StoredResult: Sendable {
     /// The encoded image, in the buffer the response sends (a memory hit copies nothing).
     let body: ByteBuffer
     let metadata: ResultMetadata
+    /// The `Content-Disposition` of requests that name no file and want no attachment (the
+    /// name then comes from the source, which the key holds), made by the first of them.
+    private let inlineDisposition = Locked<String?>(nil)
 
     init(body: ByteBuffer, metadata: ResultMetadata) {
         self.body = body
         self.metadata = metadata
+    }
+
+    /// The inline `Content-Disposition`: `make`'s, the first time.
+    func inlineDisposition(_ make: () -> String) -> String {
+        if let made = inlineDisposition.withLock({ $0 }) { return made }
+        let made = make()
+        inlineDisposition.withLock { $0 = made }
+        return made
     }
 
     /// Bytes held in memory: the cost in the result store's memory tier.

@@ -17,7 +17,7 @@ struct AccessLogMiddleware<Context: RequestContext>: RouterMiddleware {
         do {
             let response = try await next(request, context)
             let bytes = response.body.contentLength ?? 0
-            let cache = response.headers[ImageServer.cacheField] ?? "none"
+            let cache = response.headers[.xCache] ?? "none"
             log(logger, method: request.method, status: Int(response.status.code), path: path, bytes: bytes, cache: cache, started: started, reason: nil)
             return response
         } catch let failure as ImageRequestFailure {

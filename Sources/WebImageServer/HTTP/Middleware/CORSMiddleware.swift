@@ -7,15 +7,12 @@ import Hummingbird
 /// so that a refused request (a missing secret, a bad signature) carries them too and a
 /// browser can read its status.
 struct CORSMiddleware<Context: RequestContext>: RouterMiddleware {
-    static var allowOrigin: HTTPField.Name { HTTPField.Name("Access-Control-Allow-Origin")! }
-    static var allowMethods: HTTPField.Name { HTTPField.Name("Access-Control-Allow-Methods")! }
-
     let origin: String
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         var response = try await next(request, context)
-        response.headers[Self.allowOrigin] = origin
-        response.headers[Self.allowMethods] = "GET, OPTIONS"
+        response.headers[.accessControlAllowOrigin] = origin
+        response.headers[.accessControlAllowMethods] = "GET, OPTIONS"
         return response
     }
 }

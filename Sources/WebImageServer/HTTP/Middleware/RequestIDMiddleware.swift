@@ -10,10 +10,8 @@ import NIOCore
 /// middleware: it also writes the response of a failed request (`ImageRequestFailure`), so that
 /// one carries the ID too.
 struct RequestIDMiddleware<Context: RequestContext>: RouterMiddleware {
-    static var field: HTTPField.Name { HTTPField.Name("X-Request-ID")! }
-
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        let id = plausibleRequestID(request.headers[Self.field]) ?? context.id
+        let id = plausibleRequestID(request.headers[.requestID]) ?? context.id
         var context = context
         context.logger[metadataKey: "request_id"] = "\(id)"
         var response: Response
@@ -22,7 +20,7 @@ struct RequestIDMiddleware<Context: RequestContext>: RouterMiddleware {
         } catch let failure as ImageRequestFailure {
             response = failure.response
         }
-        response.headers[Self.field] = id
+        response.headers[.requestID] = id
         return response
     }
 }
