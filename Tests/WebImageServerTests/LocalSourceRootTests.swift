@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import WebImage
 @testable import WebImageServer
 
 @Suite struct LocalSourceRootTests {
@@ -14,12 +15,28 @@ import Testing
         try FileManager.default.createSymbolicLink(atPath: root.appendingPathComponent("up").path, withDestinationPath: base.path)
         let local = try #require(LocalSourceRoot(path: root.path))
 
-        #expect(try await local.read("/sub/a.jpg", maximumBytes: 100) == Data("inside".utf8))
-        #expect(try await local.read("sub/a.jpg", maximumBytes: 100) == Data("inside".utf8))
+        #expect(try await local.read("/sub/a.jpg", maximumBytes: 100).data == Data("inside".utf8))
+        #expect(try await local.read("sub/a.jpg", maximumBytes: 100).data == Data("inside".utf8))
         for hostile in ["/../secret.jpg", "sub/../../secret.jpg", "/escape.jpg", "/up/secret.jpg", "/sub", "/missing.jpg", "/"] {
             await #expect(throws: ImageServerError.self, "\(hostile)") { try await local.read(hostile, maximumBytes: 100) }
         }
         await #expect(throws: ImageServerError.self) { try await local.read("/sub/a.jpg", maximumBytes: 3) }
         #expect(LocalSourceRoot(path: base.appendingPathComponent("secret.jpg").path) == nil)
+    }
+
+    /// A local source's version is its modification time and size, as nginx's ETag: no digest of
+    /// its bytes a request; another version of the file gives another tag.
+    @Test func aFilesTagIsItsModificationTimeAndSizeAsNginxWritesThem() async throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("webimage-local-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: root) }
+        let file = root.appendingPathComponent("a.jpg")
+        let local = try #require(LocalSourceRoot(path: root.path))
+        for (text, second, tag) in [("inside", 1_700_000_000, "\"6553f100-6\""), ("changed", 1_700_000_001, "\"6553f101-7\"")] {
+            try Data(text.utf8).write(to: file)
+            try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSince1970: TimeInterval(second))], ofItemAtPath: file.path)
+            let source = try await local.read("a.jpg", maximumBytes: 100)
+            #expect(source.data == Data(text.utf8) && source.validators == HTTPValidators(entityTag: tag))
+        }
     }
 }

@@ -98,7 +98,7 @@ final class SourceStore: Sendable {
         switch source {
         case .local(let path):
             guard let localRoot else { throw ImageServerError.unsupportedSourceScheme("local (no WEBIMAGE_LOCAL_FILESYSTEM_ROOT)") }
-            return SourceImage(data: try await localRoot.read(path, maximumBytes: limit))
+            return try await localRoot.read(path, maximumBytes: limit)
         case .remote(let url):
             guard allowedSources.allows(url) else { throw ImageServerError.sourceRefused("\(url.absoluteString) is not in WEBIMAGE_ALLOWED_SOURCES") }
             if let cookie { return try await fetch(url, maximumBytes: limit, cookie: cookie) }
