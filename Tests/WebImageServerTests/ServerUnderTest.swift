@@ -20,6 +20,11 @@ final class ServerUnderTest: Sendable {
     static let client: HTTPClient = {
         var configuration = HTTPClient.Configuration(redirectConfiguration: .disallow, timeout: .init(connect: .seconds(60)))
         configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = 64
+        // Idle connections closed by the client well before the server's KEEP_ALIVE_TIMEOUT (10 s
+        // by default): a connection taken from the pool as the server closes it fails the request
+        // with `remoteConnectionClosed` (AsyncHTTPClient does not retry it), which a whole-suite
+        // ThreadSanitizer run saw once.
+        configuration.connectionPool.idleTimeout = .seconds(4)
         return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
     }()
 
