@@ -85,6 +85,17 @@ void wi_budget_counting_end(wi_budget_counting previous) {
     counted_mark = wi_thread_cpu_ns();
 }
 
+// A pointer the Swift side owns, per thread: which budgets this thread made while it watches.
+static __thread void *wi_budget_watch;
+
+void *wi_budget_watch_get(void) {
+    return wi_budget_watch;
+}
+
+void wi_budget_watch_set(void *watch) {
+    wi_budget_watch = watch;
+}
+
 int wi_budget_checkpoint(wi_budget *budget) {
     wi_budget_count_thread(budget);
     return atomic_load(&budget->spent);

@@ -17,6 +17,33 @@ public final class WorkBudget: @unchecked Sendable {
         let (seconds, attoseconds) = limit.components
         let nanoseconds = Double(seconds) * 1e9 + Double(attoseconds) / 1e9
         pointer = wi_budget_new(nanoseconds >= Double(Int64.max) ? .max : Int64(max(0, nanoseconds)))
+        if let watch = wi_budget_watch_get() { Unmanaged<BudgetWatch>.fromOpaque(watch).takeUnretainedValue().budgets.append(self) }
+    }
+
+    /// Runs `body`; when it fails while a budget made in this thread during it is spent, the
+    /// failure says it is that budget's stop. libvips' error buffer is the process's: another
+    /// thread's failure read in between can take the stop's message out of it, leaving this one
+    /// only what came after ("TIFF: cannot compute pixels"), a stop then read as corrupt data.
+    public static func attributingStops<R, E: Error>(_ body: () throws(E) -> R) throws(E) -> R {
+        let watch = BudgetWatch()
+        let outer = wi_budget_watch_get()
+        wi_budget_watch_set(Unmanaged.passUnretained(watch).toOpaque())
+        defer {
+            wi_budget_watch_set(outer)
+            // An enclosing watch sees the budgets made inside this one too.
+            if let outer { Unmanaged<BudgetWatch>.fromOpaque(outer).takeUnretainedValue().budgets += watch.budgets }
+        }
+        return try withExtendedLifetime(watch) { () throws(E) -> R in
+            do throws(E) {
+                return try body()
+            } catch {
+                guard let failure = error as? VipsError, !failure.isOverTimeBudget,
+                      let spent = watch.budgets.first(where: \.isSpent),
+                      let stop = VipsError("\(WI_BUDGET_DOMAIN): over the time budget of \(spent.limit) of CPU time; \(failure.message)") as? E
+                else { throw error }
+                throw stop
+            }
+        }
     }
 
     deinit {
@@ -49,6 +76,12 @@ public final class WorkBudget: @unchecked Sendable {
     public func check() throws(VipsError) {
         if isSpent { throw VipsError("\(WI_BUDGET_DOMAIN): over the time budget of \(limit) of CPU time") }
     }
+}
+
+/// The budgets one thread made while it watched (`attributingStops`). Only that thread reads
+/// or writes it.
+private final class BudgetWatch {
+    var budgets: [WorkBudget] = []
 }
 
 extension VipsImageRef {

@@ -155,6 +155,9 @@ typedef struct wi_budget wi_budget;
 
 /// A budget of `limit_ns` nanoseconds of CPU time.
 wi_budget *wi_budget_new(int64_t limit_ns);
+/// The calling thread's watch of the budgets it makes (`WorkBudget.attributingStops`); NULL: none.
+void *wi_budget_watch_get(void);
+void wi_budget_watch_set(void *watch);
 void wi_budget_unref(wi_budget *budget);
 /// The CPU time counted so far, in nanoseconds.
 int64_t wi_budget_used_ns(wi_budget *budget);

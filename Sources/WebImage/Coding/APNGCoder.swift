@@ -157,7 +157,7 @@ final class APNGAnimation: Sendable {
             throw .corruptData(format: .png, reason: "no frame \(index)")
         }
         do {
-            return try canvas.withLock { state throws(VipsError) -> PixelBuffer in
+            return try WorkBudget.attributingStops { () throws(VipsError) -> PixelBuffer in try canvas.withLock { state throws(VipsError) -> PixelBuffer in
                 // Going back (or a first call) starts over from an empty canvas.
                 var current = state.flatMap { $0.index < index ? $0 : nil }
                 // Dropped first: a failure below leaves a canvas between frames.
@@ -195,7 +195,7 @@ final class APNGAnimation: Sendable {
                 let pixels = try budget.counting { () throws(VipsError) in try output(of: current.pixels, budget: budget) }
                 state = current
                 return pixels
-            }
+            } }
         } catch {
             throw ImageCodingError(decoding: .png, error)
         }

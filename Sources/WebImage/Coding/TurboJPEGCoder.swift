@@ -165,7 +165,7 @@ public final class TurboJPEGCoder: ThrowingImageCoder {
               image.pixelWidth * image.pixelHeight <= BitmapThumbnail.maxPixelCount
         else { return try fallback.encode(image, format: format, options: options) }
         do {
-            let pixels = try image.makeVipsImage().render()
+            let pixels = try WorkBudget.attributingStops { () throws(VipsError) in try image.makeVipsImage().render() }
             return try TurboJPEG.encode(pixels, quality: VipsSaver.qualityValue(options.encodeCompressionQuality))
         } catch {
             throw ImageCodingError(encoding: .jpeg, from: image.format, error)

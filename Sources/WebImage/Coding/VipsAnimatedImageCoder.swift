@@ -34,7 +34,7 @@ public final class VipsAnimatedImageCoder: AnimatedImageCoder, FrameFailureRecor
         guard index >= 0, index < header.pageCount else { return nil }
         let pixels: PixelBuffer
         do {
-            pixels = try cursor.frame(at: index)
+            pixels = try WorkBudget.attributingStops { () throws(VipsError) in try cursor.frame(at: index) }
         } catch {
             failure.withLock { $0 = ImageCodingError(decoding: loader.format, error) }
             return nil

@@ -99,8 +99,10 @@ public final class VipsImageCoder: ThrowingImageCoder {
         highBitDepth: ((_ width: Int, _ height: Int) -> HighBitDepthSource)? = nil
     ) throws(ImageCodingError) -> Image {
         do {
-            let built = try recipe.prepare()
-            let pixels = options.decodeUseLazyDecoding ? nil : try built.normalizedToSRGB().renderRGBA()
+            let (built, pixels) = try WorkBudget.attributingStops { () throws(VipsError) in
+                let built = try recipe.prepare()
+                return (built, options.decodeUseLazyDecoding ? nil : try built.normalizedToSRGB().renderRGBA())
+            }
             return Image(
                 recipe: pixels.map(ImageRecipe.bitmap) ?? recipe, pixels: pixels, pendingBuild: built,
                 pixelWidth: built.width, pixelHeight: built.height, scale: options.decodeScaleFactor,

@@ -160,7 +160,7 @@ public final class Image: Sendable {
         if let pixels = pixels.withLock({ $0 }) { return pixels }
         let rendered: PixelBuffer
         do {
-            rendered = try makeVipsImage().renderRGBA()
+            rendered = try WorkBudget.attributingStops { () throws(VipsError) in try makeVipsImage().renderRGBA() }
         } catch {
             throw ImageCodingError(decoding: format, error)
         }
@@ -236,7 +236,7 @@ public final class Image: Sendable {
         guard let highBitDepth else { throw .unsupportedFormat(format) }
         let rendered: SixteenBitSamples
         do {
-            rendered = try highBitDepth.samples()
+            rendered = try WorkBudget.attributingStops { () throws(VipsError) in try highBitDepth.samples() }
         } catch {
             throw ImageCodingError(decoding: format, error)
         }

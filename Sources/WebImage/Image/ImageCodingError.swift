@@ -55,7 +55,7 @@ extension ImageCodingError {
     /// libvips' through `init(encoding:from:_:)`, others as `encodingFailed`.
     static func catchingEncodeFailures<T>(to format: ImageFormat, from source: ImageFormat, _ body: () throws -> T) throws(ImageCodingError) -> T {
         do {
-            return try body()
+            return try WorkBudget.attributingStops(body)
         } catch let error as ImageCodingError {
             throw error
         } catch let error as VipsError {

@@ -48,6 +48,34 @@ import ImageEngine
         Self.expectOverBudget(.tiff) { _ = try ImageCodersManager.shared.decode(data, options: Self.options(budget: .milliseconds(1))) }
     }
 
+    /// A failure in work whose budget (made in this thread during it) is spent is that budget's
+    /// stop, though the error libvips left says only what failed after it: another thread's
+    /// read of libvips' process-wide error buffer can take the stop's message (a whole-suite
+    /// AddressSanitizer run saw a 1 ms budget's stop come out as "corrupt tiff data").
+    @Test func aStopWhoseMessageWasTakenIsStillTheBudgets() throws {
+        let afterTheStop = VipsError("TIFF: cannot compute pixels")
+        func spending(_ limit: Duration) throws(VipsError) {
+            let budget = WorkBudget(limit: limit)
+            budget.counting {
+                let start = WorkBudget.threadCPUTime
+                while WorkBudget.threadCPUTime - start < .milliseconds(5) {}
+            }
+            throw afterTheStop
+        }
+        let stopped = #expect(throws: VipsError.self) { try WorkBudget.attributingStops { () throws(VipsError) in try spending(.milliseconds(1)) } }
+        #expect(stopped?.isOverTimeBudget == true && stopped?.message.hasSuffix(afterTheStop.message) == true, "\(String(describing: stopped))")
+        #expect(ImageCodingError(decoding: .tiff, stopped ?? afterTheStop) == .overLimit(format: .tiff, reason: "stopped, its CPU time past its budget (decodeTimeBudget): \(stopped?.message ?? "")"))
+        // A budget not spent, or none made inside: the failure as it was.
+        #expect(throws: afterTheStop) { try WorkBudget.attributingStops { () throws(VipsError) in try spending(.seconds(60)) } }
+        let outside = WorkBudget(limit: .milliseconds(1))
+        outside.counting {
+            let start = WorkBudget.threadCPUTime
+            while WorkBudget.threadCPUTime - start < .milliseconds(5) {}
+        }
+        #expect(outside.isSpent)
+        #expect(throws: afterTheStop) { try WorkBudget.attributingStops { () throws(VipsError) in throw afterTheStop } }
+    }
+
     @Test func budgetStopsALazyDecodeAsItIsEncoded() throws {
         // `webimage convert`'s way: the pixels are decoded as the saver reads them.
         var options = Self.options(budget: .milliseconds(1))
