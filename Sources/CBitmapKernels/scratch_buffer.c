@@ -21,6 +21,19 @@ void wi_buffer_trim(wi_buffer *buffer) {
     }
 }
 
+void *wi_thread_value(pthread_key_t *key, pthread_once_t *once, void (*make_key)(void), size_t size) {
+    pthread_once(once, make_key);
+    void *value = pthread_getspecific(*key);
+    if (value == NULL) {
+        value = calloc(1, size);
+        if (value == NULL || pthread_setspecific(*key, value) != 0) {
+            free(value);
+            return NULL;
+        }
+    }
+    return value;
+}
+
 static pthread_key_t wi_resample_key;
 static pthread_once_t wi_resample_key_once = PTHREAD_ONCE_INIT;
 
@@ -38,14 +51,5 @@ static void wi_resample_make_key(void) {
 }
 
 wi_resample_scratch *wi_resample_scratch_get(void) {
-    pthread_once(&wi_resample_key_once, wi_resample_make_key);
-    wi_resample_scratch *scratch = pthread_getspecific(wi_resample_key);
-    if (scratch == NULL) {
-        scratch = calloc(1, sizeof(wi_resample_scratch));
-        if (scratch == NULL || pthread_setspecific(wi_resample_key, scratch) != 0) {
-            free(scratch);
-            return NULL;
-        }
-    }
-    return scratch;
+    return wi_thread_value(&wi_resample_key, &wi_resample_key_once, wi_resample_make_key, sizeof(wi_resample_scratch));
 }

@@ -26,14 +26,5 @@ static void wi_thread_make_key(void) {
 }
 
 wi_thread_state *wi_thread_state_get(void) {
-    pthread_once(&wi_thread_key_once, wi_thread_make_key);
-    wi_thread_state *state = pthread_getspecific(wi_thread_key);
-    if (state == NULL) {
-        state = calloc(1, sizeof(wi_thread_state));
-        if (state == NULL || pthread_setspecific(wi_thread_key, state) != 0) {
-            free(state);
-            return NULL;
-        }
-    }
-    return state;
+    return wi_thread_value(&wi_thread_key, &wi_thread_key_once, wi_thread_make_key, sizeof(wi_thread_state));
 }

@@ -395,16 +395,7 @@ static void wi_png_scratch_make_key(void) {
 }
 
 static wi_png_scratch *wi_png_scratch_get(void) {
-    pthread_once(&wi_png_scratch_once, wi_png_scratch_make_key);
-    wi_png_scratch *scratch = pthread_getspecific(wi_png_scratch_key);
-    if (scratch == NULL) {
-        scratch = calloc(1, sizeof(wi_png_scratch));
-        if (scratch == NULL || pthread_setspecific(wi_png_scratch_key, scratch) != 0) {
-            free(scratch);
-            return NULL;
-        }
-    }
-    return scratch;
+    return wi_thread_value(&wi_png_scratch_key, &wi_png_scratch_once, wi_png_scratch_make_key, sizeof(wi_png_scratch));
 }
 
 // Inflates and unfilters the image data, then expands it into `out` (width * height * 4).

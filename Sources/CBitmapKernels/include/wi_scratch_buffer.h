@@ -5,6 +5,7 @@
 #ifndef WI_SCRATCH_BUFFER_H
 #define WI_SCRATCH_BUFFER_H
 
+#include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -21,5 +22,10 @@ typedef struct {
 uint8_t *wi_buffer_reserve(wi_buffer *buffer, size_t size);
 // Frees the buffer when it is over WI_KEEP_BYTES.
 void wi_buffer_trim(wi_buffer *buffer);
+
+// The calling thread's value under `key` (made once by `make_key`, which gives it the
+// destructor that frees it when the thread ends): `size` zeroed bytes the first time; NULL when
+// out of memory.
+void *wi_thread_value(pthread_key_t *key, pthread_once_t *once, void (*make_key)(void), size_t size);
 
 #endif
