@@ -86,7 +86,7 @@ void wi_budget_counting_end(wi_budget_counting previous) {
 }
 
 // A pointer the Swift side owns, per thread: which budgets this thread made while it watches.
-static __thread void *wi_budget_watch;
+static _Thread_local void *wi_budget_watch;
 
 void *wi_budget_watch_get(void) {
     return wi_budget_watch;

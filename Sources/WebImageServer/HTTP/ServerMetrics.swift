@@ -31,15 +31,8 @@ final class ServerMetrics: Sendable {
     /// are, no string built a request.
     private struct CounterKey: Hashable {
         let label: String
-        let values: (String, String?)
-
-        static func == (lhs: Self, rhs: Self) -> Bool { lhs.label == rhs.label && lhs.values == rhs.values }
-
-        func hash(into hasher: inout Hasher) {
-            hasher.combine(label)
-            hasher.combine(values.0)
-            hasher.combine(values.1)
-        }
+        let first: String
+        let second: String?
     }
 
     init(factory: (any MetricsFactory)?) {
@@ -74,7 +67,7 @@ final class ServerMetrics: Sendable {
     /// The counter `label` with `dimensions`, made once: a factory's lookup of a labelled
     /// counter takes its lock and hashes every dimension, on every request.
     private func counter(_ label: String, _ first: (String, String), _ second: (String, String)? = nil) -> Counter {
-        let key = CounterKey(label: label, values: (first.1, second?.1))
+        let key = CounterKey(label: label, first: first.1, second: second?.1)
         return counters.withLock { counters in
             if let counter = counters[key] { return counter }
             let counter = Counter(label: label, dimensions: [first] + (second.map { [$0] } ?? []), factory: factory)
