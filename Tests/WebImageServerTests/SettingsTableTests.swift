@@ -110,10 +110,10 @@ import Testing
         let read = try await ImageServerConfiguration.load(arguments: ["webimage"], environment: [
             "WEBIMAGE_MAX_SRC_FILE_SIZE": "1000", "WEBIMAGE_MAX_SRC_RESOLUTION": "0.5", "WEBIMAGE_MEMORY_CACHE_SIZE": "1048576",
             "WEBIMAGE_FORMAT_QUALITY": "webp=50", "WEBIMAGE_PREFERRED_FORMATS": "png,webp", "WEBIMAGE_PLAYGROUND": "off",
-            "WEBIMAGE_LOCAL_FILESYSTEM_ROOT": "/srv/images", "WEBIMAGE_SHUTDOWN_TIMEOUT": "1.5",
+            "WEBIMAGE_LOCAL_FILESYSTEM_ROOT": "/srv/images", "WEBIMAGE_SHUTDOWN_TIMEOUT": "1.5", "WEBIMAGE_SOURCE_MEMORY_CACHE_SIZE": "0",
         ])
         #expect(read.processing.maxSourceFileSize == 1000 && read.processing.maxSourceResolution == 500_000)
-        #expect(read.memoryCacheSize == 1 << 20 && read.shutdownTimeout == 1.5)
+        #expect(read.memoryCacheSize == 1 << 20 && read.shutdownTimeout == 1.5 && read.sourceMemoryCacheSize == 0)
         #expect(read.processing.formatQuality == [.webP: 50] && read.processing.preferredFormats == [.png, .webP])
         #expect(read.playground == false && read.localFilesystemRoot == "/srv/images")
         #expect(try read.makeParser().configuration.maxSourceFileSize == 1000)
