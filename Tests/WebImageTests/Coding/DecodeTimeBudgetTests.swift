@@ -130,7 +130,9 @@ import ImageEngine
         let environment = TestAllowance.peakMeasuringEnvironment
         let twenty = try await DecodeWorkBombTests.probePeak(data, arguments + ["20"], outcome: "refused:", environment: environment)
         let sixty = try await DecodeWorkBombTests.probePeak(data, arguments + ["60"], outcome: "refused:", environment: environment)
-        #expect(sixty - twenty < TestAllowance.bytes(40 << 20), "peak \(twenty >> 20) MB after 20 refusals, \(sixty >> 20) MB after 60")
+        // 40 refusals more held 480 MB with the leak; the whole suite's load once added 45 MB
+        // without it (malloc's arenas, as threads come and go), under a 40 MB bound.
+        #expect(sixty - twenty < TestAllowance.bytes(100 << 20), "peak \(twenty >> 20) MB after 20 refusals, \(sixty >> 20) MB after 60")
     }
 
     // MARK: In a child process
