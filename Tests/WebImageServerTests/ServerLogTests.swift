@@ -84,6 +84,39 @@ import WebImageTestServer
         #expect(line.hasSuffix(#" msg="hello" a=1 request_id="from-the-line" z=2"# + "\n"), "\(line)")
     }
 
+    /// The access line reaches the server's handler as fields, without a metadata dictionary: the
+    /// same line as the metadata would give; any other handler gets the fields as metadata.
+    @Test(arguments: LogFormat.allCases)
+    func anAccessLineIsTheSameLineAsItsMetadataWouldGive(format: LogFormat) throws {
+        let lines = Locked<[String]>([])
+        var logger = Logger(label: "test") { _ in
+            ImageServerLogHandler(format: format, clock: LogClock()) { line in lines.withLock { $0.append(line) } }
+        }
+        logger[metadataKey: "request_id"] = "r-1"
+        logger[metadataKey: "path"] = "the line's own wins"
+        let access = AccessLine(
+            method: .get, status: 404, path: "/rs:fit:10:10/plain/a \"b\".jpg", bytes: 12, cache: "none", duration: .microseconds(1_250),
+            reason: "not found: a.jpg"
+        )
+        access.write(to: logger)
+        logger.info("\(access.message)", metadata: Logger.Metadata(uniqueKeysWithValues: access.fields.map { ($0.key, .string($0.text)) }))
+        let written = lines.withLock { $0 }
+        #expect(written.count == 2)
+        // The same line but for its time (the two may fall in different seconds).
+        func untimed(_ line: String) -> String { line.replacing(/\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\dZ?/, with: "T") }
+        #expect(written.count == 2 && untimed(written[0]) == untimed(written[1]), "\(written)")
+        #expect(written.first?.contains("1.3") == true && written.first?.contains("r-1") == true, "\(written)")
+        #expect(written.first.map { !$0.contains("the line's own wins") } == true, "\(written)")
+
+        // Another handler: the fields as metadata, the message as it is.
+        let events = Locked<[(String, Logger.Metadata?)]>([])
+        AccessLine(method: .head, status: 200, path: "/x", bytes: 0, cache: "memory", duration: .zero)
+            .write(to: Logger(label: "other") { _ in RecordingLogHandler { message, metadata in events.withLock { $0.append((message, metadata)) } } })
+        let event = try #require(events.withLock { $0 }.first)
+        #expect(event.0 == "HEAD /x 200")
+        #expect(event.1 == ["bytes": "0", "cache": "memory", "duration_ms": "0.0", "path": "/x", "status": "200"])
+    }
+
     /// Lines below `warning` wait for their batch; a warning is written at once, after them.
     @Test func linesAreWrittenInBatchesAndAWarningAtOnceAfterThem() async throws {
         var ends: [Int32] = [0, 0]
@@ -143,5 +176,21 @@ import WebImageTestServer
     private static func line(of server: ServeProcess, matching: (String) -> Bool) async -> String? {
         for await line in server.logLines where matching(line) { return line }
         return nil
+    }
+}
+
+/// A handler keeping each event's message and metadata.
+private struct RecordingLogHandler: LogHandler {
+    let record: @Sendable (String, Logger.Metadata?) -> Void
+    var logLevel: Logger.Level = .info
+    var metadata: Logger.Metadata = [:]
+
+    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+
+    func log(event: LogEvent) {
+        record(event.message.description, event.metadata)
     }
 }

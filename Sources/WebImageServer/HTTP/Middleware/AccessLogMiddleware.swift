@@ -18,25 +18,52 @@ struct AccessLogMiddleware<Context: RequestContext>: RouterMiddleware {
             let response = try await next(request, context)
             let bytes = response.body.contentLength ?? 0
             let cache = response.headers[.xCache] ?? "none"
-            log(logger, method: request.method, status: Int(response.status.code), path: path, bytes: bytes, cache: cache, started: started, reason: nil)
+            AccessLine(method: request.method, status: Int(response.status.code), path: path, bytes: bytes, cache: cache, duration: ContinuousClock.now - started)
+                .write(to: logger)
             return response
         } catch let failure as ImageRequestFailure {
             let bytes = failure.response.body.contentLength ?? 0
-            log(
-                logger, method: request.method, status: failure.error.status, path: path, bytes: bytes, cache: "none", started: started,
-                reason: failure.error.description
-            )
+            AccessLine(
+                method: request.method, status: failure.error.status, path: path, bytes: bytes, cache: "none",
+                duration: ContinuousClock.now - started, reason: failure.error.description
+            ).write(to: logger)
             throw failure
         }
     }
+}
 
-    private func log(_ logger: Logger, method: HTTPRequest.Method, status: Int, path: Substring, bytes: Int, cache: String, started: ContinuousClock.Instant, reason: String?) {
-        var metadata: Logger.Metadata = [
-            "status": "\(status)", "path": "\(path)", "bytes": "\(bytes)",
-            "duration_ms": "\(Self.milliseconds(ContinuousClock.now - started))", "cache": "\(cache)",
+/// One request's access line.
+struct AccessLine {
+    var method: HTTPRequest.Method
+    var status: Int
+    var path: Substring
+    var bytes: Int
+    var cache: String
+    var duration: Duration
+    var reason: String? = nil
+
+    /// `GET /rs:fit:300:200/plain/... 200`
+    var message: String { "\(method.rawValue) \(path) \(status)" }
+
+    /// The line's own fields, in key order.
+    var fields: [LogField] {
+        var fields = [
+            LogField("bytes", String(bytes)), LogField("cache", cache), LogField("duration_ms", Self.milliseconds(duration)),
+            LogField("path", String(path)),
         ]
-        if let reason { metadata["reason"] = "\(reason)" }
-        logger.info("\(method.rawValue) \(path) \(status)", metadata: metadata)
+        if let reason { fields.append(LogField("reason", reason)) }
+        fields.append(LogField("status", String(status)))
+        return fields
+    }
+
+    /// Logs the line at `info` on `logger`: the server's own handler takes the fields as they are
+    /// (no metadata dictionary made and hashed a request); any other gets them as metadata.
+    func write(to logger: Logger) {
+        if let handler = logger.handler as? ImageServerLogHandler, handler.logLevel <= .info {
+            handler.log(level: .info, message: message, fields: fields)
+        } else {
+            logger.info("\(message)", metadata: Logger.Metadata(uniqueKeysWithValues: fields.map { ($0.key, .string($0.text)) }))
+        }
     }
 
     /// `duration` in milliseconds with one decimal (without `String(format:)`, which formats
