@@ -57,7 +57,7 @@ extension ImageServer {
         let router = Router(context: ImageServerContext.self)
         server.addRoutes(to: router)
         return Application(
-            router: router,
+            responder: ImageServerResponder(router: router, server: server),
             server: .http1(configuration: httpConfiguration(configuration, logger: logger, metrics: server.metrics)),
             configuration: ApplicationConfiguration(
                 address: .hostname(configuration.bind.host, port: configuration.bind.port), serverName: "webimage",

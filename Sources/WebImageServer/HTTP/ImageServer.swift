@@ -113,7 +113,6 @@ public final class ImageServer: Sendable {
     /// carry the CORS headers.
     public func addRoutes<Routes: RouterMethods>(to routes: Routes) {
         let mounted = routes.group(RouterPath(configuration.pathPrefix))
-        let healthPaths = ["/health"] + [configuration.healthCheckPath].compactMap { $0 }.filter { !$0.isEmpty && $0 != "/health" }
         for path in healthPaths {
             mounted.get(RouterPath(path)) { _, _ in await self.healthCheck.response() }
             mounted.head(RouterPath(path)) { _, _ in await self.healthCheck.response().createHeadResponse() }
@@ -122,19 +121,22 @@ public final class ImageServer: Sendable {
         let images = mounted.group()
         if let origin = configuration.allowOrigin { images.add(middleware: CORSMiddleware(origin: origin)) }
         images.on("**", method: .options) { _, _ in Response(status: .ok) }
-        answering(images.group()).get("**") { request, context in try await self.respond(to: request, context: context) }
-        answering(images.group().add(middleware: HeadMiddleware())).head("**") { request, context in
+        images.group().add(middleware: imageRequestMiddleware()).get("**") { request, context in
+            try await self.respond(to: request, context: context)
+        }
+        images.group().add(middleware: HeadMiddleware()).add(middleware: imageRequestMiddleware()).head("**") { request, context in
             try await self.respond(to: request, context: context)
         }
     }
 
-    /// `group` with the middleware image requests are answered behind.
-    private func answering<Context: RequestContext>(_ group: RouterGroup<Context>) -> RouterGroup<Context> {
-        group.add(middleware: RequestIDMiddleware())
-            .add(middleware: AccessLogMiddleware())
-            .add(middleware: RequestMetricsMiddleware(metrics: metrics))
-        if let secret = configuration.secret { group.add(middleware: BearerSecretMiddleware(secret: secret)) }
-        return group
+    /// `/health` and `HEALTH_CHECK_PATH`, under the prefix.
+    var healthPaths: [String] {
+        ["/health"] + [configuration.healthCheckPath].compactMap { $0 }.filter { !$0.isEmpty && $0 != "/health" }
+    }
+
+    /// The middleware image requests are answered behind.
+    func imageRequestMiddleware<Context: RequestContext>() -> ImageRequestMiddleware<Context> {
+        ImageRequestMiddleware(metrics: metrics, secret: configuration.secret)
     }
 
     // MARK: Answering

@@ -5,18 +5,21 @@ import NIOCore
 import WebImage
 
 extension ImageServer {
+    /// The playground's paths: its page and its signer.
+    static let playgroundPaths = ["/", "/playground/sign"]
+
     /// Adds the playground, when the configuration serves it: the page at the routes' root and
     /// `playground/sign`, which signs a path with the server's first key. Anyone who reaches it
     /// can have any source signed, so it is on by default only on a loopback address.
     func addPlaygroundRoutes<Routes: RouterMethods>(to routes: Routes) {
         guard configuration.servesPlayground else { return }
-        routes.get("/") { _, context in
+        routes.get(RouterPath(Self.playgroundPaths[0])) { _, context in
             // The page's own address: the router's root or the group's prefix.
             let prefix = context.endpointPath.map { $0 == "/" ? "" : $0 } ?? ""
             let samples = await self.playgroundSamples()
             return Self.text(PlaygroundPage.html(base: prefix + "/", samples: samples), type: "text/html; charset=utf-8")
         }
-        routes.get("playground/sign") { request, _ in
+        routes.get(RouterPath(Self.playgroundPaths[1])) { request, _ in
             let query = request.uri.queryParameters
             guard let source = query.get("source"), !source.isEmpty else {
                 return Self.text("source is missing\n", type: "text/plain; charset=utf-8", status: .badRequest)
