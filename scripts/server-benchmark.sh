@@ -183,6 +183,22 @@ cpu_seconds() {
         awk -v t="$ticks" '{ s += $1 } END { printf "%.2f", s / t }'
 }
 
+# Waits (up to 30 s) until the servers are idle, printing the seconds waited: a cell's CPU is
+# then its own requests', not the work an earlier cell left (thumbor's queued requests after
+# wrk stopped, webimage's results still being written behind their responses).
+settle() {
+    local waited=0 before after
+    while [ "$waited" -lt 60 ]; do
+        before=$(cpu_seconds webimage; cpu_seconds thumbor)
+        sleep 0.5
+        after=$(cpu_seconds webimage; cpu_seconds thumbor)
+        # Under 0.04 CPU-seconds in the half second (the clock ticks at 0.01 s): idle.
+        if paste <(echo "$before") <(echo "$after") | awk '{ d += $2 - $1 } END { exit !(d < 0.04) }'; then break; fi
+        waited=$((waited + 1))
+    done
+    echo $((waited / 2))
+}
+
 # thumbor's cells on TestImageLarge.jpg run 3 times as long, to finish a few dozen requests.
 cell_duration() {
     if [ "$1" = "thumbor uncached" ] && [ "$2" = TestImageLarge.jpg ]; then echo $((duration * 3)); else echo "$duration"; fi
@@ -259,7 +275,8 @@ for image in "${images[@]}"; do
     wait_for "http://127.0.0.1:$bare_port/ready" "$work/logs"
     for concurrency in "${concurrencies[@]}"; do
         for mode in "${modes[@]}"; do
-            echo "[$(date +%T)] $file, $mode, concurrency $concurrency (load $(loadavg))" >&2
+            waited=$(settle)
+            echo "[$(date +%T)] $file, $mode, concurrency $concurrency (load $(loadavg); settled in $waited s)" >&2
             measure "$file" "$mode" "$concurrency"
         done
     done
@@ -282,7 +299,7 @@ profile_cell() {
 if [ -n "$profile" ]; then
     for cell in "webimage uncached:rocket.jpg" "webimage uncached:astronaut.png" \
         "webimage uncached:TestImageLarge.jpg" "webimage cached:rocket.jpg"; do
-        echo "[$(date +%T)] profile: ${cell/:/ on }" >&2
+        echo "[$(date +%T)] profile: ${cell/:/ on } (settled in $(settle) s)" >&2
         profile_cell "${cell%%:*}" "${cell#*:}" >>"$work/profile.txt"
     done
 fi

@@ -42,6 +42,31 @@ import WebImageTestServer
         #expect(ImageResponse.fileStem(path) == stem)
     }
 
+    /// Memory hits of one result carry the same headers; a request with its own file name,
+    /// attachment or URL expiry gets its own, and the next plain hit is as before.
+    @Test func hitsCarryTheResultsHeadersAndARequestWithItsOwnGetsItsOwn() async throws {
+        try await withOrigin { origin in
+            try await withRunningServer(.fetchingFromLoopback()) { server in
+                let path = Self.path(origin, "photos/rocket.jpg")
+                #expect(try await server.get(path).header("x-cache") == "miss")
+                func fields(_ reply: ServerUnderTest.Reply) -> [String: String] { reply.headers.filter { !["date", "x-request-id"].contains($0.key) } }
+                let (first, second) = (try await server.get(path), try await server.get(path))
+                #expect(first.header("x-cache") == "memory" && fields(first) == fields(second), "\(first.headers)")
+                #expect(first.header("content-length") == String(first.body.count) && first.header("etag") != nil)
+                #expect(first.header("content-disposition") == "inline; filename=\"rocket.jpg\"")
+                let named = try await server.get(Self.path(origin, "photos/rocket.jpg", options: "rs:fit:300:200/fn:poster"))
+                #expect(named.header("x-cache") == "memory" && named.header("content-disposition") == "inline; filename=\"poster.jpg\"")
+                let attached = try await server.get(Self.path(origin, "photos/rocket.jpg", options: "rs:fit:300:200/att:1"))
+                #expect(attached.header("content-disposition") == "attachment; filename=\"rocket.jpg\"")
+                let expiring = try await server.get(Self.path(origin, "photos/rocket.jpg", options: "rs:fit:300:200/exp:\(Int(Date().timeIntervalSince1970) + 100)"))
+                let maxAge = expiring.header("cache-control").flatMap { Int($0.split(separator: "=").last ?? "") }
+                #expect(expiring.header("x-cache") == "memory" && maxAge.map { (1...100).contains($0) } == true, "\(expiring.headers)")
+                // A plain hit's headers are as they were.
+                #expect(fields(try await server.get(path)) == fields(first))
+            }
+        }
+    }
+
     @Test func aThumbnailIsMadeOnceThenServedFromMemoryThenFromDiskAfterARestart() async throws {
         try await withOrigin { origin in
             let configuration = ImageServerConfiguration.fetchingFromLoopback()
