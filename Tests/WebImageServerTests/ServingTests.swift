@@ -117,7 +117,7 @@ import WebImageTestServer
     /// A source used once is never written to disk (most sources are asked for at one size);
     /// its second use writes it. With no memory tier for sources, the first use writes it.
     /// (Counted after the server stops: it finishes its writes first.)
-    @Test(arguments: [64 << 20, 0])
+    @Test(arguments: [ImageServerConfiguration().sourceMemoryCacheSize, 0])
     func aSourceGoesToDiskOnItsSecondUseOrAtOnceWithoutAMemoryTier(memoryBytes: Int) async throws {
         try await withOrigin { origin in
             for uses in 1...2 {
