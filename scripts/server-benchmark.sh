@@ -32,7 +32,9 @@
 # workers). The library's own rate, measured before each image's cells: `webimage-benchmark
 # repeat IMAGE COUNT 2 source` (its thumbnail job, bytes in and q80 bytes out in the source's
 # format, as the server writes these requests: decode shrunk to fit 300x200, encode; no HTTP,
-# fetch or cache) on 2 threads while the servers are idle, with the CPU it got. thumbor takes seconds a request on TestImageLarge.jpg: those cells run 3x as long.
+# fetch or cache) on 2 threads while the servers are idle, with the CPU it got. thumbor takes
+# seconds a request on TestImageLarge.jpg: those cells run 3x as long. Each cell starts once the
+# servers are idle (settle), so that no cell pays for work an earlier one left.
 #
 # Installs wrk and nginx (scripts/setup.sh) and thumbor 7.8 in /opt/thumbor-venv
 # ($THUMBOR_VENV) when they are missing; builds webimage and webimage-benchmark in release.
