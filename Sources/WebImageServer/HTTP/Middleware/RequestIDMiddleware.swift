@@ -6,15 +6,14 @@ import NIOCore
 /// a plausible ID (1 – 64 characters of `A-Z a-z 0-9 _ -`, as imgproxy accepts), else the one
 /// Hummingbird gave the request (`context.id`: a random prefix a process and a counter, so no
 /// system call a request). The ID goes into `context.logger`'s metadata as `request_id` (imgproxy's
-/// name) in place of Hummingbird's `hb.request.id`, so every line logged for the request names
-/// it once, formatted once. Outermost of the image routes'
+/// name), so every line logged for the request names it (Hummingbird's `hb.request.id` stays:
+/// its `context.id` reads it, unwrapped). Outermost of the image routes'
 /// middleware: it also writes the response of a failed request (`ImageRequestFailure`), so that
 /// one carries the ID too.
 struct RequestIDMiddleware<Context: RequestContext>: RouterMiddleware {
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         let id = plausibleRequestID(request.headers[.requestID]) ?? context.id
         var context = context
-        context.logger[metadataKey: "hb.request.id"] = nil
         context.logger[metadataKey: "request_id"] = .string(id)
         var response: Response
         do {
