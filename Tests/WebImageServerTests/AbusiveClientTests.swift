@@ -7,346 +7,348 @@ import WebImageSupport
 import WebImageTestServer
 @testable import WebImageServer
 
-/// Issue 35, abusive clients: the server's front door against clients on loopback that trickle
-/// their heads, hold connections idle by the thousand, send heads too large, pipeline by the
-/// thousand, never read, leave mid-response, or smuggle a body. Each runs against a real server
-/// in this process with short limits; meanwhile a well-behaved client asks `/health` and a
-/// cached thumbnail on a connection of its own and must have its answers within 100 ms; the
-/// abusers are cut off by the limit that names them (the server's log says which), the test
-/// process's peak resident memory grows within a stated bound, and the server's sockets (this
-/// process's descriptors of the server's port) return to their idle count.
-/// Serialized: the memory bound reads the whole process, and the timings want the cores.
-@Suite(.serialized, .timeLimit(.minutes(TestAllowance.minutes(4)))) struct AbusiveClientTests {
-    static let readRequestTimeout = TestAllowance.seconds(2)
-    static let writeResponseTimeout = TestAllowance.seconds(1.5)
-    static let keepAliveTimeout = TestAllowance.seconds(3)
-    /// How late past its limit a connection may be cut on a loaded two-core machine.
-    static let slack = Duration.seconds(TestAllowance.seconds(1.5))
-    /// What the suites running beside these in the same process may add to its peak resident
-    /// memory (decodes of large test images, the bomb and HDR suites): 256 MB.
-    static let otherSuitesAllowance = TestAllowance.bytes(256 << 20)
+extension Heavy {
+    /// Issue 35, abusive clients: the server's front door against clients on loopback that trickle
+    /// their heads, hold connections idle by the thousand, send heads too large, pipeline by the
+    /// thousand, never read, leave mid-response, or smuggle a body. Each runs against a real server
+    /// in this process with short limits; meanwhile a well-behaved client asks `/health` and a
+    /// cached thumbnail on a connection of its own and must have its answers within 100 ms; the
+    /// abusers are cut off by the limit that names them (the server's log says which), the test
+    /// process's peak resident memory grows within a stated bound, and the server's sockets (this
+    /// process's descriptors of the server's port) return to their idle count.
+    /// Serialized: the memory bound reads the whole process, and the timings want the cores.
+    @Suite(.serialized, .timeLimit(.minutes(TestAllowance.minutes(4)))) struct AbusiveClientTests {
+        static let readRequestTimeout = TestAllowance.seconds(2)
+        static let writeResponseTimeout = TestAllowance.seconds(1.5)
+        static let keepAliveTimeout = TestAllowance.seconds(3)
+        /// How late past its limit a connection may be cut on a loaded two-core machine.
+        static let slack = Duration.seconds(TestAllowance.seconds(1.5))
+        /// What the suites running beside these in the same process may add to its peak resident
+        /// memory (decodes of large test images, the bomb and HDR suites): 256 MB.
+        static let otherSuitesAllowance = TestAllowance.bytes(256 << 20)
 
-    /// The well-behaved client's answers: half within this, 99 in 100 within 10 times it, and
-    /// every one within 100 times it. The other suites of the process run beside these on two
-    /// cores, and a machine shared with other work gives a process its cores late now and then
-    /// (0.35 s once in 85 answers in a whole-suite run; 0.6 s once in 350 at load 18; 1.1 – 1.3 s
-    /// once in 63 at load 17 – 24, which the percentile of so few answers allows: `percentiles`);
-    /// a server held up by its clients answers seconds late, or not at all. scripts/front-door.py
-    /// gives the figures with the server in a process of its own.
-    static let answerBound = TestAllowance.time(.milliseconds(100))
-    /// A cached thumbnail, the well-behaved client's "normal request".
-    static let cachedPath = "/unsafe/rs:fit:64:64/plain/local:///photos/rocket.jpg@jpg"
-    /// A result of about 10 MB: the 5250x3450 photo at 4200 pixels wide, as PNG.
-    static let largePath = "/unsafe/rs:fit:4200:4200/plain/local:///sdwebimage/TestImageLarge.jpg@png"
+        /// The well-behaved client's answers: half within this, 99 in 100 within 10 times it, and
+        /// every one within 100 times it. The other suites of the process run beside these on two
+        /// cores, and a machine shared with other work gives a process its cores late now and then
+        /// (0.35 s once in 85 answers in a whole-suite run; 0.6 s once in 350 at load 18; 1.1 – 1.3 s
+        /// once in 63 at load 17 – 24, which the percentile of so few answers allows: `percentiles`);
+        /// a server held up by its clients answers seconds late, or not at all. scripts/front-door.py
+        /// gives the figures with the server in a process of its own.
+        static let answerBound = TestAllowance.time(.milliseconds(100))
+        /// A cached thumbnail, the well-behaved client's "normal request".
+        static let cachedPath = "/unsafe/rs:fit:64:64/plain/local:///photos/rocket.jpg@jpg"
+        /// A result of about 10 MB: the 5250x3450 photo at 4200 pixels wide, as PNG.
+        static let largePath = "/unsafe/rs:fit:4200:4200/plain/local:///sdwebimage/TestImageLarge.jpg@png"
 
-    // MARK: Slow heads
+        // MARK: Slow heads
 
-    @Test func headsSentAByteASecondAndConnectionsThatSayNothingAreCutAtTheReadTimeout() async throws {
-        try await FrontDoor.with { front in
-            let slowCount = 200, silentCount = 50
-            // A byte a second, for ever: the deadline is the request's, not the gap's.
-            let slow = Abuser.Script(trickle: Array("GET \(Self.cachedPath) HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ".utf8) + [UInt8](repeating: 97, count: 10_000))
-            let records = try await Abuser.run(
-                Array(repeating: slow, count: slowCount) + Array(repeating: Abuser.Script(), count: silentCount), front: front,
-                cutWithin: .seconds(Self.readRequestTimeout) + Self.slack * 2
-            )
-            // A head begun hears why it ends; a connection that said nothing hears nothing.
-            #expect(records.prefix(slowCount).allSatisfy { $0.head.starts(with: Array("HTTP/1.1 408".utf8)) }, "a slow head not answered 408")
-            #expect(records.suffix(silentCount).allSatisfy { $0.received == 0 }, "a silent connection was answered")
-            front.expectCut(records.compactMap(\.life), at: Self.readRequestTimeout, what: "slow and silent heads")
-            #expect(front.log.count(.readRequestTimeout) == slowCount + silentCount)
-            #expect(front.log.count(.keepAliveTimeout) == 0 && front.log.count(.writeResponseTimeout) == 0)
-            try await front.finish(memoryBound: 32 << 20, case: "slowloris \(slowCount) + silent \(silentCount)", records: records)
-        }
-    }
-
-    @Test func aSecondHeadTrickledAfterAnAnsweredRequestIsCutAtTheReadTimeoutFromItsFirstByte() async throws {
-        try await FrontDoor.with { front in
-            let connection = try await RawConnection.open(port: front.port, group: front.clients)
-            var reader = connection.reader()
-            try await connection.send(Array("GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".utf8))
-            #expect(await reader.response()?.status == 200)
-            // Idle for a while (under the keep-alive timeout), then a head a byte every 200 ms.
-            try await Task.sleep(for: .seconds(Self.keepAliveTimeout / 2))
-            let firstByte = ContinuousClock.now
-            let trickle = Task {
-                for byte in Array("GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ".utf8) + [UInt8](repeating: 97, count: 1000) where !Task.isCancelled {
-                    guard (try? await connection.send([byte])) != nil else { return }
-                    try? await Task.sleep(for: .milliseconds(200))
-                }
+        @Test func headsSentAByteASecondAndConnectionsThatSayNothingAreCutAtTheReadTimeout() async throws {
+            try await FrontDoor.with { front in
+                let slowCount = 200, silentCount = 50
+                // A byte a second, for ever: the deadline is the request's, not the gap's.
+                let slow = Abuser.Script(trickle: Array("GET \(Self.cachedPath) HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ".utf8) + [UInt8](repeating: 97, count: 10_000))
+                let records = try await Abuser.run(
+                    Array(repeating: slow, count: slowCount) + Array(repeating: Abuser.Script(), count: silentCount), front: front,
+                    cutWithin: .seconds(Self.readRequestTimeout) + Self.slack * 2
+                )
+                // A head begun hears why it ends; a connection that said nothing hears nothing.
+                #expect(records.prefix(slowCount).allSatisfy { $0.head.starts(with: Array("HTTP/1.1 408".utf8)) }, "a slow head not answered 408")
+                #expect(records.suffix(silentCount).allSatisfy { $0.received == 0 }, "a silent connection was answered")
+                front.expectCut(records.compactMap(\.life), at: Self.readRequestTimeout, what: "slow and silent heads")
+                #expect(front.log.count(.readRequestTimeout) == slowCount + silentCount)
+                #expect(front.log.count(.keepAliveTimeout) == 0 && front.log.count(.writeResponseTimeout) == 0)
+                try await front.finish(memoryBound: 32 << 20, case: "slowloris \(slowCount) + silent \(silentCount)", records: records)
             }
-            #expect(await reader.response()?.status == 408)
-            #expect(await reader.drain() == 0)
-            trickle.cancel()
-            front.expectCut([(connection.times.ended ?? .now) - firstByte], at: Self.readRequestTimeout, what: "a second head")
-            #expect(front.log.count(.readRequestTimeout) == 1 && front.log.count(.keepAliveTimeout) == 0)
-            try await front.finish(memoryBound: 16 << 20, case: "second head trickled", elapsed: nil)
         }
-    }
 
-    // MARK: Idle connections
-
-    @Test func thousandsOfIdleConnectionsAreCutAtTheKeepAliveTimeout() async throws {
-        // A sanitizer run looks for races, not for scale: a thousand there.
-        let count = FileDescriptors.connectionsAffordable(wanted: TestAllowance.timeScale > 1 ? 1_000 : 5_000)
-        try await FrontDoor.with(configure: { $0.maxClients = 0 }) { front in
-            // Each asks once (a 404, the cheapest answer), is answered, then holds its connection
-            // idle until the server cuts it. They come 10 at a time, each wave once the last was
-            // answered: all at once would be a flood of requests (the probe's answers wait behind
-            // it) and overflow the listen backlog, which the kernel answers with resets.
-            let ask = Abuser.Script(send: Array("GET /nothing-here HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".utf8))
-            var abusers: [Abuser] = []
-            while abusers.count < count {
-                let wave = try await Abuser.connect(Array(repeating: ask, count: min(10, count - abusers.count)), front: front)
-                try await Abuser.firstEvents(of: wave)
-                abusers += wave
-            }
-            let opened = ContinuousClock.now - front.started
-            let records = try await Abuser.ends(of: abusers, within: .seconds(Self.keepAliveTimeout) + Self.slack * 4)
-            #expect(records.allSatisfy { $0.head.starts(with: Array("HTTP/1.1 404".utf8)) }, "not every idle connection was answered")
-            // From its request: the answer's end, which starts the keep-alive time, came after it.
-            front.expectCut(records.compactMap(\.idle), at: Self.keepAliveTimeout, what: "idle connections", lateBy: Self.slack * 2)
-            #expect(front.log.count(.keepAliveTimeout) == count && front.log.count(.readRequestTimeout) == 0)
-            try await front.finish(memoryBound: 256 << 20, case: "\(count) idle connections, opened in \(opened)", records: records)
-        }
-    }
-
-    @Test func pastMaxClientsNewConnectionsWaitForAPlace() async throws {
-        let maxClients = 200, extra = 50
-        try await FrontDoor.with(configure: { $0.maxClients = maxClients }) { front in
-            let ask = Abuser.Script(send: Array("GET /nothing-here HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".utf8))
-            // Every place taken (the probe holds one), each connection answered and then idle.
-            var held: [Abuser] = []
-            while held.count < maxClients - 1 {
-                let wave = try await Abuser.connect(Array(repeating: ask, count: min(50, maxClients - 1 - held.count)), front: front)
-                try await Abuser.firstEvents(of: wave)
-                held += wave
-            }
-            let allHeld = ContinuousClock.now - front.started
-            #expect(ServerSockets.count(port: front.port) <= maxClients + 1 + 3, "server sockets past MAX_CLIENTS and the listener")
-            // These wait in the listen backlog, connected as far as their kernel says, unanswered.
-            let waiting = try await Abuser.connect(Array(repeating: ask, count: extra), front: front)
-            let records = try await Abuser.ends(of: held + waiting, within: .seconds(Self.keepAliveTimeout * 2) + Self.slack * 4)
-            let heldRecords = Array(records.prefix(held.count)), waitingRecords = Array(records.suffix(waiting.count))
-            #expect(records.allSatisfy { $0.head.starts(with: Array("HTTP/1.1 404".utf8)) }, "not every connection was answered")
-            #expect(front.log.count(.keepAliveTimeout) == maxClients - 1 + extra)
-            // The ones past MAX_CLIENTS were answered only once places freed, after the first cut (NIO
-            // accepts up to 4 connections a read: up to 3 may pass the limit; and on this event loop
-            // one's end and another's answer can come in either order within a moment).
-            let firstCut = try #require(heldRecords.compactMap(\.ended).min())
-            let servedEarly = waitingRecords.compactMap(\.firstRead).filter { $0 < firstCut - .milliseconds(20) }.count
-            #expect(servedEarly <= 3, "\(servedEarly) of the \(extra) past MAX_CLIENTS \(maxClients) answered before a place freed")
-            #expect(allHeld < .seconds(Self.keepAliveTimeout), "taking the places took \(allHeld), past the keep-alive timeout")
-            let waited = waitingRecords.compactMap { record in record.firstRead.map { $0 - record.connecting } }
-            print("front door: past MAX_CLIENTS \(maxClients): \(extra) waited \(waited.min() ?? .zero) to \(waited.max() ?? .zero) for a place")
-            try await front.finish(memoryBound: 64 << 20, case: "MAX_CLIENTS \(maxClients) + \(extra) waiting", records: records)
-        }
-    }
-
-    @Test func withKeepAliveOffEachResponseSaysConnectionCloseAndEndsItsConnection() async throws {
-        try await FrontDoor.with(configure: { $0.keepAliveTimeout = 0 }) { front in
-            let connection = try await RawConnection.open(port: front.port, group: front.clients)
-            var reader = connection.reader()
-            try await connection.send(Array("GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\nGET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".utf8))
-            let response = await reader.response()
-            #expect(response?.status == 200 && response?.headers["connection"] == "close")
-            #expect(await reader.drain() == 0, "a second response on a connection that closes")
-            try await front.finish(memoryBound: 16 << 20, case: "keep-alive off", elapsed: nil)
-        }
-    }
-
-    // MARK: Heads too large
-
-    @Test func aMegabyteRequestLineAndAHundredThousandHeadersAreRefusedAndTheConnectionClosed() async throws {
-        try await FrontDoor.with { front in
-            let started = ContinuousClock.now
-            let longLine = Array("GET /health?".utf8) + [UInt8](repeating: UInt8(ascii: "a"), count: 1 << 20) + Array(" HTTP/1.1\r\nHost: x\r\n\r\n".utf8)
-            var manyFields = Array("GET /health HTTP/1.1\r\nHost: x\r\n".utf8)
-            for index in 0..<100_000 { manyFields += Array("X-\(index): a\r\n".utf8) }
-            manyFields += Array("\r\n".utf8)
-            let bigField = Array("GET /health HTTP/1.1\r\nHost: x\r\nX-Big: ".utf8) + [UInt8](repeating: 97, count: 1 << 20) + Array("\r\n\r\n".utf8)
-            for (name, head) in [("1 MB request line", longLine), ("100,000 header fields", manyFields), ("a 1 MB header field", bigField)] {
+        @Test func aSecondHeadTrickledAfterAnAnsweredRequestIsCutAtTheReadTimeoutFromItsFirstByte() async throws {
+            try await FrontDoor.with { front in
                 let connection = try await RawConnection.open(port: front.port, group: front.clients)
-                let sent = ContinuousClock.now
-                // The server stops reading at its limit and closes: the rest may not be taken.
-                try? await connection.send(head)
                 var reader = connection.reader()
+                try await connection.send(Array("GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".utf8))
+                #expect(await reader.response()?.status == 200)
+                // Idle for a while (under the keep-alive timeout), then a head a byte every 200 ms.
+                try await Task.sleep(for: .seconds(Self.keepAliveTimeout / 2))
+                let firstByte = ContinuousClock.now
+                let trickle = Task {
+                    for byte in Array("GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ".utf8) + [UInt8](repeating: 97, count: 1000) where !Task.isCancelled {
+                        guard (try? await connection.send([byte])) != nil else { return }
+                        try? await Task.sleep(for: .milliseconds(200))
+                    }
+                }
+                #expect(await reader.response()?.status == 408)
+                #expect(await reader.drain() == 0)
+                trickle.cancel()
+                front.expectCut([(connection.times.ended ?? .now) - firstByte], at: Self.readRequestTimeout, what: "a second head")
+                #expect(front.log.count(.readRequestTimeout) == 1 && front.log.count(.keepAliveTimeout) == 0)
+                try await front.finish(memoryBound: 16 << 20, case: "second head trickled", elapsed: nil)
+            }
+        }
+
+        // MARK: Idle connections
+
+        @Test func thousandsOfIdleConnectionsAreCutAtTheKeepAliveTimeout() async throws {
+            // A sanitizer run looks for races, not for scale: a thousand there.
+            let count = FileDescriptors.connectionsAffordable(wanted: TestAllowance.timeScale > 1 ? 1_000 : 5_000)
+            try await FrontDoor.with(configure: { $0.maxClients = 0 }) { front in
+                // Each asks once (a 404, the cheapest answer), is answered, then holds its connection
+                // idle until the server cuts it. They come 10 at a time, each wave once the last was
+                // answered: all at once would be a flood of requests (the probe's answers wait behind
+                // it) and overflow the listen backlog, which the kernel answers with resets.
+                let ask = Abuser.Script(send: Array("GET /nothing-here HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".utf8))
+                var abusers: [Abuser] = []
+                while abusers.count < count {
+                    let wave = try await Abuser.connect(Array(repeating: ask, count: min(10, count - abusers.count)), front: front)
+                    try await Abuser.firstEvents(of: wave)
+                    abusers += wave
+                }
+                let opened = ContinuousClock.now - front.started
+                let records = try await Abuser.ends(of: abusers, within: .seconds(Self.keepAliveTimeout) + Self.slack * 4)
+                #expect(records.allSatisfy { $0.head.starts(with: Array("HTTP/1.1 404".utf8)) }, "not every idle connection was answered")
+                // From its request: the answer's end, which starts the keep-alive time, came after it.
+                front.expectCut(records.compactMap(\.idle), at: Self.keepAliveTimeout, what: "idle connections", lateBy: Self.slack * 2)
+                #expect(front.log.count(.keepAliveTimeout) == count && front.log.count(.readRequestTimeout) == 0)
+                try await front.finish(memoryBound: 256 << 20, case: "\(count) idle connections, opened in \(opened)", records: records)
+            }
+        }
+
+        @Test func pastMaxClientsNewConnectionsWaitForAPlace() async throws {
+            let maxClients = 200, extra = 50
+            try await FrontDoor.with(configure: { $0.maxClients = maxClients }) { front in
+                let ask = Abuser.Script(send: Array("GET /nothing-here HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".utf8))
+                // Every place taken (the probe holds one), each connection answered and then idle.
+                var held: [Abuser] = []
+                while held.count < maxClients - 1 {
+                    let wave = try await Abuser.connect(Array(repeating: ask, count: min(50, maxClients - 1 - held.count)), front: front)
+                    try await Abuser.firstEvents(of: wave)
+                    held += wave
+                }
+                let allHeld = ContinuousClock.now - front.started
+                #expect(ServerSockets.count(port: front.port) <= maxClients + 1 + 3, "server sockets past MAX_CLIENTS and the listener")
+                // These wait in the listen backlog, connected as far as their kernel says, unanswered.
+                let waiting = try await Abuser.connect(Array(repeating: ask, count: extra), front: front)
+                let records = try await Abuser.ends(of: held + waiting, within: .seconds(Self.keepAliveTimeout * 2) + Self.slack * 4)
+                let heldRecords = Array(records.prefix(held.count)), waitingRecords = Array(records.suffix(waiting.count))
+                #expect(records.allSatisfy { $0.head.starts(with: Array("HTTP/1.1 404".utf8)) }, "not every connection was answered")
+                #expect(front.log.count(.keepAliveTimeout) == maxClients - 1 + extra)
+                // The ones past MAX_CLIENTS were answered only once places freed, after the first cut (NIO
+                // accepts up to 4 connections a read: up to 3 may pass the limit; and on this event loop
+                // one's end and another's answer can come in either order within a moment).
+                let firstCut = try #require(heldRecords.compactMap(\.ended).min())
+                let servedEarly = waitingRecords.compactMap(\.firstRead).filter { $0 < firstCut - .milliseconds(20) }.count
+                #expect(servedEarly <= 3, "\(servedEarly) of the \(extra) past MAX_CLIENTS \(maxClients) answered before a place freed")
+                #expect(allHeld < .seconds(Self.keepAliveTimeout), "taking the places took \(allHeld), past the keep-alive timeout")
+                let waited = waitingRecords.compactMap { record in record.firstRead.map { $0 - record.connecting } }
+                print("front door: past MAX_CLIENTS \(maxClients): \(extra) waited \(waited.min() ?? .zero) to \(waited.max() ?? .zero) for a place")
+                try await front.finish(memoryBound: 64 << 20, case: "MAX_CLIENTS \(maxClients) + \(extra) waiting", records: records)
+            }
+        }
+
+        @Test func withKeepAliveOffEachResponseSaysConnectionCloseAndEndsItsConnection() async throws {
+            try await FrontDoor.with(configure: { $0.keepAliveTimeout = 0 }) { front in
+                let connection = try await RawConnection.open(port: front.port, group: front.clients)
+                var reader = connection.reader()
+                try await connection.send(Array("GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\nGET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".utf8))
+                let response = await reader.response()
+                #expect(response?.status == 200 && response?.headers["connection"] == "close")
+                #expect(await reader.drain() == 0, "a second response on a connection that closes")
+                try await front.finish(memoryBound: 16 << 20, case: "keep-alive off", elapsed: nil)
+            }
+        }
+
+        // MARK: Heads too large
+
+        @Test func aMegabyteRequestLineAndAHundredThousandHeadersAreRefusedAndTheConnectionClosed() async throws {
+            try await FrontDoor.with { front in
+                let started = ContinuousClock.now
+                let longLine = Array("GET /health?".utf8) + [UInt8](repeating: UInt8(ascii: "a"), count: 1 << 20) + Array(" HTTP/1.1\r\nHost: x\r\n\r\n".utf8)
+                var manyFields = Array("GET /health HTTP/1.1\r\nHost: x\r\n".utf8)
+                for index in 0..<100_000 { manyFields += Array("X-\(index): a\r\n".utf8) }
+                manyFields += Array("\r\n".utf8)
+                let bigField = Array("GET /health HTTP/1.1\r\nHost: x\r\nX-Big: ".utf8) + [UInt8](repeating: 97, count: 1 << 20) + Array("\r\n\r\n".utf8)
+                for (name, head) in [("1 MB request line", longLine), ("100,000 header fields", manyFields), ("a 1 MB header field", bigField)] {
+                    let connection = try await RawConnection.open(port: front.port, group: front.clients)
+                    let sent = ContinuousClock.now
+                    // The server stops reading at its limit and closes: the rest may not be taken.
+                    try? await connection.send(head)
+                    var reader = connection.reader()
+                    let answer = await reader.remainingBytes()
+                    let took = ContinuousClock.now - sent
+                    // 431 (or nothing, when the close's reset overtakes it: the server stops reading
+                    // at its limit, and a megabyte may still be on its way), then the end.
+                    #expect(answer.isEmpty || answer.starts(with: Array("HTTP/1.1 431".utf8)), "\(name): \(String(decoding: answer.prefix(40), as: UTF8.self))")
+                    #expect(took < Self.slack, "\(name): \(took) to be refused")
+                    print("front door: \(name) refused in \(took) (\(answer.isEmpty ? "reset" : "431"))")
+                }
+                // At the limits: 99 fields besides Host, and a URL just under the field size, are answered.
+                let connection = try await RawConnection.open(port: front.port, group: front.clients)
+                var reader = connection.reader()
+                var atLimit = Array("GET /health?\(String(repeating: "a", count: 16_000)) HTTP/1.1\r\nHost: x\r\n".utf8)
+                for index in 0..<99 { atLimit += Array("X-\(index): a\r\n".utf8) }
+                try await connection.send(atLimit + Array("\r\n".utf8))
+                #expect(await reader.response()?.status == 200)
+                await connection.close()
+                try await front.finish(memoryBound: 32 << 20, case: "large heads", elapsed: ContinuousClock.now - started)
+            }
+        }
+
+        @Test func aContentLengthAndAChunkedTransferEncodingOnOneGETAreRefusedAndNothingAfterIsAnswered() async throws {
+            try await FrontDoor.with { front in
+                let connection = try await RawConnection.open(port: front.port, group: front.clients)
+                var reader = connection.reader()
+                // A front proxy reading the length and the server reading the chunks would disagree on
+                // where the next request starts: the one smuggled in the body must not be answered.
+                let smuggled = "GET /health HTTP/1.1\r\nHost: x\r\n\r\n"
+                try await connection.send(Array((
+                    "GET /health HTTP/1.1\r\nHost: x\r\nContent-Length: \(5 + smuggled.utf8.count)\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n" + smuggled
+                ).utf8))
                 let answer = await reader.remainingBytes()
-                let took = ContinuousClock.now - sent
-                // 431 (or nothing, when the close's reset overtakes it: the server stops reading
-                // at its limit, and a megabyte may still be on its way), then the end.
-                #expect(answer.isEmpty || answer.starts(with: Array("HTTP/1.1 431".utf8)), "\(name): \(String(decoding: answer.prefix(40), as: UTF8.self))")
-                #expect(took < Self.slack, "\(name): \(took) to be refused")
-                print("front door: \(name) refused in \(took) (\(answer.isEmpty ? "reset" : "431"))")
+                let text = String(decoding: answer, as: UTF8.self)
+                #expect(text.hasPrefix("HTTP/1.1 400"), "\(text.prefix(80))")
+                #expect(text.components(separatedBy: "HTTP/1.1 ").count == 2, "more than one answer: \(text)")
+                try await front.finish(memoryBound: 16 << 20, case: "Content-Length with chunked", elapsed: nil)
             }
-            // At the limits: 99 fields besides Host, and a URL just under the field size, are answered.
-            let connection = try await RawConnection.open(port: front.port, group: front.clients)
-            var reader = connection.reader()
-            var atLimit = Array("GET /health?\(String(repeating: "a", count: 16_000)) HTTP/1.1\r\nHost: x\r\n".utf8)
-            for index in 0..<99 { atLimit += Array("X-\(index): a\r\n".utf8) }
-            try await connection.send(atLimit + Array("\r\n".utf8))
-            #expect(await reader.response()?.status == 200)
-            await connection.close()
-            try await front.finish(memoryBound: 32 << 20, case: "large heads", elapsed: ContinuousClock.now - started)
         }
-    }
 
-    @Test func aContentLengthAndAChunkedTransferEncodingOnOneGETAreRefusedAndNothingAfterIsAnswered() async throws {
-        try await FrontDoor.with { front in
-            let connection = try await RawConnection.open(port: front.port, group: front.clients)
-            var reader = connection.reader()
-            // A front proxy reading the length and the server reading the chunks would disagree on
-            // where the next request starts: the one smuggled in the body must not be answered.
-            let smuggled = "GET /health HTTP/1.1\r\nHost: x\r\n\r\n"
-            try await connection.send(Array((
-                "GET /health HTTP/1.1\r\nHost: x\r\nContent-Length: \(5 + smuggled.utf8.count)\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n" + smuggled
-            ).utf8))
-            let answer = await reader.remainingBytes()
-            let text = String(decoding: answer, as: UTF8.self)
-            #expect(text.hasPrefix("HTTP/1.1 400"), "\(text.prefix(80))")
-            #expect(text.components(separatedBy: "HTTP/1.1 ").count == 2, "more than one answer: \(text)")
-            try await front.finish(memoryBound: 16 << 20, case: "Content-Length with chunked", elapsed: nil)
-        }
-    }
+        // MARK: Pipelining
 
-    // MARK: Pipelining
-
-    @Test func twoThousandPipelinedRequestsOnOneConnectionAreAnsweredInOrder() async throws {
-        try await FrontDoor.with { front in
-            let count = 2_000
-            let connection = try await RawConnection.open(port: front.port, group: front.clients)
-            var reader = connection.reader()
-            var requests: [UInt8] = []
-            for index in 0..<count {
-                requests += Array("GET \(Self.cachedPath) HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Request-ID: p\(index)\r\n\r\n".utf8)
-            }
-            let started = ContinuousClock.now
-            try await connection.send(requests)
-            var inOrder = 0
-            var firstAmiss: String?
-            for index in 0..<count {
-                guard let response = await reader.response() else {
-                    firstAmiss = firstAmiss ?? "#\(index): the connection ended"
-                    break
+        @Test func twoThousandPipelinedRequestsOnOneConnectionAreAnsweredInOrder() async throws {
+            try await FrontDoor.with { front in
+                let count = 2_000
+                let connection = try await RawConnection.open(port: front.port, group: front.clients)
+                var reader = connection.reader()
+                var requests: [UInt8] = []
+                for index in 0..<count {
+                    requests += Array("GET \(Self.cachedPath) HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Request-ID: p\(index)\r\n\r\n".utf8)
                 }
-                if response.status == 200, response.headers["x-request-id"] == "p\(index)" {
-                    inOrder += 1
-                } else {
-                    firstAmiss = firstAmiss ?? "#\(index): \(response.status) \(response.headers["x-request-id"] ?? "no ID")"
+                let started = ContinuousClock.now
+                try await connection.send(requests)
+                var inOrder = 0
+                var firstAmiss: String?
+                for index in 0..<count {
+                    guard let response = await reader.response() else {
+                        firstAmiss = firstAmiss ?? "#\(index): the connection ended"
+                        break
+                    }
+                    if response.status == 200, response.headers["x-request-id"] == "p\(index)" {
+                        inOrder += 1
+                    } else {
+                        firstAmiss = firstAmiss ?? "#\(index): \(response.status) \(response.headers["x-request-id"] ?? "no ID")"
+                    }
                 }
+                let elapsed = ContinuousClock.now - started
+                #expect(inOrder == count, "\(inOrder) of \(count) answered 200 in order; first amiss: \(firstAmiss ?? "-")")
+                print("front door: \(count) pipelined requests answered in \(elapsed)")
+                await connection.close()
+                try await front.finish(memoryBound: 64 << 20, case: "\(count) pipelined", elapsed: elapsed)
             }
-            let elapsed = ContinuousClock.now - started
-            #expect(inOrder == count, "\(inOrder) of \(count) answered 200 in order; first amiss: \(firstAmiss ?? "-")")
-            print("front door: \(count) pipelined requests answered in \(elapsed)")
-            await connection.close()
-            try await front.finish(memoryBound: 64 << 20, case: "\(count) pipelined", elapsed: elapsed)
         }
-    }
 
-    // MARK: Clients that do not read
+        // MARK: Clients that do not read
 
-    @Test func clientsThatNeverReadALargeResultAreCutAtTheWriteTimeout() async throws {
-        try await FrontDoor.with(warmLarge: true) { front in
-            let count = 20
-            // A small receive buffer (no autotuning) and no reads: the server's writes stop.
-            let ask = Abuser.Script(send: Array("GET \(Self.largePath) HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".utf8), reads: false)
-            let started = ContinuousClock.now
-            let abusers = try await Abuser.connect(Array(repeating: ask, count: count), front: front, receiveBufferSize: 8 << 10)
-            // The server's log says each was cut (the client, not reading, cannot see it yet).
-            let cutAll = await front.log.wait(for: .writeResponseTimeout, count: count, within: .seconds(Self.writeResponseTimeout) + Self.slack * 2)
-            let cutAfter = ContinuousClock.now - started
-            #expect(cutAll, "\(front.log.count(.writeResponseTimeout)) of \(count) cut by WRITE_RESPONSE_TIMEOUT")
-            #expect(cutAfter >= .seconds(Self.writeResponseTimeout) * 0.95 && cutAfter < .seconds(Self.writeResponseTimeout) + Self.slack)
-            // Reading now: the head, part of the body, and the end; never the whole result.
-            for abuser in abusers { abuser.startReading() }
-            let records = try await Abuser.ends(of: abusers, within: Self.slack * 2)
-            for record in records {
-                let head = String(decoding: record.head, as: UTF8.self)
-                let length = head.split(separator: "\r\n").first { $0.lowercased().hasPrefix("content-length:") }
-                    .flatMap { Int($0.split(separator: ":")[1].trimmingCharacters(in: .whitespaces)) } ?? 0
-                #expect(head.hasPrefix("HTTP/1.1 200") && length > 8 << 20, "\(head.prefix(60)), \(length) bytes")
-                #expect(record.received < length, "the whole result was sent: \(record.received) bytes")
+        @Test func clientsThatNeverReadALargeResultAreCutAtTheWriteTimeout() async throws {
+            try await FrontDoor.with(warmLarge: true) { front in
+                let count = 20
+                // A small receive buffer (no autotuning) and no reads: the server's writes stop.
+                let ask = Abuser.Script(send: Array("GET \(Self.largePath) HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".utf8), reads: false)
+                let started = ContinuousClock.now
+                let abusers = try await Abuser.connect(Array(repeating: ask, count: count), front: front, receiveBufferSize: 8 << 10)
+                // The server's log says each was cut (the client, not reading, cannot see it yet).
+                let cutAll = await front.log.wait(for: .writeResponseTimeout, count: count, within: .seconds(Self.writeResponseTimeout) + Self.slack * 2)
+                let cutAfter = ContinuousClock.now - started
+                #expect(cutAll, "\(front.log.count(.writeResponseTimeout)) of \(count) cut by WRITE_RESPONSE_TIMEOUT")
+                #expect(cutAfter >= .seconds(Self.writeResponseTimeout) * 0.95 && cutAfter < .seconds(Self.writeResponseTimeout) + Self.slack)
+                // Reading now: the head, part of the body, and the end; never the whole result.
+                for abuser in abusers { abuser.startReading() }
+                let records = try await Abuser.ends(of: abusers, within: Self.slack * 2)
+                for record in records {
+                    let head = String(decoding: record.head, as: UTF8.self)
+                    let length = head.split(separator: "\r\n").first { $0.lowercased().hasPrefix("content-length:") }
+                        .flatMap { Int($0.split(separator: ":")[1].trimmingCharacters(in: .whitespaces)) } ?? 0
+                    #expect(head.hasPrefix("HTTP/1.1 200") && length > 8 << 20, "\(head.prefix(60)), \(length) bytes")
+                    #expect(record.received < length, "the whole result was sent: \(record.received) bytes")
+                }
+                try await front.finish(memoryBound: 200 << 20, case: "\(count) never read a 10 MB result, cut after \(cutAfter)", records: records)
             }
-            try await front.finish(memoryBound: 200 << 20, case: "\(count) never read a 10 MB result, cut after \(cutAfter)", records: records)
         }
-    }
 
-    @Test func hundredsOfClientsThatLeaveMidResponseLeaveNothingHeld() async throws {
-        try await FrontDoor.with(warmLarge: true) { front in
-            let count = 200
-            // The first bytes of the answer, then gone.
-            let ask = Abuser.Script(send: Array("GET \(Self.largePath) HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".utf8), leavesOnFirstBytes: true)
-            // 25 at a time: 200 large answers at once would be a load test of the machine's copying.
-            let records = try await Abuser.run(Array(repeating: ask, count: count), front: front, wave: 25, cutWithin: Self.slack * 4)
-            #expect(records.allSatisfy { $0.head.starts(with: Array("HTTP/1.1 200".utf8)) }, "not every client had the start of its answer")
-            // Nothing tells this process when the server has seen each client go (a write that
-            // fails): its sockets are counted until they are back, for at most the write timeout.
-            #expect(await front.waitForIdleSockets(within: .seconds(Self.writeResponseTimeout) + Self.slack))
-            try await front.finish(memoryBound: 200 << 20, case: "\(count) left mid-response", records: records)
-        }
-    }
-
-    // MARK: What the server says and counts
-
-    /// A `webimage serve` process: a head past the field size is answered 431, a head begun and
-    /// not finished in time 408, a connection that says nothing is closed unanswered; each close
-    /// is counted under its limit's name on `/metrics`.
-    @Test func cutConnectionsAreAnsweredWhereTheyAskedAndCountedByLimitOnMetrics() async throws {
-        let metricsPort = try FreePort.next()
-        let settings = ["--read-request-timeout", "\(Self.readRequestTimeout)", "--prometheus-bind", "127.0.0.1:\(metricsPort)"]
-        try await withServeProcess(settings) { server in
-            let group = MultiThreadedEventLoopGroup.singleton
-            // Sent whole, then read: the server reads it all before it answers.
-            let tooLarge = try await RawConnection.open(port: server.port, group: group)
-            try await tooLarge.send(Array("GET /health HTTP/1.1\r\nHost: x\r\nX-Big: \(String(repeating: "a", count: 20_000))\r\n\r\n".utf8))
-            var tooLargeReader = tooLarge.reader()
-            #expect(await tooLargeReader.response()?.status == 431)
-            #expect(await tooLargeReader.drain() == 0)
-            let begun = try await RawConnection.open(port: server.port, group: group)
-            let silent = try await RawConnection.open(port: server.port, group: group)
-            try await begun.send(Array("GET /health HTTP/1.1\r\nHo".utf8))
-            var begunReader = begun.reader(), silentReader = silent.reader()
-            let timedOut = await begunReader.response()
-            #expect(timedOut?.status == 408 && timedOut?.headers["connection"] == "close")
-            #expect(await begunReader.drain() == 0)
-            #expect(await silentReader.remainingBytes().isEmpty, "a connection that asked nothing was answered")
-            let metrics = String(decoding: try await ServerUnderTest.get("/metrics", port: metricsPort).body, as: UTF8.self)
-            let closed = { (limit: String) in
-                metrics.split(separator: "\n").first { $0.hasPrefix("webimage_server_connections_closed_total{limit=\"\(limit)\"}") }
-                    .flatMap { $0.split(separator: " ").last }.flatMap { Double($0) }
+        @Test func hundredsOfClientsThatLeaveMidResponseLeaveNothingHeld() async throws {
+            try await FrontDoor.with(warmLarge: true) { front in
+                let count = 200
+                // The first bytes of the answer, then gone.
+                let ask = Abuser.Script(send: Array("GET \(Self.largePath) HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".utf8), leavesOnFirstBytes: true)
+                // 25 at a time: 200 large answers at once would be a load test of the machine's copying.
+                let records = try await Abuser.run(Array(repeating: ask, count: count), front: front, wave: 25, cutWithin: Self.slack * 4)
+                #expect(records.allSatisfy { $0.head.starts(with: Array("HTTP/1.1 200".utf8)) }, "not every client had the start of its answer")
+                // Nothing tells this process when the server has seen each client go (a write that
+                // fails): its sockets are counted until they are back, for at most the write timeout.
+                #expect(await front.waitForIdleSockets(within: .seconds(Self.writeResponseTimeout) + Self.slack))
+                try await front.finish(memoryBound: 200 << 20, case: "\(count) left mid-response", records: records)
             }
-            #expect(closed("MAX_HEADER_FIELD_SIZE|MAX_HEADERS_SIZE|MAX_HEADER_COUNT") == 1)
-            #expect(closed("READ_REQUEST_TIMEOUT") == 2, "\(metrics.split(separator: "\n").filter { $0.contains("connections_closed") })")
         }
-    }
 
-    // MARK: Settings
+        // MARK: What the server says and counts
 
-    @Test func theLimitsAreSettingsWithImgproxysNamesAndReadTimeoutIsRead() async throws {
-        let defaults = ImageServerConfiguration()
-        #expect(defaults.maxClients == 2048 && defaults.readRequestTimeout == 10 && defaults.writeResponseTimeout == 10)
-        #expect(defaults.keepAliveTimeout == 10)
-        #expect(defaults.maxHeaderFieldSize == 16 << 10 && defaults.maxHeadersSize == 64 << 10 && defaults.maxHeaderCount == 100)
-        let configuration = try await ImageServerConfiguration.load(arguments: ["webimage", "--max-header-count", "50"], environment: [
-            "WEBIMAGE_MAX_CLIENTS": "0", "WEBIMAGE_READ_REQUEST_TIMEOUT": "3", "WEBIMAGE_WRITE_RESPONSE_TIMEOUT": "4.5",
-            "WEBIMAGE_KEEP_ALIVE_TIMEOUT": "0", "WEBIMAGE_MAX_HEADER_FIELD_SIZE": "8192", "WEBIMAGE_MAX_HEADERS_SIZE": "32768",
-        ])
-        #expect(configuration.maxClients == 0 && configuration.readRequestTimeout == 3 && configuration.writeResponseTimeout == 4.5)
-        #expect(configuration.keepAliveTimeout == 0 && configuration.maxHeaderFieldSize == 8192 && configuration.maxHeadersSize == 32768)
-        #expect(configuration.maxHeaderCount == 50)
-        // imgproxy 3.x's name for the read timeout; the 4.x name wins when both are set.
-        let old = try await ImageServerConfiguration.load(arguments: ["webimage"], environment: ["WEBIMAGE_READ_TIMEOUT": "7"])
-        #expect(old.readRequestTimeout == 7)
-        let both = try await ImageServerConfiguration.load(
-            arguments: ["webimage"], environment: ["WEBIMAGE_READ_TIMEOUT": "7", "WEBIMAGE_READ_REQUEST_TIMEOUT": "5"]
-        )
-        #expect(both.readRequestTimeout == 5)
-        // imgproxy 3.x's WRITE_TIMEOUT was its whole-request timeout (TIMEOUT's alias since 3.25), not the write's.
-        let write = try await ImageServerConfiguration.load(arguments: ["webimage"], environment: ["WEBIMAGE_WRITE_TIMEOUT": "7"])
-        #expect(write.timeout == 7 && write.writeResponseTimeout == 10)
-        for (name, value) in [("WEBIMAGE_READ_REQUEST_TIMEOUT", "0"), ("WEBIMAGE_KEEP_ALIVE_TIMEOUT", "-1"), ("WEBIMAGE_MAX_CLIENTS", "-5")] {
-            await #expect(throws: ImageServerConfigurationError.self, "\(name)=\(value)") {
-                try await ImageServerConfiguration.load(arguments: ["webimage"], environment: [name: value])
+        /// A `webimage serve` process: a head past the field size is answered 431, a head begun and
+        /// not finished in time 408, a connection that says nothing is closed unanswered; each close
+        /// is counted under its limit's name on `/metrics`.
+        @Test func cutConnectionsAreAnsweredWhereTheyAskedAndCountedByLimitOnMetrics() async throws {
+            let metricsPort = try FreePort.next()
+            let settings = ["--read-request-timeout", "\(Self.readRequestTimeout)", "--prometheus-bind", "127.0.0.1:\(metricsPort)"]
+            try await withServeProcess(settings) { server in
+                let group = MultiThreadedEventLoopGroup.singleton
+                // Sent whole, then read: the server reads it all before it answers.
+                let tooLarge = try await RawConnection.open(port: server.port, group: group)
+                try await tooLarge.send(Array("GET /health HTTP/1.1\r\nHost: x\r\nX-Big: \(String(repeating: "a", count: 20_000))\r\n\r\n".utf8))
+                var tooLargeReader = tooLarge.reader()
+                #expect(await tooLargeReader.response()?.status == 431)
+                #expect(await tooLargeReader.drain() == 0)
+                let begun = try await RawConnection.open(port: server.port, group: group)
+                let silent = try await RawConnection.open(port: server.port, group: group)
+                try await begun.send(Array("GET /health HTTP/1.1\r\nHo".utf8))
+                var begunReader = begun.reader(), silentReader = silent.reader()
+                let timedOut = await begunReader.response()
+                #expect(timedOut?.status == 408 && timedOut?.headers["connection"] == "close")
+                #expect(await begunReader.drain() == 0)
+                #expect(await silentReader.remainingBytes().isEmpty, "a connection that asked nothing was answered")
+                let metrics = String(decoding: try await ServerUnderTest.get("/metrics", port: metricsPort).body, as: UTF8.self)
+                let closed = { (limit: String) in
+                    metrics.split(separator: "\n").first { $0.hasPrefix("webimage_server_connections_closed_total{limit=\"\(limit)\"}") }
+                        .flatMap { $0.split(separator: " ").last }.flatMap { Double($0) }
+                }
+                #expect(closed("MAX_HEADER_FIELD_SIZE|MAX_HEADERS_SIZE|MAX_HEADER_COUNT") == 1)
+                #expect(closed("READ_REQUEST_TIMEOUT") == 2, "\(metrics.split(separator: "\n").filter { $0.contains("connections_closed") })")
+            }
+        }
+
+        // MARK: Settings
+
+        @Test func theLimitsAreSettingsWithImgproxysNamesAndReadTimeoutIsRead() async throws {
+            let defaults = ImageServerConfiguration()
+            #expect(defaults.maxClients == 2048 && defaults.readRequestTimeout == 10 && defaults.writeResponseTimeout == 10)
+            #expect(defaults.keepAliveTimeout == 10)
+            #expect(defaults.maxHeaderFieldSize == 16 << 10 && defaults.maxHeadersSize == 64 << 10 && defaults.maxHeaderCount == 100)
+            let configuration = try await ImageServerConfiguration.load(arguments: ["webimage", "--max-header-count", "50"], environment: [
+                "WEBIMAGE_MAX_CLIENTS": "0", "WEBIMAGE_READ_REQUEST_TIMEOUT": "3", "WEBIMAGE_WRITE_RESPONSE_TIMEOUT": "4.5",
+                "WEBIMAGE_KEEP_ALIVE_TIMEOUT": "0", "WEBIMAGE_MAX_HEADER_FIELD_SIZE": "8192", "WEBIMAGE_MAX_HEADERS_SIZE": "32768",
+            ])
+            #expect(configuration.maxClients == 0 && configuration.readRequestTimeout == 3 && configuration.writeResponseTimeout == 4.5)
+            #expect(configuration.keepAliveTimeout == 0 && configuration.maxHeaderFieldSize == 8192 && configuration.maxHeadersSize == 32768)
+            #expect(configuration.maxHeaderCount == 50)
+            // imgproxy 3.x's name for the read timeout; the 4.x name wins when both are set.
+            let old = try await ImageServerConfiguration.load(arguments: ["webimage"], environment: ["WEBIMAGE_READ_TIMEOUT": "7"])
+            #expect(old.readRequestTimeout == 7)
+            let both = try await ImageServerConfiguration.load(
+                arguments: ["webimage"], environment: ["WEBIMAGE_READ_TIMEOUT": "7", "WEBIMAGE_READ_REQUEST_TIMEOUT": "5"]
+            )
+            #expect(both.readRequestTimeout == 5)
+            // imgproxy 3.x's WRITE_TIMEOUT was its whole-request timeout (TIMEOUT's alias since 3.25), not the write's.
+            let write = try await ImageServerConfiguration.load(arguments: ["webimage"], environment: ["WEBIMAGE_WRITE_TIMEOUT": "7"])
+            #expect(write.timeout == 7 && write.writeResponseTimeout == 10)
+            for (name, value) in [("WEBIMAGE_READ_REQUEST_TIMEOUT", "0"), ("WEBIMAGE_KEEP_ALIVE_TIMEOUT", "-1"), ("WEBIMAGE_MAX_CLIENTS", "-5")] {
+                await #expect(throws: ImageServerConfigurationError.self, "\(name)=\(value)") {
+                    try await ImageServerConfiguration.load(arguments: ["webimage"], environment: [name: value])
+                }
             }
         }
     }
@@ -390,9 +392,9 @@ final class FrontDoor: Sendable {
     ) async throws -> T {
         var configuration = ImageServerConfiguration.underTest()
         configuration.localFilesystemRoot = TestServer.imagesFolder.path
-        configuration.readRequestTimeout = AbusiveClientTests.readRequestTimeout
-        configuration.writeResponseTimeout = AbusiveClientTests.writeResponseTimeout
-        configuration.keepAliveTimeout = AbusiveClientTests.keepAliveTimeout
+        configuration.readRequestTimeout = Heavy.AbusiveClientTests.readRequestTimeout
+        configuration.writeResponseTimeout = Heavy.AbusiveClientTests.writeResponseTimeout
+        configuration.keepAliveTimeout = Heavy.AbusiveClientTests.keepAliveTimeout
         configure(&configuration)
         let parser = try configuration.makeParser()
         let log = LimitLog()
@@ -418,12 +420,12 @@ final class FrontDoor: Sendable {
     ) async throws -> FrontDoor {
         // The results made and cached first, on connections that end with their answer (a
         // client's pool would keep one open, for the limits to close and the log to count).
-        for path in [AbusiveClientTests.cachedPath] + (warmLarge ? [AbusiveClientTests.largePath] : []) {
+        for path in [Heavy.AbusiveClientTests.cachedPath] + (warmLarge ? [Heavy.AbusiveClientTests.largePath] : []) {
             let connection = try await RawConnection.open(port: server.port, group: clients)
             var reader = connection.reader()
             try await connection.send(Array("GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n".utf8))
             let response = await reader.response()
-            #expect(response?.status == 200 && (path != AbusiveClientTests.largePath || response?.body.count ?? 0 > 8 << 20))
+            #expect(response?.status == 200 && (path != Heavy.AbusiveClientTests.largePath || response?.body.count ?? 0 > 8 << 20))
             _ = await reader.drain()
         }
         let probe = try await Probe.start(port: server.port)
@@ -443,7 +445,7 @@ final class FrontDoor: Sendable {
     /// Each of `cuts` (a connection's time from its start to its end) at `limit` or after, by
     /// `lateBy` (the suite's slack) at most.
     func expectCut(
-        _ cuts: [Duration], at limit: TimeInterval, what: String, lateBy: Duration = AbusiveClientTests.slack,
+        _ cuts: [Duration], at limit: TimeInterval, what: String, lateBy: Duration = Heavy.AbusiveClientTests.slack,
         sourceLocation: SourceLocation = #_sourceLocation
     ) {
         let limit = Duration.seconds(limit)
@@ -489,15 +491,15 @@ final class FrontDoor: Sendable {
         let probed = try await probe.stop()
         #expect(probed.failures.isEmpty, "\(name): \(probed.failures.prefix(5))", sourceLocation: sourceLocation)
         #expect(
-            probed.percentiles.0 <= AbusiveClientTests.answerBound && probed.percentiles.1 <= AbusiveClientTests.answerBound * 10
-                && probed.slowest <= AbusiveClientTests.answerBound * 100,
+            probed.percentiles.0 <= Heavy.AbusiveClientTests.answerBound && probed.percentiles.1 <= Heavy.AbusiveClientTests.answerBound * 10
+                && probed.slowest <= Heavy.AbusiveClientTests.answerBound * 100,
             "\(name): the slowest of \(probed.answered) answers took \(probed.slowest); \(probed.slow) over the bound",
             sourceLocation: sourceLocation
         )
         // The peak is the test process's, which other suites share (their decodes run beside
         // this one): their allowance on top of the attack's own bound. The attack's figure alone
         // comes from scripts/front-door.py, against a `webimage serve` process of its own.
-        let bound = TestAllowance.bytes(memoryBound) + AbusiveClientTests.otherSuitesAllowance
+        let bound = TestAllowance.bytes(memoryBound) + Heavy.AbusiveClientTests.otherSuitesAllowance
         #expect(growth < bound, "\(name): peak resident memory grew \(growth >> 20) MB", sourceLocation: sourceLocation)
         let after = try await ServerUnderTest.get("/health", port: port, deadline: .seconds(10))
         #expect(after.status == 200, sourceLocation: sourceLocation)
@@ -573,7 +575,7 @@ final class Probe: Sendable {
             state.answered += 1
             state.slowest = max(state.slowest, took)
             state.latencies.append(took)
-            if took > AbusiveClientTests.answerBound { state.slow += 1 }
+            if took > Heavy.AbusiveClientTests.answerBound { state.slow += 1 }
             if status != 200 { state.failures.append("\(path): \(status)") }
         }
         firstAnswer.succeed()
@@ -605,7 +607,7 @@ final class Probe: Sendable {
     private final class ProbeHandler: ChannelInboundHandler {
         typealias InboundIn = ByteBuffer
         typealias OutboundOut = ByteBuffer
-        static let paths = ["/health", AbusiveClientTests.cachedPath]
+        static let paths = ["/health", Heavy.AbusiveClientTests.cachedPath]
 
         let probe: Probe
         private var buffer = ByteBuffer()

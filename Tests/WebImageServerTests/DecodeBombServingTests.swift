@@ -4,176 +4,178 @@ import WebImage
 import WebImageTestServer
 @testable import WebImageServer
 
-/// Issue 35, part 3: every decode bomb of docs/reliability.md ("The bombs"), made by
-/// scripts/decode-bombs/bombs.py into a local root, asked of `webimage serve` (a process of its
-/// own, its defaults) by its imgproxy URL: each request ends within the server's `TIMEOUT` with
-/// 422 (or 503), or 200 for the cases that decode; the server's peak resident memory across the
-/// request stays within the case's bound over what was resident before it; no worker stays
-/// busy; and the next request is served at once.
-@Suite(.timeLimit(.minutes(TestAllowance.minutes(10)))) struct DecodeBombServingTests {
-    /// The server's default `TIMEOUT`, and a second for the exchange itself.
-    static let requestBound = Duration.seconds(ImageServerConfiguration().timeout) + .seconds(1)
-    /// What a decode its budget stopped may take past the budget in wall time, on an idle
-    /// machine (docs/reliability.md, "The time budget"): the process's start and end, the
-    /// child renderer's start before it counts, the answer.
-    static let budgetMargin = Duration.milliseconds(300)
+extension Heavy {
+    /// Issue 35, part 3: every decode bomb of docs/reliability.md ("The bombs"), made by
+    /// scripts/decode-bombs/bombs.py into a local root, asked of `webimage serve` (a process of its
+    /// own, its defaults) by its imgproxy URL: each request ends within the server's `TIMEOUT` with
+    /// 422 (or 503), or 200 for the cases that decode; the server's peak resident memory across the
+    /// request stays within the case's bound over what was resident before it; no worker stays
+    /// busy; and the next request is served at once.
+    @Suite(.timeLimit(.minutes(TestAllowance.minutes(10)))) struct DecodeBombServingTests {
+        /// The server's default `TIMEOUT`, and a second for the exchange itself.
+        static let requestBound = Duration.seconds(ImageServerConfiguration().timeout) + .seconds(1)
+        /// What a decode its budget stopped may take past the budget in wall time, on an idle
+        /// machine (docs/reliability.md, "The time budget"): the process's start and end, the
+        /// child renderer's start before it counts, the answer.
+        static let budgetMargin = Duration.milliseconds(300)
 
-    /// The bound of a budget-stopped decode's wall time less `waited`, the time its process
-    /// waited for a processor: the budget and `budgetMargin`, and a tenth of that wait. On a
-    /// machine the rest of the suite shares, the work the budget does not count (the process's
-    /// start and end, a 100 MP canvas's release) also runs slower than on an idle one, past the
-    /// time it waits (CI saw the APNG canvas at 5.65 s for 5.3 after 6.2 s of waiting).
-    static func budgetBound(_ budget: Duration, waited: Duration) -> Duration {
-        TestAllowance.time(budget + budgetMargin) + waited / 10
-    }
-
-    /// One line of bombs.py's cases.tsv, as served.
-    struct Case: CustomStringConvertible {
-        let name: String
-        let bombClass: String
-        let file: String
-        /// The `webimage` command, `{in}` and `{out}` for the file and the output's name.
-        let arguments: String
-        let imgproxy: String
-        /// How it ends: `refused`, `budget:B` (stopped by the budget B), `within:B`, ...
-        let end: String
-        /// 422 (refused, stopped by the budget or an encode limit), 503 (the request's
-        /// timeout), or 200 for what the server decodes.
-        let statuses: Set<Int>
-        /// The peak resident memory over what was resident before the request.
-        let peakBytes: Int
-
-        init?(line: Substring) {
-            let fields = line.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
-            guard fields.count == 10, let peak = Int(fields[9]) else { return nil }
-            (name, bombClass, file, arguments, imgproxy, end) = (fields[0], fields[1], fields[2], fields[3], fields[4], fields[5])
-            statuses = Set(fields[8].split(separator: "/").compactMap { Int($0) })
-            peakBytes = peak << 20
+        /// The bound of a budget-stopped decode's wall time less `waited`, the time its process
+        /// waited for a processor: the budget and `budgetMargin`, and a tenth of that wait. On a
+        /// machine the rest of the suite shares, the work the budget does not count (the process's
+        /// start and end, a 100 MP canvas's release) also runs slower than on an idle one, past the
+        /// time it waits (CI saw the APNG canvas at 5.65 s for 5.3 after 6.2 s of waiting).
+        static func budgetBound(_ budget: Duration, waited: Duration) -> Duration {
+            TestAllowance.time(budget + budgetMargin) + waited / 10
         }
 
-        var path: String { "/unsafe/" + imgproxy.replacingOccurrences(of: "{url}", with: "local:///" + file) }
-        /// The budget that stops it (`budget:B`), with the default `decodeTimeBudget`.
-        var stoppingBudget: Duration? {
-            guard end.hasPrefix("budget:") else { return nil }
-            let budgets = DecodeTimeBudget()
-            return switch end.dropFirst(7) {
-            case "thumbnail": budgets.thumbnail
-            case "full": budgets.fullSize
-            default: budgets.animation
+        /// One line of bombs.py's cases.tsv, as served.
+        struct Case: CustomStringConvertible {
+            let name: String
+            let bombClass: String
+            let file: String
+            /// The `webimage` command, `{in}` and `{out}` for the file and the output's name.
+            let arguments: String
+            let imgproxy: String
+            /// How it ends: `refused`, `budget:B` (stopped by the budget B), `within:B`, ...
+            let end: String
+            /// 422 (refused, stopped by the budget or an encode limit), 503 (the request's
+            /// timeout), or 200 for what the server decodes.
+            let statuses: Set<Int>
+            /// The peak resident memory over what was resident before the request.
+            let peakBytes: Int
+
+            init?(line: Substring) {
+                let fields = line.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
+                guard fields.count == 10, let peak = Int(fields[9]) else { return nil }
+                (name, bombClass, file, arguments, imgproxy, end) = (fields[0], fields[1], fields[2], fields[3], fields[4], fields[5])
+                statuses = Set(fields[8].split(separator: "/").compactMap { Int($0) })
+                peakBytes = peak << 20
             }
+
+            var path: String { "/unsafe/" + imgproxy.replacingOccurrences(of: "{url}", with: "local:///" + file) }
+            /// The budget that stops it (`budget:B`), with the default `decodeTimeBudget`.
+            var stoppingBudget: Duration? {
+                guard end.hasPrefix("budget:") else { return nil }
+                let budgets = DecodeTimeBudget()
+                return switch end.dropFirst(7) {
+                case "thumbnail": budgets.thumbnail
+                case "full": budgets.fullSize
+                default: budgets.animation
+                }
+            }
+            var description: String { "\(name) (\(bombClass))" }
         }
-        var description: String { "\(name) (\(bombClass))" }
-    }
 
-    static let repository = TestServer.imagesFolder.deletingLastPathComponent().deletingLastPathComponent()
+        static let repository = TestServer.imagesFolder.deletingLastPathComponent().deletingLastPathComponent()
 
-    /// Every bomb (or those of `bombs`: names or classes), written into `folder` by the one
-    /// generator; their cases.
-    static func generate(into folder: URL, only bombs: [String] = []) async throws -> [Case] {
-        let script = repository.appendingPathComponent("scripts/decode-bombs/bombs.py")
-        _ = try await ServeProcess.output(of: ["python3", script.path, folder.path] + bombs, executable: URL(fileURLWithPath: "/usr/bin/env"))
-        let table = try String(contentsOf: folder.appendingPathComponent("cases.tsv"), encoding: .utf8)
-        return table.split(separator: "\n").compactMap(Case.init(line:))
-    }
-
-    /// A field of /proc/PID/status, in bytes.
-    static func statusField(_ name: String, of pid: Int32) throws -> Int {
-        let text = try String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)
-        let line = try #require(text.split(separator: "\n").first { $0.hasPrefix(name) })
-        return try #require(line.split(separator: " ").compactMap { Int($0) }.first) * 1024
-    }
-
-    /// `webimage_server_workers_busy` now.
-    static func busyWorkers(metricsPort: Int) async throws -> Double {
-        let metrics = try await ServerUnderTest.get("/metrics", port: metricsPort)
-        let line = String(decoding: metrics.body, as: UTF8.self).split(separator: "\n")
-            .first { $0.hasPrefix("webimage_server_workers_busy ") }
-        return try #require(line?.split(separator: " ").last.flatMap { Double($0) })
-    }
-
-    /// Issue 35, item 5: each decode its budget stops, run by `webimage convert` as a process,
-    /// ends within its budget and `budgetMargin` of wall time, the process's start and end
-    /// included, less what the machine's load took (the time the process waited for a
-    /// processor: `RunQueueWatch`). Over HTTP, the test below asks the same of each request the
-    /// budget stops.
-    @Test func everyDecodeTheBudgetStopsEndsWithinItsBudgetInWallTimeFromTheCommandLine() async throws {
-        let root = FileManager.default.temporaryDirectory.appendingPathComponent("webimage-budget-bombs-" + UUID().uuidString)
-        try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: root) }
-        let cases = try await Self.generate(into: root, only: ["pdfforms", "svgrects", "svgrects10k", "gifrestore", "apng100mp"])
-            .filter { $0.stoppingBudget != nil }
-        #expect(cases.count == 6, "\(cases)")
-        for bomb in cases {
-            let budget = try #require(bomb.stoppingBudget)
-            let arguments = bomb.arguments.replacingOccurrences(of: "{in}", with: bomb.file)
-                .replacingOccurrences(of: "{out}", with: "out-" + bomb.name).split(separator: " ").map(String.init)
-            let clock = ContinuousClock()
-            let start = clock.now
-            let run = try await ServeProcess.run(arguments, in: root)
-            let elapsed = clock.now - start
-            // Less what the load took: the time the process (and its renderer) waited for a processor.
-            let unloaded = max(.zero, elapsed - run.waited)
-            #expect(run.status == 1 && run.standardError.contains("decodeTimeBudget"), "\(bomb): \(run.status) \(run.standardError)")
-            #expect(unloaded < Self.budgetBound(budget, waited: run.waited), "\(bomb): took \(elapsed), \(unloaded) of it unloaded")
-            print("decode bombs: \(bomb) through the command line: \(elapsed), \(unloaded) of it unloaded")
+        /// Every bomb (or those of `bombs`: names or classes), written into `folder` by the one
+        /// generator; their cases.
+        static func generate(into folder: URL, only bombs: [String] = []) async throws -> [Case] {
+            let script = repository.appendingPathComponent("scripts/decode-bombs/bombs.py")
+            _ = try await ServeProcess.output(of: ["python3", script.path, folder.path] + bombs, executable: URL(fileURLWithPath: "/usr/bin/env"))
+            let table = try String(contentsOf: folder.appendingPathComponent("cases.tsv"), encoding: .utf8)
+            return table.split(separator: "\n").compactMap(Case.init(line:))
         }
-    }
 
-    @Test func everyDecodeBombOverHTTPEndsInTimeWithinItsMemoryAndLeavesTheServerServing() async throws {
-        let root = FileManager.default.temporaryDirectory.appendingPathComponent("webimage-decode-bombs-" + UUID().uuidString)
-        try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: root) }
-        let cases = try await Self.generate(into: root)
-        #expect(cases.count >= 30, "\(cases.count) cases")
-        try Data(contentsOf: TestServer.imagesFolder.appendingPathComponent("photos/rocket.jpg"))
-            .write(to: root.appendingPathComponent("rocket.jpg"))
+        /// A field of /proc/PID/status, in bytes.
+        static func statusField(_ name: String, of pid: Int32) throws -> Int {
+            let text = try String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)
+            let line = try #require(text.split(separator: "\n").first { $0.hasPrefix(name) })
+            return try #require(line.split(separator: " ").compactMap { Int($0) }.first) * 1024
+        }
 
-        let metricsPort = try FreePort.next()
-        // The defaults, but for `TIMEOUT` under a sanitizer: stretched as the bounds are (the
-        // vector a case draws took over 10 s under ThreadSanitizer beside other work).
-        let settings = [
-            "--local-filesystem-root", root.path, "--cache-dir", root.appendingPathComponent(".cache").path,
-            "--prometheus-bind", "127.0.0.1:\(metricsPort)", "--timeout", String(Int(TestAllowance.seconds(ImageServerConfiguration().timeout))),
-        ]
-        try await withServeProcess(settings, environment: TestAllowance.peakMeasuringEnvironment) { server in
-            let pid = server.processIdentifier
-            // Warm: the libraries loaded and a thumbnail made, so that the peaks are of a working server.
-            #expect(try await ServerUnderTest.get("/unsafe/rs:fit:300:200/plain/local:///rocket.jpg@jpg", port: server.port).status == 200)
+        /// `webimage_server_workers_busy` now.
+        static func busyWorkers(metricsPort: Int) async throws -> Double {
+            let metrics = try await ServerUnderTest.get("/metrics", port: metricsPort)
+            let line = String(decoding: metrics.body, as: UTF8.self).split(separator: "\n")
+                .first { $0.hasPrefix("webimage_server_workers_busy ") }
+            return try #require(line?.split(separator: " ").last.flatMap { Double($0) })
+        }
 
-            let clock = ContinuousClock()
-            for (index, bomb) in cases.enumerated() {
-                let before = try Self.statusField("VmRSS:", of: pid)
-                try "5".write(toFile: "/proc/\(pid)/clear_refs", atomically: false, encoding: .utf8)
+        /// Issue 35, item 5: each decode its budget stops, run by `webimage convert` as a process,
+        /// ends within its budget and `budgetMargin` of wall time, the process's start and end
+        /// included, less what the machine's load took (the time the process waited for a
+        /// processor: `RunQueueWatch`). Over HTTP, the test below asks the same of each request the
+        /// budget stops.
+        @Test func everyDecodeTheBudgetStopsEndsWithinItsBudgetInWallTimeFromTheCommandLine() async throws {
+            let root = FileManager.default.temporaryDirectory.appendingPathComponent("webimage-budget-bombs-" + UUID().uuidString)
+            try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(at: root) }
+            let cases = try await Self.generate(into: root, only: ["pdfforms", "svgrects", "svgrects10k", "gifrestore", "apng100mp"])
+                .filter { $0.stoppingBudget != nil }
+            #expect(cases.count == 6, "\(cases)")
+            for bomb in cases {
+                let budget = try #require(bomb.stoppingBudget)
+                let arguments = bomb.arguments.replacingOccurrences(of: "{in}", with: bomb.file)
+                    .replacingOccurrences(of: "{out}", with: "out-" + bomb.name).split(separator: " ").map(String.init)
+                let clock = ContinuousClock()
                 let start = clock.now
-                // Less what the load took: the time the server (and its renderer) waited for a
-                // processor. (Not this process's: the suites beside this one keep its threads
-                // waiting, which would leave nothing to bound; the client's part of the
-                // exchange is a few milliseconds.)
-                let (reply, elapsed, unloaded) = try await TestAllowance.wallTime(watching: [pid]) {
-                    try await ServerUnderTest.get(bomb.path, port: server.port, deadline: .seconds(60))
-                }
-                let peak = try Self.statusField("VmHWM:", of: pid)
-                #expect(bomb.statuses.contains(reply.status), "\(bomb): \(reply.status) \(String(decoding: reply.body.prefix(200), as: UTF8.self))")
-                #expect(elapsed < TestAllowance.time(Self.requestBound), "\(bomb): took \(elapsed)")
-                if let budget = bomb.stoppingBudget {
-                    #expect(unloaded < Self.budgetBound(budget, waited: elapsed - unloaded), "\(bomb): took \(elapsed), \(unloaded) of it unloaded")
-                    print("decode bombs: \(bomb) over HTTP: \(reply.status) in \(elapsed), \(unloaded) of it unloaded")
-                }
-                #expect(peak - before < TestAllowance.bytes(bomb.peakBytes), "\(bomb): peak \(peak >> 20) MB against \(before >> 20) MB before")
-                // The next request (a thumbnail no cache holds) is served at once, by a free worker.
-                let next = try await ServerUnderTest.get("/unsafe/rs:fit:\(100 + index):100/plain/local:///rocket.jpg@jpg", port: server.port, deadline: .seconds(30))
-                let nextElapsed = clock.now - start - elapsed
-                #expect(next.status == 200, "after \(bomb)")
-                #expect(nextElapsed < TestAllowance.bound(.seconds(2)), "after \(bomb): the next request took \(nextElapsed)")
+                let run = try await ServeProcess.run(arguments, in: root)
+                let elapsed = clock.now - start
+                // Less what the load took: the time the process (and its renderer) waited for a processor.
+                let unloaded = max(.zero, elapsed - run.waited)
+                #expect(run.status == 1 && run.standardError.contains("decodeTimeBudget"), "\(bomb): \(run.status) \(run.standardError)")
+                #expect(unloaded < Self.budgetBound(budget, waited: run.waited), "\(bomb): took \(elapsed), \(unloaded) of it unloaded")
+                print("decode bombs: \(bomb) through the command line: \(elapsed), \(unloaded) of it unloaded")
             }
-            // No worker left busy: a decode that outlived its request's timeout ends at its
-            // budget (at most the animation's 5 s of CPU), with the margin of a loaded machine.
-            let idle = await eventually(within: .seconds(5) + TestAllowance.loadMargin, every: .milliseconds(100)) {
-                (try? await Self.busyWorkers(metricsPort: metricsPort)) == 0
+        }
+
+        @Test func everyDecodeBombOverHTTPEndsInTimeWithinItsMemoryAndLeavesTheServerServing() async throws {
+            let root = FileManager.default.temporaryDirectory.appendingPathComponent("webimage-decode-bombs-" + UUID().uuidString)
+            try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(at: root) }
+            let cases = try await Self.generate(into: root)
+            #expect(cases.count >= 30, "\(cases.count) cases")
+            try Data(contentsOf: TestServer.imagesFolder.appendingPathComponent("photos/rocket.jpg"))
+                .write(to: root.appendingPathComponent("rocket.jpg"))
+
+            let metricsPort = try FreePort.next()
+            // The defaults, but for `TIMEOUT` under a sanitizer: stretched as the bounds are (the
+            // vector a case draws took over 10 s under ThreadSanitizer beside other work).
+            let settings = [
+                "--local-filesystem-root", root.path, "--cache-dir", root.appendingPathComponent(".cache").path,
+                "--prometheus-bind", "127.0.0.1:\(metricsPort)", "--timeout", String(Int(TestAllowance.seconds(ImageServerConfiguration().timeout))),
+            ]
+            try await withServeProcess(settings, environment: TestAllowance.peakMeasuringEnvironment) { server in
+                let pid = server.processIdentifier
+                // Warm: the libraries loaded and a thumbnail made, so that the peaks are of a working server.
+                #expect(try await ServerUnderTest.get("/unsafe/rs:fit:300:200/plain/local:///rocket.jpg@jpg", port: server.port).status == 200)
+
+                for (index, bomb) in cases.enumerated() {
+                    let before = try Self.statusField("VmRSS:", of: pid)
+                    try "5".write(toFile: "/proc/\(pid)/clear_refs", atomically: false, encoding: .utf8)
+                    // Less what the load took: the time the server (and its renderer) waited for a
+                    // processor. (Not this process's: the suites beside this one keep its threads
+                    // waiting, which would leave nothing to bound; the client's part of the
+                    // exchange is a few milliseconds.)
+                    let (reply, elapsed, unloaded) = try await TestAllowance.wallTime(watching: [pid]) {
+                        try await ServerUnderTest.get(bomb.path, port: server.port, deadline: .seconds(60))
+                    }
+                    let peak = try Self.statusField("VmHWM:", of: pid)
+                    #expect(bomb.statuses.contains(reply.status), "\(bomb): \(reply.status) \(String(decoding: reply.body.prefix(200), as: UTF8.self))")
+                    #expect(elapsed < TestAllowance.time(Self.requestBound), "\(bomb): took \(elapsed)")
+                    if let budget = bomb.stoppingBudget {
+                        #expect(unloaded < Self.budgetBound(budget, waited: elapsed - unloaded), "\(bomb): took \(elapsed), \(unloaded) of it unloaded")
+                        print("decode bombs: \(bomb) over HTTP: \(reply.status) in \(elapsed), \(unloaded) of it unloaded")
+                    }
+                    #expect(peak - before < TestAllowance.bytes(bomb.peakBytes), "\(bomb): peak \(peak >> 20) MB against \(before >> 20) MB before")
+                    // The next request (a thumbnail no cache holds) is served at once, by a free
+                    // worker: within 2 s of the server's time not spent waiting for a processor.
+                    let (next, nextElapsed, nextUnloaded) = try await TestAllowance.wallTime(watching: [pid]) {
+                        try await ServerUnderTest.get("/unsafe/rs:fit:\(100 + index):100/plain/local:///rocket.jpg@jpg", port: server.port, deadline: .seconds(30))
+                    }
+                    #expect(next.status == 200, "after \(bomb)")
+                    #expect(nextUnloaded < TestAllowance.time(.seconds(2)), "after \(bomb): the next request took \(nextElapsed), \(nextUnloaded) of it unloaded")
+                }
+                // No worker left busy: a decode that outlived its request's timeout ends at its
+                // budget (at most the animation's 5 s of CPU); past that, a hang guard.
+                let idle = await eventually(within: .seconds(5) + TestAllowance.eventWait, every: .milliseconds(100)) {
+                    (try? await Self.busyWorkers(metricsPort: metricsPort)) == 0
+                }
+                #expect(idle)
+                server.signal(SIGTERM)
+                #expect(await server.exitStatus() == 0)
             }
-            #expect(idle)
-            server.signal(SIGTERM)
-            #expect(await server.exitStatus() == 0)
         }
     }
 }

@@ -82,7 +82,7 @@ struct S3SourceTests {
                 #expect(moto.gets(of: "/photos/photos/rocket.jpg") == 1)
                 // (The store's file: the library's disk cache names it from the key.)
                 let file = server.cacheFolder + "/sources/" + DiskCacheFileName.forKey("s3://photos/photos/rocket.jpg")
-                let stored = await eventually(within: TestAllowance.loadMargin, every: .milliseconds(20)) {
+                let stored = await eventually(within: TestAllowance.eventWait, every: .milliseconds(20)) {
                     ((try? FileManager.default.attributesOfItem(atPath: file))?[.size] as? Int) == 112_525
                 }
                 #expect(stored)
@@ -141,19 +141,13 @@ struct S3SourceTests {
             let source = try #require(S3Source(settings: settings, base: ImageServer.makeDownloaderConfig(configuration: .underTest())))
             source.downloader.isSuspended = true
             let object = S3ObjectAddress(bucket: Self.bucket, key: "shared.jpg")
-            // Three callers while the downloader holds its queue: each attaches as it calls (no
-            // suspension between the count and the attaching), so once all three have called,
+            // Three callers while the downloader holds its queue: once all three have joined,
             // one download waits for them all.
-            let started = StartedCount()
             let fetches = (0..<3).map { _ in
-                Task {
-                    started.count.withLock { $0 += 1 }
-                    return try await source.fetch(object, maximumBytes: 1 << 20)
-                }
+                Task { try await source.fetch(object, maximumBytes: 1 << 20) }
             }
-            let called = await eventually(within: TestAllowance.loadMargin, every: .milliseconds(5)) { started.count.withLock { $0 } == 3 }
-            try await Task.sleep(for: .milliseconds(100))
-            #expect(called && source.downloader.currentDownloadCount == 1)
+            let joined = await eventually(within: TestAllowance.eventWait) { source.downloader.currentCallerCount == 3 }
+            #expect(joined && source.downloader.currentDownloadCount == 1)
             source.downloader.isSuspended = false
             var bodies: [Data] = []
             for fetch in fetches { bodies.append(try await fetch.value.data) }
@@ -161,9 +155,4 @@ struct S3SourceTests {
             #expect(moto.gets(of: "/photos/shared.jpg") == 1)
         }
     }
-}
-
-/// Callers that have begun, counted under a lock.
-private final class StartedCount: Sendable {
-    let count = Locked(0)
 }

@@ -160,7 +160,7 @@ import WebImageTestServer
                 }
                 #expect(await origin.wait { $0.requests["/held.png"] == 1 })
                 // No event tells that a request joined: the count of misses, polled.
-                let joined = await eventually(within: TestAllowance.loadMargin) {
+                let joined = await eventually(within: TestAllowance.eventWait) {
                     (try? metrics.expectCounter("webimage_server_cache_lookups_total", [("tier", "miss")]).totalValue) == 50
                 }
                 #expect(joined, "every request missed the cache before the source came")
@@ -190,7 +190,7 @@ import WebImageTestServer
                 let queued = Task { try await server.get(Self.path(origin, route: "/held", options: "rs:fit:20:20")) }
                 // Once the second waits in the queue (no event tells: the gauge, polled), a third
                 // is refused.
-                let waiting = await eventually(within: TestAllowance.loadMargin) {
+                let waiting = await eventually(within: TestAllowance.eventWait) {
                     (try? metrics.expectGauge("webimage_server_queue_depth").lastValue) == 1
                 }
                 try #require(waiting, "the second request never waited in the queue")

@@ -20,7 +20,7 @@ import Testing
                 return results
             }
         }
-        let joined = await eventually(within: TestAllowance.loadMargin) { shared.callers(forKey: "k") == 50 }
+        let joined = await eventually(within: TestAllowance.eventWait) { shared.callers(forKey: "k") == 50 }
         #expect(joined, "\(shared.callers(forKey: "k")) callers joined")
         gate.open()
         let results = try await callers.value
@@ -43,7 +43,7 @@ import Testing
         let first = Task { try await shared.value(forKey: "k", work) }
         await started.wait()
         let second = Task { try await shared.value(forKey: "k", work) }
-        #expect(await eventually(within: TestAllowance.loadMargin) { shared.callers(forKey: "k") == 2 })
+        #expect(await eventually(within: TestAllowance.eventWait) { shared.callers(forKey: "k") == 2 })
         first.cancel()
         await #expect(throws: CancellationError.self) { try await first.value }
         #expect(cancelled.value == 0)

@@ -15,9 +15,9 @@ import Testing
         let (slots, changes) = Self.observedSlots(workers: 1, queueSize: 1)
         let gate = TestGate()
         let first = Task { try await slots.withSlot { await gate.wait(); return 1 } }
-        #expect(await eventually(within: TestAllowance.loadMargin, on: changes) { slots.busy == 1 })
+        #expect(await eventually(within: TestAllowance.eventWait, on: changes) { slots.busy == 1 })
         let second = Task { try await slots.withSlot { 2 } }
-        #expect(await eventually(within: TestAllowance.loadMargin, on: changes) { slots.queued == 1 })
+        #expect(await eventually(within: TestAllowance.eventWait, on: changes) { slots.queued == 1 })
         await #expect(throws: ImageServerError.tooManyRequests) { try await slots.withSlot { 3 } }
         gate.open()
         #expect(try await first.value == 1)
@@ -29,9 +29,9 @@ import Testing
         let (slots, changes) = Self.observedSlots(workers: 1, queueSize: 0)
         let gate = TestGate()
         let holder = Task { try await slots.withSlot { await gate.wait() } }
-        #expect(await eventually(within: TestAllowance.loadMargin, on: changes) { slots.busy == 1 })
+        #expect(await eventually(within: TestAllowance.eventWait, on: changes) { slots.busy == 1 })
         let waiter = Task { try await slots.withSlot { "ran" } }
-        #expect(await eventually(within: TestAllowance.loadMargin, on: changes) { slots.queued == 1 })
+        #expect(await eventually(within: TestAllowance.eventWait, on: changes) { slots.queued == 1 })
         waiter.cancel()
         await #expect(throws: CancellationError.self) { try await waiter.value }
         #expect(slots.queued == 0)

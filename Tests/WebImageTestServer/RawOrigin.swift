@@ -76,10 +76,10 @@ public final class RawOrigin: Sendable {
 
     /// Waits until every reply started has ended with its connection (a connection that never
     /// sent a request, such as one a client pool opened and keeps idle, has no reply); false
-    /// when `timeout` (stretched by `TestAllowance.timeScale`) passes first. Alone the close
-    /// is seen in milliseconds; the default bound is a loaded machine's (`loadMargin`), as
+    /// when `timeout` (stretched by `TestAllowance.timeScale`) passes first. The close is seen
+    /// in milliseconds; the default bound is a hang guard (`TestAllowance.eventWait`), as
     /// `TestServer.wait`'s.
-    public func waitUntilNoReplyIsInProgress(timeout: Duration = TestAllowance.loadMargin) async -> Bool {
+    public func waitUntilNoReplyIsInProgress(timeout: Duration = TestAllowance.eventWait) async -> Bool {
         await replies.waitUntilNoneIsInProgress(timeout: timeout)
     }
 

@@ -172,10 +172,10 @@ public final class TestServer: Sendable {
 
     /// Waits until `condition` holds for the statistics (checked on every change); false when
     /// `timeout` (stretched by `TestAllowance.timeScale`) passes first. What the server sees
-    /// of a client (a request, a close) comes in milliseconds alone: the default bound is a
-    /// loaded machine's (`TestAllowance.loadMargin`).
+    /// of a client (a request, a close) comes in milliseconds: the default bound is a hang guard
+    /// (`TestAllowance.eventWait`).
     @discardableResult
-    public func wait(timeout: Duration = TestAllowance.loadMargin, until condition: @escaping @Sendable (Statistics) -> Bool) async -> Bool {
+    public func wait(timeout: Duration = TestAllowance.eventWait, until condition: @escaping @Sendable (Statistics) -> Bool) async -> Bool {
         await core.wait(timeout: timeout, until: condition)
     }
 

@@ -134,6 +134,13 @@ public final class ImageDownloader: ImageLoader {
         state.withLock { $0.operations.count }
     }
 
+    /// The callers attached to the downloads running or waiting (for tests that hold the queue
+    /// until every caller has joined).
+    var currentCallerCount: Int {
+        let operations = state.withLock { Array($0.operations.values) }
+        return operations.reduce(0) { count, operation in count + operation.state.withLock { $0.callers.count } }
+    }
+
     /// Start, response, stop and finish events of every download, from now on. Each access
     /// gives a new stream; events are kept for a slow reader up to 1,024.
     public var events: AsyncStream<DownloadEvent> {

@@ -60,7 +60,7 @@ final class MotoServer: Sendable {
             let exited = AsyncStream<Int32>.makeStream()
             process.terminationHandler = { exited.continuation.yield($0.terminationStatus) }
             try process.run()
-            let listening = await eventually(within: TestAllowance.loadMargin, every: .milliseconds(50)) {
+            let listening = await eventually(within: TestAllowance.eventWait, every: .milliseconds(50)) {
                 guard process.isRunning else { return true }
                 return Self.text(of: log).contains("Running on")
             }

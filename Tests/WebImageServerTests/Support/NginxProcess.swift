@@ -61,7 +61,7 @@ final class NginxProcess: Sendable {
     /// Whether nginx answers `/health` within 30 s (polled: nginx says nothing when it listens),
     /// false at once when it exited.
     private func answers() async -> Bool {
-        let answered = await eventually(within: TestAllowance.loadMargin, every: .milliseconds(50)) {
+        let answered = await eventually(within: TestAllowance.eventWait, every: .milliseconds(50)) {
             // Exited: no use waiting.
             guard process.isRunning else { return true }
             return (try? await ServerUnderTest.get("/health", port: port, deadline: .seconds(5)))?.status == 200

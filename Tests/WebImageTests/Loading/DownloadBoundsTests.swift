@@ -10,7 +10,8 @@ import FoundationNetworking
 /// attempts, the deadline, and resumes that make progress. Alone on this machine: the silent
 /// server fails at 2.05 s, the deadline cuts the trickle at 2.0 s, the trickle arrives whole in
 /// 5.5 s, the body cut every 20 KB arrives in 16 requests in about 0.5 s (figures in
-/// docs/loading.md). The upper bounds add `TestAllowance.loadMargin`: the whole suite shares 2 cores.
+/// docs/loading.md). The upper bounds are hang guards (`TestAllowance.hangBound`): the counts of
+/// requests and retries bound the work.
 @Suite("Loading: bounds of a whole download") struct DownloadBoundsTests {
     /// TestImage.png (11,662 bytes) in 1 KB pieces, 0.5 s apart: 5.5 s from the first piece to
     /// the last. The route has a strong ETag and ranges, so an attempt cut by its own 1 s idle
@@ -29,7 +30,7 @@ import FoundationNetworking
             // the stall bound: a third attempt (the old 4 s) never starts. (Alone: 2 requests; on
             // a loaded machine the retry may be cut before its request reaches the server.)
             #expect(server.requestCount(path) <= 2 && (token?.metrics.retryCount ?? 9) <= 1, "\(server.statistics.requestLog)")
-            #expect(elapsed >= .seconds(1) && elapsed < TestAllowance.bound(.seconds(2)), "\(elapsed)")
+            #expect(elapsed >= .seconds(1) && elapsed < TestAllowance.hangBound(.seconds(2)), "\(elapsed)")
             // At least the first attempt's timeout; a retry whose wait would end past 2 s is not made.
             #expect((token?.metrics.totalTime ?? 0) >= 1)
             #expect(await server.wait { $0.requests[path] == $0.abortedResponses[path] }, "every request closed unanswered")
@@ -53,7 +54,7 @@ import FoundationNetworking
             let downloader = makeDownloader { $0.downloadTimeout = 1; $0.downloadDeadline = 2 }
             let (outcome, elapsed, _, recorder) = await downloader.timedDownload(server.url(Self.trickle))
             #expect(outcome.urlError?.code == .timedOut, "\(String(reflecting: outcome.error))")
-            #expect(elapsed >= .seconds(2) && elapsed < TestAllowance.bound(.seconds(2)), "\(elapsed)")
+            #expect(elapsed >= .seconds(2) && elapsed < TestAllowance.hangBound(.seconds(2)), "\(elapsed)")
             let received = recorder.progressReports.map(\.0).max() ?? 0
             #expect(received < 11662, "cut before the end: \(received) bytes")
             #expect(await server.wait { $0.abortedResponses[Self.tricklePath] == $0.requests[Self.tricklePath] }, "the connection was closed")
@@ -87,7 +88,7 @@ import FoundationNetworking
             let outcome = await downloader.recordedDownload(server.url(path + "?failFirst=1&retryAfter=600")).1.outcome()
             #expect(outcome.webImageError == .invalidDownloadStatusCode(statusCode: 503, response: nil))
             #expect(server.requestCount(path) == 1)
-            #expect(ContinuousClock.now - started < TestAllowance.bound(.zero))
+            #expect(ContinuousClock.now - started < TestAllowance.hangBound(.zero))
         }
     }
 

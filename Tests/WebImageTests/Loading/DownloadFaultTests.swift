@@ -17,14 +17,12 @@ import FoundationNetworking
             #expect(outcome.urlError?.code == .timedOut, "\(String(reflecting: outcome.error))")
             #expect(outcome.urlError?.errorUserInfo[NSUnderlyingErrorKey] != nil)
             // The client gave up and closed the connection long before the server's 10-minute
-            // answer: the 1 s timeout, with the margin a loaded machine needs.
-            let bound = TestAllowance.bound(.seconds(1))
+            // answer: the 1 s timeout (the bound only a hang passes).
+            let bound = TestAllowance.hangBound(.seconds(1))
             #expect(elapsed < bound && .seconds(token?.metrics.totalTime ?? 999) < bound, "\(elapsed)")
             // The origin holds no connection and answered nothing: the request it saw (a loaded
             // machine can spend the whole timeout before the request arrives, and then there is
-            // none) was closed unanswered. A wait on the origin's events, which alone takes
-            // milliseconds, bounded by the load margin (40 s did not suffice in a whole-suite
-            // ThreadSanitizer run).
+            // none) was closed unanswered: a wait on the origin's events, which take milliseconds.
             #expect(server.requestCount(path) <= 1)
             #expect(
                 await server.wait { $0.openConnections == 0 && $0.abortedResponses[path, default: 0] == $0.requests[path, default: 0] },
@@ -58,7 +56,7 @@ import FoundationNetworking
             let elapsed = ContinuousClock.now - started
             #expect(result.image.pixelWidth == 640 && result.metrics.retryCount == 1)
             // The Retry-After's 1 s, not the 10-minute base delay.
-            #expect(elapsed >= .seconds(1) && elapsed < TestAllowance.bound(.seconds(1)), "\(elapsed)")
+            #expect(elapsed >= .seconds(1) && elapsed < TestAllowance.hangBound(.seconds(1)), "\(elapsed)")
             #expect(server.requestCount("/images/photos/rocket.jpg") == 2)
         }
     }
@@ -166,9 +164,7 @@ import FoundationNetworking
             #expect(outcome.urlError?.code == .dataLengthExceedsMaximum)
             #expect(recorder.progressReports.map(\.0).max() ?? 0 <= 100_000)
             #expect(piece <= 7, "stopped at the limit, not at the 528 KB end: \(piece) pieces")
-            // The origin sees the close: a wait on its event, which alone takes milliseconds,
-            // bounded by the load margin (40 s did not suffice in a whole-suite ThreadSanitizer
-            // run), within the test's limit.
+            // The origin sees the close: a wait on its event, which takes milliseconds.
             #expect(await server.wait { $0.abortedResponses["/growing"] == 1 }, "\(server.statistics)")
         }
     }
@@ -246,10 +242,12 @@ import FoundationNetworking
         let url = refusing.url("/images/photos/rocket.jpg")
         let started = ContinuousClock.now
         let outcome = await makeDownloader { $0.downloadTimeout = 600 }.recordedDownload(url).1.outcome()
+        let elapsed = ContinuousClock.now - started
         #expect(outcome.urlError?.code == .cannotConnectToHost, "\(String(reflecting: outcome.error))")
         // AsyncHTTPClient alone retries the connection until the connect timeout (10 minutes
-        // here). Alone this takes a few ms.
-        #expect(ContinuousClock.now - started < TestAllowance.bound(.zero))
+        // here). A few ms alone, under a second in the whole suite (docs/measurements/reliability.md).
+        #expect(elapsed < TestAllowance.hangBound(.zero))
+        print("refused connection: failed in \(elapsed)")
         withExtendedLifetime(refusing) {}
     }
 

@@ -27,7 +27,7 @@ import WebImageTestServer
         }
         // The cancel handler held the load, which held its operation and the manager: a cycle
         // that kept every manager (and its cache and loaders) alive once it had loaded anything.
-        #expect(await eventually(within: TestAllowance.loadMargin) { weakManager == nil && weakCache == nil })
+        #expect(await eventually(within: TestAllowance.eventWait) { weakManager == nil && weakCache == nil })
     }
 
     /// A cache whose query operation keeps its completion after calling it (the DocC example's
@@ -45,7 +45,7 @@ import WebImageTestServer
             #expect(try await manager.loadImage(with: url, options: [.waitStoreCache]).cacheType == .none)
             #expect(try await manager.loadImage(with: url).cacheType == .disk)
         }
-        #expect(await eventually(within: TestAllowance.loadMargin) { weakManager == nil && weakCache == nil })
+        #expect(await eventually(within: TestAllowance.eventWait) { weakManager == nil && weakCache == nil })
     }
 
     /// The same through a caches manager: its composite query kept the children it had started
@@ -65,6 +65,6 @@ import WebImageTestServer
             await encoded.store(nil, imageData: try TestImages.data("photos/rocket.jpg"), forKey: "rocket")
             #expect(await caches.queryImage(forKey: "rocket").cacheType == .disk)
         }
-        #expect(await eventually(within: TestAllowance.loadMargin) { weakEncoded == nil && weakLocal == nil })
+        #expect(await eventually(within: TestAllowance.eventWait) { weakEncoded == nil && weakLocal == nil })
     }
 }

@@ -225,7 +225,7 @@ private final class LoadRecorder: Sendable {
             #expect(server.statistics.requestLog[path]?.last?.header("If-None-Match") == kept?.entityTag)
             await unchanged.wait(for: 1)
             // The 304 ends the load without a second completion.
-            #expect(await eventually(within: TestAllowance.loadMargin) { !fixture.manager.isRunning })
+            #expect(await eventually(within: TestAllowance.eventWait) { !fixture.manager.isRunning })
             #expect(unchanged.recorded.count == 1 && unchanged.recorded.first?.cacheType == .memory)
 
             // The server now has another image under that URL.
@@ -287,7 +287,7 @@ private final class LoadRecorder: Sendable {
             manager.loadImage(with: url, options: .refreshCached, completed: refresh.completion)
             #expect(await server.wait { $0.notModifiedResponses[path] == 1 })
             #expect(server.statistics.requestLog[path]?.last?.header("If-None-Match") == kept?.entityTag)
-            #expect(await eventually(within: TestAllowance.loadMargin) { !manager.isRunning })
+            #expect(await eventually(within: TestAllowance.eventWait) { !manager.isRunning })
             #expect(refresh.recorded.count == 1)
             #expect(refresh.recorded.first?.image?.pixelWidth == 80 && refresh.recorded.first?.cacheType != ImageCacheType.none)
         }
