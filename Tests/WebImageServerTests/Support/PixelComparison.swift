@@ -1,4 +1,5 @@
 import WebImage
+import SampleComparison
 
 /// How far apart two images of one size are.
 enum PixelComparison {
@@ -6,7 +7,9 @@ enum PixelComparison {
     static func largestDifference(_ first: WebImage.Image, _ second: WebImage.Image) throws -> Int {
         guard first.pixelWidth == second.pixelWidth, first.pixelHeight == second.pixelHeight else { return Int.max }
         return try first.withUnsafeRGBA8Bytes { a in
-            try second.withUnsafeRGBA8Bytes { b in zip(a, b).map { abs(Int($0) - Int($1)) }.max() ?? 0 }
+            try second.withUnsafeRGBA8Bytes { b in
+                SampleDifference(a, bands: 4, b, bands: 4, pixels: first.pixelWidth * first.pixelHeight, channels: 4).largest
+            }
         }
     }
 }

@@ -2,6 +2,7 @@ import Foundation
 import ImageEngine
 import Testing
 import WebImage
+import SampleComparison
 
 /// Images with an embedded colour profile come out in sRGB, as libvips' own ICC transform
 /// would make them, on every decode path.
@@ -23,16 +24,8 @@ import WebImage
         let rows = min(reference.height, image.pixelHeight)
         return try image.withUnsafeRGBA8Bytes { ours in
             reference.withUnsafeBytes { theirs in
-                var largest = 0
-                var over = 0
-                for pixel in 0..<(reference.width * rows) {
-                    for channel in 0..<3 {
-                        let delta = abs(Int(ours[pixel * 4 + channel]) - Int(theirs[pixel * 3 + channel]))
-                        largest = max(largest, delta)
-                        if delta > tolerance { over += 1 }
-                    }
-                }
-                return (largest, over)
+                let difference = SampleDifference(ours, bands: 4, theirs, bands: 3, pixels: reference.width * rows, channels: 3, tolerance: tolerance)
+                return (difference.largest, difference.over)
             }
         }
     }

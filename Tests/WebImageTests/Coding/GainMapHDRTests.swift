@@ -2,6 +2,7 @@ import Foundation
 import Testing
 @testable import WebImage
 import WebImageTestServer
+import SampleComparison
 
 /// Ultra HDR / Adobe gain-map JPEGs (SDWebImage's TestHDR.jpeg): the map and its `hdrgm:`
 /// metadata read (ISO 21496-1's box: GainMapISOTests), the HDR rendition made on request as an
@@ -106,11 +107,9 @@ import WebImageTestServer
         options.decodeHDRDisplayHeadroom = 1
         let flat = try ImageCodersManager.shared.decode(data, options: options)
         let whitePQ = SDRColourCodes.pq(nits: 203) * 65535
-        try flat.withUnsafeRGBA16Samples { samples in
-            let colours = samples.enumerated().filter { $0.offset % 4 != 3 }.map(\.element)
-            #expect(Double(colours.max() ?? 0) <= whitePQ + 2 && Double(colours.max() ?? 0) > whitePQ - 600, "\(colours.max() ?? 0)")
-        }
-        let full = try hdr.withUnsafeRGBA16Samples { samples in stride(from: 0, to: samples.count, by: 4).map { samples[$0] }.max() ?? 0 }
+        let brightest = try flat.withUnsafeRGBA16Samples { largestValue(of: $0, channels: 3, bands: 4) }
+        #expect(Double(brightest) <= whitePQ + 2 && Double(brightest) > whitePQ - 600, "\(brightest)")
+        let full = try hdr.withUnsafeRGBA16Samples { largestValue(of: $0, channels: 1, bands: 4) }
         #expect(Double(full) > whitePQ + 10000, "the full rendition reaches above SDR white")
     }
 

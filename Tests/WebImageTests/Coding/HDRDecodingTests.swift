@@ -2,6 +2,7 @@ import Foundation
 import ImageEngine
 import Testing
 import WebImage
+import SampleComparison
 
 /// HDR and wide-gamut sources: what their files say about their colour, and SDR pixels that
 /// match an independent reference (Tests/Images/hdr/chart.json and TestHDR-*-reference.png,
@@ -127,16 +128,9 @@ import WebImage
     /// The mean and 99th percentile CIEDE2000 of `image` against `reference`, pixel by pixel.
     static func difference(_ image: WebImage.Image, _ reference: WebImage.Image) throws -> (mean: Double, p99: Double) {
         try #require(image.pixelWidth == reference.pixelWidth && image.pixelHeight == reference.pixelHeight)
-        var differences: [Double] = []
-        differences.reserveCapacity(image.pixelWidth * image.pixelHeight)
-        try image.withUnsafeRGBA8Bytes { ours in
+        var differences = try image.withUnsafeRGBA8Bytes { ours in
             try reference.withUnsafeRGBA8Bytes { theirs in
-                for offset in stride(from: 0, to: ours.count, by: 4) {
-                    differences.append(ColourDifference.ciede2000(
-                        sRGB: [Double(ours[offset]), Double(ours[offset + 1]), Double(ours[offset + 2])],
-                        [Double(theirs[offset]), Double(theirs[offset + 1]), Double(theirs[offset + 2])]
-                    ))
-                }
+                ColourDifference.ciede2000(rgba8: ours, theirs, pixels: image.pixelWidth * image.pixelHeight)
             }
         }
         differences.sort()

@@ -2,6 +2,7 @@ import Foundation
 import ImageEngine
 import Testing
 import WebImage
+import SampleComparison
 
 /// HDR on request (`decodeToHDR`): more than 8 bits kept with the source's colour encoding,
 /// written back HDR to AVIF, HEIC, JPEG XL and PNG, and read back by libheif and libjxl.
@@ -17,7 +18,7 @@ import WebImage
     /// could not.
     static func samplesBeyondEightBits(_ image: WebImage.Image) throws -> Int {
         try image.withUnsafeRGBA16Samples { samples in
-            Set(stride(from: 0, to: samples.count, by: 4).map { samples[$0] }.filter { $0 % 257 != 0 }).count
+            distinctValues(of: samples, channel: 0, bands: 4).filter { $0 % 257 != 0 }.count
         }
     }
 

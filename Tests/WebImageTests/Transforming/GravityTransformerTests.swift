@@ -2,6 +2,7 @@ import Foundation
 import ImageEngine
 import Testing
 @testable import WebImage
+import SampleComparison
 
 /// The gravity transformers (crop by gravity, smart crop, extend, padding) against libvips'
 /// own operations on the same pixels, on decoded and lazy images.
@@ -23,7 +24,9 @@ import Testing
         let expected = try reference.renderRGBA()
         try #require(image.pixelWidth == expected.width && image.pixelHeight == expected.height)
         return try image.withUnsafeRGBA8Bytes { ours in
-            expected.withUnsafeBytes { theirs in zip(ours, theirs).map { abs(Int($0) - Int($1)) }.max() ?? 0 }
+            expected.withUnsafeBytes { theirs in
+                SampleDifference(ours, bands: 4, theirs, bands: expected.bands, pixels: expected.width * expected.height, channels: 4).largest
+            }
         }
     }
 

@@ -2,6 +2,7 @@ import Foundation
 import ImageEngine
 import Testing
 @testable import WebImage
+import SampleComparison
 
 /// The transformers on an HDR image (decoded with `decodeToHDR`: SDWebImage's four TestHDR
 /// files, TestHDR.jpeg's the gain map's rendition): they work on its 16-bit samples, without
@@ -29,15 +30,10 @@ import Testing
         #expect(expected.width == image.pixelWidth && expected.height == image.pixelHeight)
         guard expected.width == image.pixelWidth, expected.height == image.pixelHeight else { return (.max, .infinity) }
         return try image.withUnsafeRGBA16Samples { samples in
-            var worst = 0, total = 0
-            for pixel in 0..<(expected.width * expected.height) {
-                for channel in 0..<3 {
-                    let difference = abs(Int(samples[pixel * 4 + channel]) - Int(expected.samples[pixel * expected.bands + channel]))
-                    worst = max(worst, difference)
-                    total += difference
-                }
+            let difference = expected.samples.withUnsafeBufferPointer { theirs in
+                SampleDifference(samples, bands: 4, theirs, bands: expected.bands, pixels: expected.width * expected.height, channels: 3)
             }
-            return (worst, Double(total) / Double(expected.width * expected.height * 3))
+            return (difference.largest, difference.mean)
         }
     }
 

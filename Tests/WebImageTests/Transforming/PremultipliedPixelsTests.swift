@@ -2,6 +2,7 @@ import Foundation
 import ImageEngine
 import Testing
 import WebImage
+import SampleComparison
 
 /// The 8-bit premultiply and unpremultiply steps (our row kernels, region by region) against
 /// libvips' own, which work in floating point, on a real image with alpha.
@@ -14,7 +15,9 @@ import WebImage
     static func largestDifference(_ first: PixelBuffer, _ second: PixelBuffer) throws -> Int {
         try #require(first.width == second.width && first.height == second.height && first.bands == second.bands)
         return first.withUnsafeBytes { a in
-            second.withUnsafeBytes { b in zip(a, b).map { abs(Int($0) - Int($1)) }.max() ?? 0 }
+            second.withUnsafeBytes { b in
+                SampleDifference(a, bands: first.bands, b, bands: second.bands, pixels: first.width * first.height, channels: first.bands).largest
+            }
         }
     }
 

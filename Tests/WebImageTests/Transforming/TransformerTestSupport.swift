@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import WebImage
+import SampleComparison
 
 /// Images the transformer tests start from, in both forms an `Image` takes.
 enum TransformInput {
@@ -35,19 +36,7 @@ enum TransformInput {
         try #require(first.pixelWidth == second.pixelWidth && first.pixelHeight == second.pixelHeight)
         return try first.withUnsafeRGBA8Bytes { a in
             try second.withUnsafeRGBA8Bytes { b in
-                var largest = 0
-                var index = 0
-                while index < a.count {
-                    let (alphaA, alphaB) = (Int(a[index + 3]), Int(b[index + 3]))
-                    largest = max(largest, abs(alphaA - alphaB))
-                    for channel in 0..<3 {
-                        let seenA = (Int(a[index + channel]) * alphaA + 127) / 255
-                        let seenB = (Int(b[index + channel]) * alphaB + 127) / 255
-                        largest = max(largest, abs(seenA - seenB))
-                    }
-                    index += 4
-                }
-                return largest
+                SampleDifference(a, bands: 4, b, bands: 4, pixels: first.pixelWidth * first.pixelHeight, channels: 4, weightedByAlpha: true).largest
             }
         }
     }

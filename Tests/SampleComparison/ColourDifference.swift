@@ -3,10 +3,10 @@ import Foundation
 /// CIE colour differences of 8-bit sRGB colours, for comparing tone-mapped pixels with a
 /// reference: CIELAB under D65 (sRGB's white) and CIEDE2000 (Sharma, Wu and Dalal's
 /// formulation; checked against colour-science on their test pairs).
-enum ColourDifference {
-    typealias Lab = (l: Double, a: Double, b: Double)
+public enum ColourDifference {
+    public typealias Lab = (l: Double, a: Double, b: Double)
 
-    static func lab(sRGB red: Double, _ green: Double, _ blue: Double) -> Lab {
+    public static func lab(sRGB red: Double, _ green: Double, _ blue: Double) -> Lab {
         func linear(_ v: Double) -> Double {
             let c = v / 255
             return c <= 0.04045 ? c / 12.92 : pow((c + 0.055) / 1.055, 2.4)
@@ -21,7 +21,7 @@ enum ColourDifference {
         return (116 * fy - 16, 500 * (fx - fy), 200 * (fy - fz))
     }
 
-    static func ciede2000(_ first: Lab, _ second: Lab) -> Double {
+    public static func ciede2000(_ first: Lab, _ second: Lab) -> Double {
         let degrees = 180 / Double.pi
         let c1 = hypot(first.a, first.b), c2 = hypot(second.a, second.b)
         let meanC = (c1 + c2) / 2
@@ -64,7 +64,19 @@ enum ColourDifference {
     }
 
     /// CIEDE2000 between two 8-bit sRGB colours.
-    static func ciede2000(sRGB first: [Double], _ second: [Double]) -> Double {
+    public static func ciede2000(sRGB first: [Double], _ second: [Double]) -> Double {
         ciede2000(lab(sRGB: first[0], first[1], first[2]), lab(sRGB: second[0], second[1], second[2]))
+    }
+
+    /// CIEDE2000 between each pixel of two RGBA8 bitmaps of `pixels` pixels, in pixel order.
+    public static func ciede2000(rgba8 first: UnsafeRawBufferPointer, _ second: UnsafeRawBufferPointer, pixels: Int) -> [Double] {
+        precondition(first.count >= pixels * 4 && second.count >= pixels * 4)
+        return (0..<pixels).map { pixel in
+            let offset = pixel * 4
+            return ciede2000(
+                lab(sRGB: Double(first[offset]), Double(first[offset + 1]), Double(first[offset + 2])),
+                lab(sRGB: Double(second[offset]), Double(second[offset + 1]), Double(second[offset + 2]))
+            )
+        }
     }
 }
