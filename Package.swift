@@ -207,11 +207,12 @@ let package = Package(
             dependencies: ["WebImage"],
             path: "Tests/DecodeProbe"
         ),
-        // The tests' pixel comparisons, optimized in a debug build too: they walk every sample
-        // of images up to 18 MP (Tests/SampleComparison/SampleDifference.swift says why).
+        // What every test suite uses: the threads test bodies run on (OffThePool.swift) and the
+        // pixel comparisons, optimized in a debug build too: they walk every sample of images up
+        // to 18 MP (SampleDifference.swift says why).
         .target(
-            name: "SampleComparison",
-            path: "Tests/SampleComparison",
+            name: "WebImageTestSupport",
+            path: "Tests/WebImageTestSupport",
             swiftSettings: [.unsafeFlags(["-O"])]
         ),
         .testTarget(
@@ -219,7 +220,7 @@ let package = Package(
             dependencies: [
                 // WebImageTestServer: a real HTTP server on 127.0.0.1 for the tests.
                 "WebImage", "ImageEngine", "cache-stress-writer", "decode-probe", "orc-race-probe", "webimage", "webimage-render",
-                "WebImageTestServer", "SampleComparison",
+                "WebImageTestServer", "WebImageTestSupport",
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
             ],
             // Read by path (TestImages.fixture), not bundled.
@@ -229,7 +230,7 @@ let package = Package(
             name: "WebImageServerTests",
             dependencies: [
                 // ImageEngine: results compared with libvips' own operations.
-                "WebImageServer", "WebImage", "ImageEngine", "WebImageSupport", "WebImageTestServer", "SampleComparison", "webimage", "webimage-render",
+                "WebImageServer", "WebImage", "ImageEngine", "WebImageSupport", "WebImageTestServer", "WebImageTestSupport", "webimage", "webimage-render",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

@@ -42,12 +42,12 @@ status=0
 # run_watched (test-run.sh): a run silent for 10 minutes is stuck; its stacks are kept and it fails.
 binary=.build-asan/debug/swift-webimagePackageTests.xctest
 expected=$(expected_tests "$binary" "$@")
-ASAN_OPTIONS="detect_leaks=1:allocator_may_return_null=1:log_path=$PWD/$reports/report:suppressions=$PWD/scripts/asan-suppressions.txt" \
+# run_suite (test-run.sh): without arguments, the two steps of scripts/test.sh.
+export ASAN_OPTIONS="detect_leaks=1:allocator_may_return_null=1:log_path=$PWD/$reports/report:suppressions=$PWD/scripts/asan-suppressions.txt" \
     LSAN_OPTIONS="suppressions=$PWD/scripts/lsan-suppressions.txt:print_suppressions=0:exitcode=0" \
-    WEBIMAGE_TEST_TIME_SCALE=${WEBIMAGE_TEST_TIME_SCALE:-3} WEBIMAGE_TEST_MEMORY_SCALE=${WEBIMAGE_TEST_MEMORY_SCALE:-3} \
-    run_watched "$reports/run.log" "$binary" --testing-library swift-testing "$@" || status=$?
+    WEBIMAGE_TEST_TIME_SCALE=${WEBIMAGE_TEST_TIME_SCALE:-3} WEBIMAGE_TEST_MEMORY_SCALE=${WEBIMAGE_TEST_MEMORY_SCALE:-3}
+run_suite "$reports/run.log" "$binary" "$@" || status=$?
 [ $status -eq 0 ] || echo "leak-check: the test run failed (status $status)" >&2
-judge_test_run "$reports/run.log" "$expected" || status=1
 errors=$(sanitizer_errors "$reports"/report.*)
 if [ -n "$errors" ]; then
     echo "leak-check: sanitizer errors:" >&2

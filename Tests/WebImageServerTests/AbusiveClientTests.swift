@@ -6,6 +6,7 @@ import Testing
 import WebImageSupport
 import WebImageTestServer
 @testable import WebImageServer
+import WebImageTestSupport
 
 extension Heavy {
     /// Issue 35, abusive clients: the server's front door against clients on loopback that trickle
@@ -17,7 +18,7 @@ extension Heavy {
     /// process's peak resident memory grows within a stated bound, and the server's sockets (this
     /// process's descriptors of the server's port) return to their idle count.
     /// Serialized: the memory bound reads the whole process, and the timings want the cores.
-    @Suite(.serialized, .timeLimit(.minutes(TestAllowance.minutes(4)))) struct AbusiveClientTests {
+    @Suite(.offThePool, .serialized, .timeLimit(.minutes(TestAllowance.minutes(4)))) struct AbusiveClientTests {
         static let readRequestTimeout = TestAllowance.seconds(2)
         static let writeResponseTimeout = TestAllowance.seconds(1.5)
         static let keepAliveTimeout = TestAllowance.seconds(3)

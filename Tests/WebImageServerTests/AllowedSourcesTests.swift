@@ -1,8 +1,9 @@
 import Foundation
 import Testing
 @testable import WebImageServer
+import WebImageTestSupport
 
-@Suite struct AllowedSourcesTests {
+@Suite(.offThePool) struct AllowedSourcesTests {
     @Test func prefixesWithWildcardsThatNeverCrossASlash() throws {
         let allowed = AllowedSources(["https://images.example.com/", "https://*.cdn.example.org/public/"])
         for good in ["https://images.example.com/a.jpg", "https://eu.cdn.example.org/public/x/y.png", "https://.cdn.example.org/public/z"] {

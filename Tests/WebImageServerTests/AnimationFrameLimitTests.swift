@@ -3,11 +3,12 @@ import Testing
 import WebImage
 import WebImageTestServer
 @testable import WebImageServer
+import WebImageTestSupport
 
 /// `max_animation_frames` (`maf`) and `MAX_ANIMATION_FRAMES` over HTTP, as imgproxy has them: an
 /// animation's first frames are processed, with their delays and its loop count, the others
 /// dropped; the resolution limits count the frames processed, and still refuse.
-@Suite struct AnimationFrameLimitTests {
+@Suite(.offThePool) struct AnimationFrameLimitTests {
     /// 24 frames of 14x25 (350 pixels), 70 ms each, looping forever.
     static let gif = "photos/no_time_for_that_tiny.gif"
 

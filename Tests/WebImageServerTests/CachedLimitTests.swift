@@ -3,13 +3,14 @@ import Testing
 import WebImage
 import WebImageTestServer
 @testable import WebImageServer
+import WebImageTestSupport
 
 /// A URL's own source limits (`max_src_resolution`, `max_src_file_size`,
 /// `max_animation_frame_resolution`) are not part of the result's key, so the result a looser URL
 /// made is found by a stricter one: it answers as its making would have. `max_result_dimension`
 /// shrinks the result and `max_animation_frames` keeps an animation's first frames only, so they
 /// are part of the key: each limit has its own result.
-@Suite struct CachedLimitTests {
+@Suite(.offThePool) struct CachedLimitTests {
     /// A base path, and the same path with a limit the source (or the result) is over.
     static let cases: [(base: String, limited: String)] = [
         ("rs:fit:300:300/plain/local:///photos/rocket.jpg", "rs:fit:300:300/msr:0.1/plain/local:///photos/rocket.jpg"),

@@ -2,10 +2,11 @@ import NIOCore
 import Testing
 import WebImageTestServer
 @testable import WebImageServer
+import WebImageTestSupport
 
 /// Requests waiting on their client's connection: cancelled when it goes, and nothing kept per
 /// request once answered, however many requests one keep-alive connection serves.
-@Suite struct ClientGoneWaitersTests {
+@Suite(.offThePool) struct ClientGoneWaitersTests {
     /// A connection's "client gone" promise, on a real event loop (the test client's).
     static func connection() -> EventLoopPromise<Void> {
         ServerUnderTest.client.eventLoopGroup.next().makePromise(of: Void.self)

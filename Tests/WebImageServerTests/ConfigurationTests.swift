@@ -1,8 +1,9 @@
 import Foundation
 import Testing
 @testable import WebImageServer
+import WebImageTestSupport
 
-@Suite struct ConfigurationTests {
+@Suite(.offThePool) struct ConfigurationTests {
     @Test func withNothingSetItListensOnLoopback8080AndCachesInTheDefaultFolder() async throws {
         let configuration = try await ImageServerConfiguration.load(arguments: ["webimage"], environment: [:])
         #expect(configuration.bind == ServerAddress(host: "127.0.0.1", port: 8080))

@@ -7,11 +7,12 @@ import NIOHTTP1
 import NIOHTTPTypes
 import Testing
 @testable import WebImageServer
+import WebImageTestSupport
 
 /// The connection limits handler alone, on an embedded channel whose clock the test moves:
 /// which connections it closes, when, and under which limit's name. AbusiveClientTests drives
 /// the same handler with real clients over loopback.
-@Suite final class ConnectionLimitsHandlerTests {
+@Suite(.offThePool) final class ConnectionLimitsHandlerTests {
     /// The channels a test made, finished when it ends: a channel left open keeps its handler's
     /// timer scheduled on its loop, a cycle (loop, task, handler, channel) that LeakSanitizer reports.
     private var channels: [EmbeddedChannel] = []

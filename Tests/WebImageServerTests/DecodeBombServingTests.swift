@@ -3,6 +3,7 @@ import Testing
 import WebImage
 import WebImageTestServer
 @testable import WebImageServer
+import WebImageTestSupport
 
 extension Heavy {
     /// Issue 35, part 3: every decode bomb of docs/reliability.md ("The bombs"), made by
@@ -11,7 +12,7 @@ extension Heavy {
     /// 422 (or 503), or 200 for the cases that decode; the server's peak resident memory across the
     /// request stays within the case's bound over what was resident before it; no worker stays
     /// busy; and the next request is served at once.
-    @Suite(.timeLimit(.minutes(TestAllowance.minutes(10)))) struct DecodeBombServingTests {
+    @Suite(.offThePool, .timeLimit(.minutes(TestAllowance.minutes(10)))) struct DecodeBombServingTests {
         /// The server's default `TIMEOUT`, and a second for the exchange itself.
         static let requestBound = Duration.seconds(ImageServerConfiguration().timeout) + .seconds(1)
         /// What a decode its budget stopped may take past the budget in wall time, on an idle

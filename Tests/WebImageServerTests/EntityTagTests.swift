@@ -1,8 +1,9 @@
 import Foundation
 import Testing
 @testable import WebImageServer
+import WebImageTestSupport
 
-@Suite struct EntityTagTests {
+@Suite(.offThePool) struct EntityTagTests {
     @Test func aTagDependsOnTheSourceVersionAndTheResultKeyOnly() throws {
         let parser = try ImgproxyURLParser()
         func key(_ path: String) throws -> ResultKey {

@@ -3,11 +3,12 @@ import Testing
 import WebImage
 import WebImageTestServer
 @testable import WebImageServer
+import WebImageTestSupport
 
 /// `FALLBACK_IMAGE_DATA` / `_PATH` / `_URL`, `FALLBACK_IMAGE_HTTP_CODE` and `FALLBACK_IMAGE_TTL`
 /// over HTTP: a source that cannot be had or read is answered with the fallback image, made as
 /// the request asks, never stored as the result.
-@Suite struct FallbackImageTests {
+@Suite(.offThePool) struct FallbackImageTests {
     /// The unsigned path of the origin's `route` through `options`, as PNG.
     static func path(_ origin: TestServer, _ route: String, options: String = "rs:fit:100:100") -> String {
         let source = origin.url(route).absoluteString.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""

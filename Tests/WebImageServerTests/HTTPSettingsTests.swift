@@ -4,11 +4,12 @@ import Testing
 import WebImage
 import WebImageTestServer
 @testable import WebImageServer
+import WebImageTestSupport
 
 /// What a request must carry and what a response carries: `SECRET`, `ALLOW_ORIGIN` and
 /// `OPTIONS`, `HEAD`, `ENABLE_DEBUG_HEADERS`, `COOKIE_PASSTHROUGH`, `HEALTH_CHECK_PATH`, over
 /// HTTP against an origin.
-@Suite struct HTTPSettingsTests {
+@Suite(.offThePool) struct HTTPSettingsTests {
     static func path(_ origin: TestServer, _ route: String = "/images/photos/rocket.jpg", options: String = "rs:fit:300:200") -> String {
         "/unsafe/\(options)/plain/" + (origin.url(route).absoluteString.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "") + "@jpg"
     }

@@ -4,6 +4,7 @@ import Testing
 import WebImage
 import WebImageTestServer
 @testable import WebImageServer
+import WebImageTestSupport
 
 extension Heavy {
     /// Origins that attack the server that fetches from them: a head a byte a second, bodies without
@@ -12,7 +13,7 @@ extension Heavy {
     /// time limits and ends within them with imgproxy's status, with the test process's peak
     /// resident memory bounded, no worker left busy, and the next ordinary request served.
     /// Serialized: the memory bound reads the whole process.
-    @Suite(.serialized) struct HostileOriginTests {
+    @Suite(.offThePool, .serialized) struct HostileOriginTests {
         static let downloadTimeout = TestAllowance.seconds(1)
         /// Far above the download's: the whole suite at once on two cores delays the steps before a
         /// fetch by seconds (disk lookups queue behind other tests' decoding), and a 504 must say

@@ -3,10 +3,11 @@ import Hummingbird
 import Testing
 import WebImageTestServer
 @testable import WebImageServer
+import WebImageTestSupport
 
 /// `webimage serve` answers an image `GET` past the router (`ImageServerResponder`): every path
 /// answers as the router alone answers it, prefix, health paths, playground and CORS included.
-struct ImageServerResponderTests {
+@Suite(.offThePool) struct ImageServerResponderTests {
     static func configuration(origin: String) -> ImageServerConfiguration {
         .fetchingFromLoopback {
             $0.pathPrefix = "/img"

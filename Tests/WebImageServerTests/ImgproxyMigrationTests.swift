@@ -4,13 +4,14 @@ import Testing
 import WebImage
 import WebImageTestServer
 @testable import WebImageServer
+import WebImageTestSupport
 
 /// An imgproxy deployment moved over unchanged: the server started from an environment with
 /// `IMGPROXY_` names only, S3 sources on a real S3-compatible store (moto), and asked over HTTP
 /// with URLs that pyimgproxy, a third-party imgproxy URL builder from PyPI, signed with the same
 /// key and salt (scripts/pyimgproxy-venv.sh installs it; Tests/Migration/imgproxy_paths.py runs
 /// it). Python runs once per test, for every URL at once: a fraction of a second.
-@Suite struct ImgproxyMigrationTests {
+@Suite(.offThePool) struct ImgproxyMigrationTests {
     static let venv = URL(fileURLWithPath: ProcessInfo.processInfo.environment["WEBIMAGE_TEST_PYIMGPROXY_VENV"] ?? "/opt/pyimgproxy-venv")
     /// Tests/Migration/imgproxy_paths.py (this file is Tests/WebImageServerTests/ImgproxyMigrationTests.swift).
     static let builder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()

@@ -4,10 +4,11 @@ import Testing
 @testable import WebImage
 import WebImageTestServer
 @testable import WebImageServer
+import WebImageTestSupport
 
 /// imgproxy's URLs as a client sends them, over loopback HTTP to a running server whose source
 /// is the test origin: signatures, format negotiation, processing, the source pixel limit.
-@Suite struct ImgproxyOverHTTPTests {
+@Suite(.offThePool) struct ImgproxyOverHTTPTests {
     static let keyPairs = [("736563726574", "68656c6c6f"), ("0a1b2c3d4e5f", "a0b1c2d3")]
 
     /// A server that takes paths signed with either key pair (a fresh cache folder each).

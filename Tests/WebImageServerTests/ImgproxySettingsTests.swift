@@ -1,11 +1,12 @@
 import Foundation
 import Testing
 @testable import WebImageServer
+import WebImageTestSupport
 
 /// An imgproxy deployment's settings are read as they are: under `IMGPROXY_` as under
 /// `WEBIMAGE_`, every imgproxy open-source setting read or refused by name, and no name set that
 /// the server silently ignores.
-@Suite struct ImgproxySettingsTests {
+@Suite(.offThePool) struct ImgproxySettingsTests {
     /// imgproxy's settings as its code reads them (docs/imgproxy/imgproxy-settings.tsv): the
     /// names under its `IMGPROXY_` prefix.
     static let imgproxyNames: [String] = {

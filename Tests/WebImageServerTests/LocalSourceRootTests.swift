@@ -2,8 +2,9 @@ import Foundation
 import Testing
 import WebImage
 @testable import WebImageServer
+import WebImageTestSupport
 
-@Suite struct LocalSourceRootTests {
+@Suite(.offThePool) struct LocalSourceRootTests {
     @Test func filesUnderTheRootAreReadAndNothingOutsideIt() async throws {
         let base = FileManager.default.temporaryDirectory.appendingPathComponent("webimage-local-\(UUID().uuidString)")
         let root = base.appendingPathComponent("root")

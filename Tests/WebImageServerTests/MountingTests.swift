@@ -7,12 +7,13 @@ import Testing
 import WebImage
 import WebImageTestServer
 @testable import WebImageServer
+import WebImageTestSupport
 
 /// A Swift service serving images from its own Hummingbird application, without a second
 /// process: the image routes mounted under a prefix beside the service's routes; and the health
 /// check a load balancer asks, which answers whatever the image work. Serialized: the test of
 /// the health check under load holds the blocking pool, which the other test needs.
-@Suite(.serialized) struct MountingTests {
+@Suite(.offThePool, .serialized) struct MountingTests {
     @Test func imagesAreServedUnderThePrefixBesideTheServicesOwnRoutes() async throws {
         try await withOrigin { origin in
             let configuration = ImageServerConfiguration.fetchingFromLoopback()

@@ -2,10 +2,11 @@ import Foundation
 import Testing
 import WebImage
 @testable import WebImageServer
+import WebImageTestSupport
 
 /// imgproxy's processing options: every short form equal to its long form, argument rules,
 /// presets, security options, and the canonical form.
-@Suite struct OptionParsingTests {
+@Suite(.offThePool) struct OptionParsingTests {
     /// `text`'s options, read with the default configuration unless `parser` is given.
     static func options(_ text: String, parser: ImgproxyURLParser? = nil) throws -> ProcessingOptions {
         try (parser ?? ImgproxyURLParser()).options(parsing: text)
@@ -254,7 +255,7 @@ import WebImage
 }
 
 /// The options a URL starts from: the configuration's, set nowhere else.
-@Suite struct OptionDefaultsTests {
+@Suite(.offThePool) struct OptionDefaultsTests {
     @Test func defaultsComeFromTheConfiguration() throws {
         #expect(ProcessingOptions() == ProcessingOptions(configuration: ProcessingConfiguration()))
         var configuration = ProcessingConfiguration()
@@ -279,7 +280,7 @@ import WebImage
 }
 
 /// The configuration's text forms, as imgproxy's settings write them.
-@Suite struct ConfigurationTextTests {
+@Suite(.offThePool) struct ConfigurationTextTests {
     @Test func formatListsQualityTablesAndPresetsParse() throws {
         #expect(try ProcessingConfiguration.formats(parsing: "jpeg, png,gif") == [.jpeg, .png, .gif])
         #expect(try ProcessingConfiguration.formats(parsing: "webp,jpg") == [.webP, .jpeg])

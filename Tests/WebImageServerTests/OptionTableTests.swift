@@ -2,10 +2,11 @@ import Foundation
 import Testing
 import WebImage
 @testable import WebImageServer
+import WebImageTestSupport
 
 /// The option table: every processing option declared once, and the parser, `canonicalForm`
 /// and the result key reading nothing else.
-@Suite struct OptionTableTests {
+@Suite(.offThePool) struct OptionTableTests {
     static let table = OptionTable.imgproxy
     static let now = Date(timeIntervalSince1970: 2_000_000_000)
 

@@ -2,10 +2,11 @@ import Foundation
 import Testing
 import WebImage
 import WebImageServer
+import WebImageTestSupport
 
 /// The output format: decided before the source is known as far as it can be (the cache key,
 /// `Vary: Accept`), then from the source's header.
-@Suite struct OutputFormatTests {
+@Suite(.offThePool) struct OutputFormatTests {
     static func header(_ name: String) throws -> ImageHeader {
         try ImageHeader(probing: try SourceImages.data(name))
     }

@@ -3,11 +3,12 @@ import Testing
 import WebImage
 import WebImageTestServer
 @testable import WebImageServer
+import WebImageTestSupport
 
 /// imgproxy's compression settings (`JPEG_PROGRESSIVE`, `PNG_INTERLACED`, `PNG_QUANTIZE`, the
 /// efforts) and the options `strip_color_profile`, `keep_copyright`, `enforce_thumbnail`, over
 /// HTTP: each seen in the result's bytes.
-@Suite struct OutputSettingsTests {
+@Suite(.offThePool) struct OutputSettingsTests {
     /// A server reading `local:///` from Tests/Images (or `root`), with `configure` applied.
     static func configuration(
         root: String = TestServer.imagesFolder.path, _ configure: (inout ImageServerConfiguration) -> Void = { _ in }

@@ -3,11 +3,12 @@ import Synchronization
 import Testing
 import WebImage
 import WebImageServer
+import WebImageTestSupport
 
 /// A plain thumbnail (fit or fill, no other option) is the library's thumbnail job: one decode
 /// shrunk on load to the result's size, whose image goes to the encoder as it came, so the same
 /// bytes as `decode` + `encode` of the library; an option asked for adds its step.
-@Suite struct PlainThumbnailTests {
+@Suite(.offThePool) struct PlainThumbnailTests {
     /// The shared coders, with each decode's options and image and each image encoded recorded.
     final class RecordingCoder: ThrowingImageCoder {
         struct Records {

@@ -3,9 +3,10 @@ import Testing
 import WebImage
 import WebImageTestServer
 @testable import WebImageServer
+import WebImageTestSupport
 
 /// The playground page at `/`: the server signs what the form asks and shows the result.
-@Suite(.timeLimit(.minutes(TestAllowance.minutes(5)))) struct PlaygroundTests {
+@Suite(.offThePool, .timeLimit(.minutes(TestAllowance.minutes(5)))) struct PlaygroundTests {
     /// A signing server with the playground on, serving the test images as local sources.
     static func configuration() -> ImageServerConfiguration {
         .underTest {

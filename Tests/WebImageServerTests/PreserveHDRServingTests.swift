@@ -3,10 +3,11 @@ import Testing
 import WebImage
 import WebImageTestServer
 @testable import WebImageServer
+import WebImageTestSupport
 
 /// imgproxy's `preserve_hdr` over HTTP: an HDR source stays HDR in a format that holds it with
 /// `ph:1` (or `PRESERVE_HDR`), SDR otherwise, each result cached under its own key and ETag.
-@Suite struct PreserveHDRServingTests {
+@Suite(.offThePool) struct PreserveHDRServingTests {
     /// TestHDR.avif (2048x858, 10-bit PQ) at 512 pixels wide (encoding AVIF is slow), with `options`.
     static func path(_ origin: TestServer, options: String, format: String?) -> String {
         let source = origin.url("/images/sdwebimage/TestHDR.avif").absoluteString

@@ -4,10 +4,11 @@ import Testing
 import WebImage
 import WebImageServer
 import WebImageTestServer
+import WebImageTestSupport
 
 /// The processor on real images: sizes, smart crop, formats, byte budgets, animations,
 /// negotiation, and the limits checked before decoding.
-@Suite struct ProcessingTests {
+@Suite(.offThePool) struct ProcessingTests {
     /// `source` processed by `options` (a path's options part), with `accept` as the request's
     /// `Accept` header.
     static func process(

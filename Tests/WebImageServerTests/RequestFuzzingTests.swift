@@ -1,9 +1,10 @@
 import Foundation
 import Testing
 @testable import WebImageServer
+import WebImageTestSupport
 
 /// Inputs the request fuzz targets (Fuzz/path, signature, canonical, accept) found.
-@Suite struct RequestFuzzingTests {
+@Suite(.offThePool) struct RequestFuzzingTests {
     /// Found by the `signature` target (Tests/Images/fuzz-regressions/signature-slash-before-combining-mark.bin):
     /// a path whose options start with a combining mark (U+0318). `/` and the mark are one
     /// Character, so the parser, splitting by Characters, did not see the `/` that ends the

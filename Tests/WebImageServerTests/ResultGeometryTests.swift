@@ -3,11 +3,12 @@ import Testing
 import WebImage
 import WebImageTestServer
 @testable import WebImageServer
+import WebImageTestSupport
 
 /// `max_result_dimension` and `extend_aspect_ratio` over HTTP, on imgproxy's own test vectors
 /// (`processing/processing_test.go`: `TestResultSizeLimit`, `TestResizeTo*ExtendAR`), whose
 /// source, `geometry.png`, is 200x100: here rocket.jpg stretched to that size.
-@Suite struct ResultGeometryTests {
+@Suite(.offThePool) struct ResultGeometryTests {
     /// `TestResultSizeLimit`: the result shrunk to fit the limit, extend, the aspect ratio's
     /// canvas, rotation and padding counted.
     static let resultSizeLimit: [(options: String, width: Int, height: Int)] = [

@@ -1,9 +1,10 @@
 import Foundation
 import Testing
 @testable import WebImageServer
+import WebImageTestSupport
 
 /// How `s3://` sources are read, where their requests go, and where their credentials come from.
-@Suite("S3 addressing and credentials")
+@Suite("S3 addressing and credentials", .offThePool)
 struct S3AddressingTests {
     @Test func sourcesAreReadAsImgproxyReadsThem() {
         #expect(S3ObjectAddress("s3://photos/dir/a b.jpg") == S3ObjectAddress(bucket: "photos", key: "dir/a b.jpg"))

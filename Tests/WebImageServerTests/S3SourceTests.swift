@@ -4,11 +4,12 @@ import Testing
 import WebImageSupport
 import WebImageTestServer
 @testable import WebImageServer
+import WebImageTestSupport
 
 /// `s3://` sources against a real S3-compatible server on loopback (moto, with IAM
 /// authentication on, so every request must carry a valid signature): the image server as a user
 /// runs it, asked over HTTP.
-@Suite("S3 sources")
+@Suite("S3 sources", .offThePool)
 struct S3SourceTests {
     static let bucket = "photos"
     static let objects = [

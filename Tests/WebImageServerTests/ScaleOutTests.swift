@@ -2,12 +2,13 @@ import Foundation
 import Testing
 import WebImageTestServer
 @testable import WebImageServer
+import WebImageTestSupport
 
 extension Heavy {
     /// The production shape on loopback (scripts/scale-out.sh): two `webimage serve` processes
     /// sharing one cache folder behind nginx (scripts/scale-out.nginx.conf: round robin,
     /// `proxy_cache`, the next server tried on an error).
-    @Suite struct ScaleOutTests {
+    @Suite(.offThePool) struct ScaleOutTests {
         /// Results on disk, both servers together.
         static let resultCacheSize = 300 << 10
 

@@ -6,10 +6,11 @@ import WebImage
 import WebImageSupport
 import WebImageTestServer
 @testable import WebImageServer
+import WebImageTestSupport
 
 /// The server's log lines (`LOG_FORMAT`, `LOG_LEVEL`): what `webimage serve` writes for a
 /// request, as a log shipper reads it, and each form's quoting of what a client sent.
-@Suite(.timeLimit(.minutes(TestAllowance.minutes(3)))) struct ServerLogTests {
+@Suite(.offThePool, .timeLimit(.minutes(TestAllowance.minutes(3)))) struct ServerLogTests {
     @Test func aRequestsLineInJSONNamesItsIDStatusPathAndCache() async throws {
         try await withLogServer(["--log-format", "json"]) { server in
             let path = "/unsafe/rs:fit:120:80/plain/local:///photos/rocket.jpg@png"

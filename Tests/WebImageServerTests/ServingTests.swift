@@ -5,10 +5,11 @@ import Testing
 import WebImage
 import WebImageTestServer
 @testable import WebImageServer
+import WebImageTestSupport
 
 /// The serving side over loopback HTTP, with imgproxy's URLs and the package's test server as
 /// the origin: caches, sharing, limits, timeouts, errors.
-@Suite struct ServingTests {
+@Suite(.offThePool) struct ServingTests {
     /// The unsigned imgproxy path of the origin's `image` through `options`, `query` added to
     /// the source URL.
     static func path(_ origin: TestServer, _ image: String, options: String = "rs:fit:300:200", query: String = "") -> String {

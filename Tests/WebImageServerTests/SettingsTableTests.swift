@@ -2,10 +2,11 @@ import Configuration
 import Foundation
 import Testing
 @testable import WebImageServer
+import WebImageTestSupport
 
 /// The settings are declared once, in `ImageServerConfiguration.settings`: these check that the
 /// declaration reaches the providers' names, the properties and docs/server.md.
-@Suite struct SettingsTableTests {
+@Suite(.offThePool) struct SettingsTableTests {
     static let docsFile = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("docs/server.md")

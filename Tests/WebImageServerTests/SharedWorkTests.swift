@@ -2,8 +2,9 @@ import WebImageSupport
 import WebImageTestServer
 import Testing
 @testable import WebImageServer
+import WebImageTestSupport
 
-@Suite struct SharedWorkTests {
+@Suite(.offThePool) struct SharedWorkTests {
     /// The work is held until all fifty callers have joined it (no event tells when a caller
     /// joins: the count of callers, polled), so none can come after it ended and start anew.
     @Test func fiftyCallersOfOneKeyRunTheWorkOnce() async throws {

@@ -2,9 +2,10 @@ import Foundation
 import Testing
 import WebImageTestServer
 @testable import WebImageServer
+import WebImageTestSupport
 
 /// `webimage serve` as a process: SIGTERM drains the requests in flight, then it exits 0.
-@Suite(.timeLimit(.minutes(TestAllowance.minutes(5)))) struct ShutdownTests {
+@Suite(.offThePool, .timeLimit(.minutes(TestAllowance.minutes(5)))) struct ShutdownTests {
     @Test func sigtermDuringTwentySlowRequestsLetsAllFinishThenExitsZero() async throws {
         try await withOrigin { origin in
             let cache = FileManager.default.temporaryDirectory.appendingPathComponent("webimage-shutdown-tests-" + UUID().uuidString)

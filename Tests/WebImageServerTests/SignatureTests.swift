@@ -1,10 +1,11 @@
 import Foundation
 import Testing
 import WebImageServer
+import WebImageTestSupport
 
 /// imgproxy's signing: its published vector, truncation, rotation, trusted signatures, and
 /// the unsigned mode.
-@Suite struct SignatureTests {
+@Suite(.offThePool) struct SignatureTests {
     /// imgproxy's documented example: key `secret`, salt `hello`.
     static let key = URLSigningKey(key: Array("secret".utf8), salt: Array("hello".utf8))
     static let path = "/rs:fill:300:400:0/g:sm/aHR0cDovL2V4YW1w/bGUuY29tL2ltYWdl/cy9jdXJpb3NpdHku/anBn.png"

@@ -1,12 +1,13 @@
 import Foundation
 import Testing
 @testable import WebImageServer
+import WebImageTestSupport
 
 /// The S3 signer against AWS's published Signature Version 4 test suite (cases copied from
 /// the suite as botocore ships it: Tests/S3/aws-sig-v4-test-suite, Apache 2.0, with its
 /// notice), AWS's S3 documentation example, and botocore's own S3 signer on the requests
 /// S3Source makes (Tests/S3/botocore-sigv4.json, written by Tests/S3/sigv4_reference.py).
-@Suite("AWS Signature Version 4")
+@Suite("AWS Signature Version 4", .offThePool)
 struct SignatureV4Tests {
     static let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("S3")
 

@@ -4,10 +4,11 @@ import WebImage
 import WebImageSupport
 import WebImageTestServer
 @testable import WebImageServer
+import WebImageTestSupport
 
 /// The server's source guard: by default no source on loopback, private or link-local
 /// addresses is fetched, however its address is spelled, directly or through a redirect.
-@Suite struct SourceGuardServingTests {
+@Suite(.offThePool) struct SourceGuardServingTests {
     /// Gives `.test` names fixed addresses (no real resolver answers them); others do not resolve.
     struct TestResolver: SourceResolver {
         static let names = [

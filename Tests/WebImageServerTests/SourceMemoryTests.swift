@@ -3,12 +3,13 @@ import Testing
 import WebImage
 import WebImageTestServer
 @testable import WebImageServer
+import WebImageTestSupport
 
 extension Heavy {
     /// Issue 20: a 60 MP source under the default 50 MP limit is 422 without its pixels decoded,
     /// measured on `webimage serve` as a process of its own (the peak of its resident memory), so
     /// the suite's other work does not count.
-    @Suite(.timeLimit(.minutes(TestAllowance.minutes(5)))) struct SourceMemoryTests {
+    @Suite(.offThePool, .timeLimit(.minutes(TestAllowance.minutes(5)))) struct SourceMemoryTests {
         @Test func aSixtyMegapixelPhotoIs422AndThePeakStaysWithin100MBOfIdle() async throws {
             let root = FileManager.default.temporaryDirectory.appendingPathComponent("webimage-source-memory-" + UUID().uuidString)
             try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)

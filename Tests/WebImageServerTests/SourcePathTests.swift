@@ -2,10 +2,11 @@ import Foundation
 import Testing
 import WebImage
 import WebImageServer
+import WebImageTestSupport
 
 /// The path around the options: the signature segment, the source (plain or base64), the
 /// extension, imgproxy's repairs, and the errors each part gives.
-@Suite struct SourcePathTests {
+@Suite(.offThePool) struct SourcePathTests {
     static func parse(_ path: String, schemes: Set<String> = ["http", "https"]) throws -> ImageRequest {
         var configuration = ProcessingConfiguration()
         configuration.sourceSchemes = schemes

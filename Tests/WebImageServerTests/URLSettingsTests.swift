@@ -4,10 +4,11 @@ import Testing
 import WebImage
 import WebImageTestServer
 @testable import WebImageServer
+import WebImageTestSupport
 
 /// How a URL is read: `BASE_URL`, `URL_REPLACEMENTS`, `PATH_PREFIX`, `ARGUMENTS_SEPARATOR`,
 /// `BASE64_URL_INCLUDES_FILENAME`, `ALLOWED_PROCESSING_OPTIONS`, over HTTP against an origin.
-@Suite struct URLSettingsTests {
+@Suite(.offThePool) struct URLSettingsTests {
     static func escaped(_ text: String) -> String {
         text.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
     }

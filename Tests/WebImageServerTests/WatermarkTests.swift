@@ -4,11 +4,12 @@ import Testing
 import WebImage
 import WebImageTestServer
 @testable import WebImageServer
+import WebImageTestSupport
 
 /// `watermark` (`wm`) with `WATERMARK_DATA` / `_PATH` / `_URL` and `WATERMARK_OPACITY` over
 /// HTTP: the mark lands where the option says, on every frame, in the result key; a bad mark
 /// stops the start naming its setting.
-@Suite(.timeLimit(.minutes(TestAllowance.minutes(3)))) struct WatermarkTests {
+@Suite(.offThePool, .timeLimit(.minutes(TestAllowance.minutes(3)))) struct WatermarkTests {
     static let green = RGBA8(red: 0, green: 255, blue: 0)
 
     /// A 50x25 opaque green PNG: a mark whose pixels are known everywhere.

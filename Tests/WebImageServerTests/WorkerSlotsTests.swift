@@ -2,8 +2,9 @@ import WebImageSupport
 import WebImageTestServer
 import Testing
 @testable import WebImageServer
+import WebImageTestSupport
 
-@Suite struct WorkerSlotsTests {
+@Suite(.offThePool) struct WorkerSlotsTests {
     /// Slots whose every change of the busy and queued counts is an event on `changes`.
     static func observedSlots(workers: Int, queueSize: Int) -> (slots: WorkerSlots, changes: AsyncStream<Void>) {
         let (changes, continuation) = AsyncStream.makeStream(of: Void.self)

@@ -3,12 +3,13 @@ import Hummingbird
 import Testing
 import WebImage
 import WebImageServer
+import WebImageTestSupport
 
 /// The code of the WebImageServer catalog's "Mounting the Server" article
 /// (Sources/WebImageServer/WebImageServer.docc), run here: `ArticleCodeTests` (in WebImageTests)
 /// checks that the article quotes these lines.
-@Suite enum Documentation {
-    @Suite("Mounting the server") struct MountingExample {
+@Suite(.offThePool) enum Documentation {
+    @Suite("Mounting the server", .offThePool) struct MountingExample {
         @Test func servesLocalImagesUnderAPrefixOfTheApplication() async throws {
             let imagesFolder = URL(fileURLWithPath: #filePath)
                 .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()

@@ -1,5 +1,5 @@
 import WebImage
-import SampleComparison
+import WebImageTestSupport
 
 /// How far apart two images of one size are.
 enum PixelComparison {

@@ -3,10 +3,11 @@ import ImageEngine
 import Testing
 import WebImage
 import WebImageTestServer
+import WebImageTestSupport
 
 /// The player stepped by hand (`ManualAnimationClock`), frames decoded as they are asked for
 /// (`FrameDecodeExecutor.inline`) unless a test holds the decodes back.
-@Suite struct AnimatedImagePlayerTests {
+@Suite(.offThePool) struct AnimatedImagePlayerTests {
     /// TestImageAnimated.webp: 8 frames of 100 ms, decoded once for every test (read only).
     static let sharedWebP: AnimatedImage? = {
         guard let data = try? TestImages.data("sdwebimage/TestImageAnimated.webp"), let animated = AnimatedImage(data: data) else { return nil }

@@ -2,8 +2,9 @@ import Foundation
 import ImageEngine
 import Testing
 import WebImage
+import WebImageTestSupport
 
-@Suite struct AnimatedImageTests {
+@Suite(.offThePool) struct AnimatedImageTests {
     @Test func invalidAndVectorDataGiveNoAnimatedImage() throws {
         #expect(AnimatedImage(data: Data("invalid data".utf8)) == nil)
         #expect(AnimatedImage(data: try TestImages.data("sdwebimage/TestImage.svg")) == nil)

@@ -1,10 +1,11 @@
 import Foundation
 import Testing
+import WebImageTestSupport
 
 /// The stages of `Sources/WebImage`, and the folders of `Sources/WebImageServer`, stand on each
 /// other in one direction: a folder refers only to types of its own stage and the stages below
 /// (docs/architecture.md, "Stages"; docs/server.md, "Where things are").
-@Suite("Architecture: stage layering")
+@Suite("Architecture: stage layering", .offThePool)
 struct StageLayeringTests {
     /// Each folder's height: a folder may name types of folders at its height or below.
     static let heights: [String: Int] = [

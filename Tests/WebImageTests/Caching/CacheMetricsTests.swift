@@ -3,10 +3,11 @@ import Metrics
 import MetricsTestKit
 import Testing
 @testable import WebImage
+import WebImageTestSupport
 
 /// The lookup counters, through a metrics backend of the test's own (the global `MetricsSystem`
 /// is never bootstrapped here: tests run in parallel in one process).
-@Suite("Caching: metrics")
+@Suite("Caching: metrics", .offThePool)
 struct CacheMetricsTests {
     /// The value of `webimage_cache_lookups_total{tier, result}`, or 0 when never counted.
     private func lookups(_ metrics: TestMetrics, tier: String, result: String) -> Int64 {

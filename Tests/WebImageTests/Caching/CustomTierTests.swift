@@ -2,9 +2,10 @@ import Foundation
 import ImageEngine
 import Testing
 @testable import WebImage
+import WebImageTestSupport
 
 /// `ImageCacheConfig.memoryCacheType` / `diskCacheType`: custom tiers an `ImageCache` builds and uses.
-@Suite("Caching: custom tiers")
+@Suite("Caching: custom tiers", .offThePool)
 struct CustomTierTests {
     @Test func anImageCacheUsesTheConfiguredTiers() async throws {
         let scratch = try ScratchFolder()

@@ -2,12 +2,13 @@ import Foundation
 import Testing
 @testable import WebImage
 import WebImageTestServer
+import WebImageTestSupport
 
 extension Heavy {
     /// Tests that need a process of their own: two writers on one folder, a writer killed mid-write,
     /// a full disk (a real one: a small tmpfs in a mount namespace of the helper's own; and a file
     /// size limit, which gives a store the same failure without a mount).
-    @Suite("Caching: DiskCache in helper processes")
+    @Suite("Caching: DiskCache in helper processes", .offThePool)
     struct DiskCacheMultiProcessTests {
         /// The data `cache-stress-writer` stores for `key` (same formula as its main.swift).
         private func payload(for key: String) -> Data {

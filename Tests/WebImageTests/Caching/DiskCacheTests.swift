@@ -3,8 +3,9 @@ import Glibc
 import Testing
 @testable import WebImage
 import WebImageTestServer
+import WebImageTestSupport
 
-@Suite("Caching: DiskCache")
+@Suite("Caching: DiskCache", .offThePool)
 struct DiskCacheTests {
     private func withDiskCache(
         config: ImageCacheConfig = ImageCacheConfig(), usesExtendedAttributes: Bool = true,

@@ -1,10 +1,11 @@
 import Foundation
 import ImageEngine
 import Testing
+import WebImageTestSupport
 
 /// The xattr calls behind `ImageEngine`, whose typed failures decide when the disk cache falls back
 /// to sidecar files.
-@Suite("Caching: extended attributes")
+@Suite("Caching: extended attributes", .offThePool)
 struct ExtendedAttributesTests {
     private let name = "user.swift-webimage.test"
 

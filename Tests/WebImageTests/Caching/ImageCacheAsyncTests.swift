@@ -1,13 +1,14 @@
 import Foundation
 import Testing
 @testable import WebImage
+import WebImageTestSupport
 
 /// An `await` on a store, removal or cleanup returns when the disk holds the result: the `async`
 /// forms cannot be mistaken for the callback forms (issue 11, item 9). Each test first writes
 /// entries (waiting through the callback form), then queues more writes without waiting, so that
 /// a call returning before its own disk work (the callback form picked by mistake) would find
 /// the disk not yet changed.
-@Suite("Caching: ImageCache async forms")
+@Suite("Caching: ImageCache async forms", .offThePool)
 struct ImageCacheAsyncTests {
     private func withBusyDisk(
         config: ImageCacheConfig = ImageCacheConfig(), _ body: (ImageCache, Data) async throws -> Void

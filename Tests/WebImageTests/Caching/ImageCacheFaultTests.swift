@@ -1,12 +1,13 @@
 import Foundation
 import Testing
 @testable import WebImage
+import WebImageTestSupport
 
 /// Bad cache files and unusable cache folders. The tests run as root in CI, where a chmod'ed
 /// read-only folder is still writable, so an unwritable folder is simulated by a path whose
 /// parent is a regular file, and by a path under /proc (`DiskCacheTests` has a chmod'ed one,
 /// run when not root).
-@Suite("Caching: ImageCache faults")
+@Suite("Caching: ImageCache faults", .offThePool)
 struct ImageCacheFaultTests {
     private static func badFiles() throws -> [String: Data] {
         let png = try TestImages.data("sdwebimage/TestImage.png")

@@ -3,8 +3,9 @@ import Glibc
 import Testing
 @testable import WebImage
 import WebImageTestServer
+import WebImageTestSupport
 
-@Suite("Caching: ImageCache")
+@Suite("Caching: ImageCache", .offThePool)
 struct ImageCacheTests {
     private func withImageCache(
         config: ImageCacheConfig = ImageCacheConfig(), _ body: (ImageCache) async throws -> Void

@@ -2,8 +2,9 @@ import Foundation
 import Testing
 import WebImageTestServer
 @testable import WebImage
+import WebImageTestSupport
 
-@Suite("Caching: ImageCachesManager")
+@Suite("Caching: ImageCachesManager", .offThePool)
 struct ImageCachesManagerTests {
     /// A manager over two caches in a scratch folder: `low` added first, `high` last.
     private func withManager(_ body: (ImageCachesManager, ImageCache, ImageCache) async throws -> Void) async throws {

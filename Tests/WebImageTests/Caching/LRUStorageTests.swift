@@ -1,9 +1,10 @@
 import Testing
 @testable import WebImage
 import WebImageTestServer
+import WebImageTestSupport
 
 /// LRUStorage against the plainest model of least-recently-used order: an array, most recent last.
-@Suite("Caching: LRUStorage order")
+@Suite("Caching: LRUStorage order", .offThePool)
 struct LRUStorageTests {
     @Test(arguments: [1, 2, 3])
     func removesInExactlyTheOrderOfLastUseUnderRandomOperations(seed: UInt64) {

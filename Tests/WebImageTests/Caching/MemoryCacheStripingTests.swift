@@ -1,10 +1,11 @@
 import Dispatch
 import Testing
 @testable import WebImage
+import WebImageTestSupport
 
 /// The limits and the eviction order hold across the cache's shards (keys are spread over shards
 /// by hash; these tests use enough keys that they land in several).
-@Suite("Caching: MemoryCache across shards")
+@Suite("Caching: MemoryCache across shards", .offThePool)
 struct MemoryCacheStripingTests {
     @Test func evictionFollowsReadOrderAcrossTheWholeCache() throws {
         let cache = MemoryCache(countLimit: 64)

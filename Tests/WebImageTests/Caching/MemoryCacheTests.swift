@@ -1,8 +1,9 @@
 import Dispatch
 import Testing
 @testable import WebImage
+import WebImageTestSupport
 
-@Suite("Caching: MemoryCache")
+@Suite("Caching: MemoryCache", .offThePool)
 struct MemoryCacheTests {
     @Test func storesAndFindsByKey() throws {
         let cache = MemoryCache()

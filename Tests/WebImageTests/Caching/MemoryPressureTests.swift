@@ -2,8 +2,9 @@ import Foundation
 import Testing
 @testable import WebImage
 import WebImageTestServer
+import WebImageTestSupport
 
-@Suite("Caching: cgroup memory pressure")
+@Suite("Caching: cgroup memory pressure", .offThePool)
 struct MemoryPressureTests {
     private func cgroupFolder(max: String, current: String?, in scratch: ScratchFolder) throws -> String {
         try Data(max.utf8).write(to: URL(fileURLWithPath: scratch.path + "/memory.max"))

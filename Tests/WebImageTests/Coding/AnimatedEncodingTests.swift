@@ -1,9 +1,10 @@
 import Foundation
 import Testing
 import WebImage
+import WebImageTestSupport
 
 /// APNG output and `encodeMaxPixelSize` on animations.
-@Suite struct AnimatedEncodingTests {
+@Suite(.offThePool) struct AnimatedEncodingTests {
     @Test(arguments: ["sdwebimage/TestImageAnimated.apng", "sdwebimage/TestImage.gif", "sdwebimage/TestLoopCount.gif"])
     func anAnimationWrittenAsPNGIsAnAPNGOfTheSameFrames(file: String) throws {
         let original = try TestImages.decoded(try TestImages.data(file))

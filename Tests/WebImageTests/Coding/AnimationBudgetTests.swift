@@ -2,12 +2,13 @@ import Foundation
 import Testing
 @testable import WebImage
 import WebImageTestServer
+import WebImageTestSupport
 
 /// Issue 35: the animation budget (`decodeTimeBudget.animation`) bounds a pass over an
 /// animation's frames as an encoder reads them, the shaping of each frame (its copy, colour
 /// conversion and thumbnail) included; and a thumbnail of an animation to a still format reads
 /// one frame.
-@Suite struct AnimationBudgetTests {
+@Suite(.offThePool) struct AnimationBudgetTests {
     /// 249 "restore previous" one-pixel frames on 2000x2000 (7 KB): each frame a 4 MP canvas to
     /// compose, copy and shrink.
     static let restorePreviousFrames = DecodeWorkBombTests.gifOfOnePixelFrames(side: 2000, frames: 249)

@@ -1,8 +1,9 @@
 import Foundation
 import Testing
 import WebImage
+import WebImageTestSupport
 
-@Suite struct AnimationTests {
+@Suite(.offThePool) struct AnimationTests {
     @Test func animatedWebPHasEightFramesOfOneHundredMilliseconds() throws {
         let image = try #require(Image(data: try TestImages.data("sdwebimage/TestImageAnimated.webp")))
         #expect(image.isAnimated && image.frameCount == 8 && image.loopCount == 0)

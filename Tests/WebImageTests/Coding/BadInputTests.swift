@@ -2,8 +2,9 @@ import Foundation
 import Testing
 import WebImage
 import WebImageTestServer
+import WebImageTestSupport
 
-@Suite struct BadInputTests {
+@Suite(.offThePool) struct BadInputTests {
     /// Every format with a real file, animated GIF, WebP and APNG included.
     static let files = ["photos/rocket.jpg", "photos/astronaut.png", "sdwebimage/TestImage.gif", "sdwebimage/TestImageStatic.webp",
                         "sdwebimage/TestImage.heic", "sdwebimage/TestImageAnimated.apng", "sdwebimage/TestImage.svg",

@@ -2,11 +2,11 @@ import Foundation
 import ImageEngine
 import Testing
 import WebImage
-import SampleComparison
+import WebImageTestSupport
 
 /// Images with an embedded colour profile come out in sRGB, as libvips' own ICC transform
 /// would make them, on every decode path.
-@Suite struct ColourProfileTests {
+@Suite(.offThePool) struct ColourProfileTests {
     /// rocket.jpg carries an Adobe RGB (1998) profile.
     static let file = "photos/rocket.jpg"
 

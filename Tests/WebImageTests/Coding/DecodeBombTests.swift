@@ -3,12 +3,13 @@ import Testing
 import ImageEngine
 import WebImageTestServer
 @testable import WebImage
+import WebImageTestSupport
 
 /// Small inputs that would cost a lot to decode, built from the real test images: each is
 /// refused with a typed error, within a stated time (1 s, a debug build, the whole call,
 /// stretched under a sanitizer) and,
 /// decoded again in a process of its own, a stated peak memory.
-@Suite struct DecodeBombTests {
+@Suite(.offThePool) struct DecodeBombTests {
     static let timeBound = TestAllowance.time(.seconds(1))
     /// The whole decoding process's peak resident memory, its start (libvips and the Swift
     /// runtime) included.

@@ -3,6 +3,7 @@ import Testing
 import WebImageTestServer
 import ImageEngine
 @testable import WebImage
+import WebImageTestSupport
 
 /// The decode's time budget (`decodeTimeBudget`): work that no limit counts is stopped with a
 /// typed error, in this process between regions of the pipeline, or in a child process for a
@@ -10,7 +11,7 @@ import ImageEngine
 /// nothing stops). The budgets set here are far under what each decode takes (tens of
 /// milliseconds of CPU time at least, seconds for the bombs), so the outcome does not depend on
 /// the machine's load.
-@Suite struct DecodeTimeBudgetTests {
+@Suite(.offThePool) struct DecodeTimeBudgetTests {
     /// Options whose every budget is `budget`.
     static func options(budget: Duration) -> ImageCoderOptions {
         var options = ImageCoderOptions()

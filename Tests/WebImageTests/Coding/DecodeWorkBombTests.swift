@@ -3,6 +3,7 @@ import Testing
 import ImageEngine
 @testable import WebImage
 import WebImageTestServer
+import WebImageTestSupport
 
 /// Small inputs whose decode (or re-encode) costs a lot of work no limit counted before:
 /// animations replayed from their start for every frame, every frame of an animation held at
@@ -11,7 +12,7 @@ import WebImageTestServer
 /// each is decoded within a loose bound (the cost before was minutes) or refused with a typed
 /// error, and the heavy ones run again in a process of their own (decode-probe) under a peak
 /// memory bound.
-@Suite struct DecodeWorkBombTests {
+@Suite(.offThePool) struct DecodeWorkBombTests {
     /// Far above what each takes now (a debug build, 25 s at a load average of 12 on 2 cores)
     /// and below what each took before (minutes at that load), stretched under a sanitizer.
     static let timeBound = TestAllowance.time(.seconds(60))

@@ -1,8 +1,9 @@
 import Foundation
 import Testing
 import WebImage
+import WebImageTestSupport
 
-@Suite struct DecodingTests {
+@Suite(.offThePool) struct DecodingTests {
     /// Every image file of the shared folder but pngsuite/ (all 32x32, `everyPngSuiteFileDecodes`)
     /// and the 12-bit JPEG (an error, `twelveBitJPEGIsATypedError`), with its pixel size shown
     /// upright: the test images' README states the sdwebimage/ and exif-orientation/ sizes; the

@@ -1,11 +1,12 @@
 import Foundation
 import Testing
 import WebImage
+import WebImageTestSupport
 
 /// The encoder knobs of `ImageCoderOptions` (`encodeInterlaced`, `encodePaletteColorCount`,
 /// `encodeEffort`, `encodeWebPPreset`, `encodeKeptMetadata`, `decodeEmbeddedThumbnail`), each
 /// seen in the bytes written.
-@Suite struct EncoderKnobsTests {
+@Suite(.offThePool) struct EncoderKnobsTests {
     static func encode(_ name: String, as format: ImageFormat, _ configure: (inout ImageCoderOptions) -> Void = { _ in }) throws -> Data {
         var options = ImageCoderOptions()
         options.encodeCompressionQuality = 0.8

@@ -1,8 +1,9 @@
 import Foundation
 import Testing
 import WebImage
+import WebImageTestSupport
 
-@Suite struct EncodingTests {
+@Suite(.offThePool) struct EncodingTests {
     @Test(arguments: [ImageFormat.jpeg, .png, .gif, .webP, .avif, .heic, .tiff, .jxl])
     func encodeThenDecodeKeepsThePixelSize(format: ImageFormat) throws {
         let image = try #require(Image(data: try TestImages.data("photos/rocket.jpg")))

@@ -2,13 +2,13 @@ import Foundation
 import Testing
 @testable import WebImage
 import WebImageTestServer
-import SampleComparison
+import WebImageTestSupport
 
 /// Ultra HDR / Adobe gain-map JPEGs (SDWebImage's TestHDR.jpeg): the map and its `hdrgm:`
 /// metadata read (ISO 21496-1's box: GainMapISOTests), the HDR rendition made on request as an
 /// independent implementation makes it, the SDR decode the base image; malformed files read as
 /// plain JPEGs.
-@Suite struct GainMapHDRTests {
+@Suite(.offThePool) struct GainMapHDRTests {
     static let file = "sdwebimage/TestHDR.jpeg"
     /// The gain map's bytes at the end of the file (its XMP container's `Item:Length`).
     static let mapLength = 398_889

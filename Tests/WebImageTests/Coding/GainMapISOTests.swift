@@ -2,13 +2,14 @@ import Foundation
 import Testing
 @testable import WebImage
 import WebImageTestServer
+import WebImageTestSupport
 
 /// Gain-map JPEGs whose metadata is ISO 21496-1's binary box (Ultra HDR 1.1 as libultrahdr
 /// writes it), made from SDWebImage's TestHDR.heic by libultrahdr's ultrahdr_app
 /// (scripts/hdr/make-ultrahdr.sh): the box read, the map applied in the colour space it names,
 /// the rendition as libultrahdr's own decoder makes it, the box preferred to the XMP beside it,
 /// and cut or corrupted boxes read as a miss.
-@Suite struct GainMapISOTests {
+@Suite(.offThePool) struct GainMapISOTests {
     /// ISO box only: a three-channel map, applied in the alternate's BT.2100 primaries.
     static let isoOnly = "hdr/TestHDR-ultrahdr-iso.jpg"
     /// ISO box and `hdrgm:` XMP: a one-channel map at half size, applied in the base's primaries.

@@ -2,12 +2,12 @@ import Foundation
 import ImageEngine
 import Testing
 import WebImage
-import SampleComparison
+import WebImageTestSupport
 
 /// HDR and wide-gamut sources: what their files say about their colour, and SDR pixels that
 /// match an independent reference (Tests/Images/hdr/chart.json and TestHDR-*-reference.png,
 /// computed with colour-science by scripts/hdr/charts.py) on every path that makes 8-bit pixels.
-@Suite struct HDRDecodingTests {
+@Suite(.offThePool) struct HDRDecodingTests {
     struct Chart: Decodable {
         struct Patch: Decodable {
             var kind: String
@@ -169,7 +169,7 @@ import SampleComparison
 
 /// The tone mapper's tables are kept for 32 encodings; files of more encodings than that still
 /// decode (tables of their own past the 32).
-@Suite struct ToneMapTableTests {
+@Suite(.offThePool) struct ToneMapTableTests {
     /// chart-pq.png with its cICP chunk saying `primaries` and `transfer` instead.
     static func chart(primaries: UInt8, transfer: UInt8) throws -> Data {
         var png = try TestImages.data("hdr/chart-pq.png")

@@ -2,11 +2,11 @@ import Foundation
 import ImageEngine
 import Testing
 import WebImage
-import SampleComparison
+import WebImageTestSupport
 
 /// HDR on request (`decodeToHDR`): more than 8 bits kept with the source's colour encoding,
 /// written back HDR to AVIF, HEIC, JPEG XL and PNG, and read back by libheif and libjxl.
-@Suite struct HDREncodingTests {
+@Suite(.offThePool) struct HDREncodingTests {
     static func decoded(_ file: String, hdr: Bool, thumbnail: CGSize = .zero) throws -> WebImage.Image {
         var options = ImageCoderOptions()
         options.decodeToHDR = hdr

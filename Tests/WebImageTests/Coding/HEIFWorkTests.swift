@@ -2,11 +2,12 @@ import Foundation
 import Testing
 import ImageEngine
 @testable import WebImage
+import WebImageTestSupport
 
 /// HEIC and AVIF grids that ask libheif for more decoding than their size says: thousands of
 /// references to one tile, or tiles coded far larger than their `ispe` declares. libheif 1.15
 /// decodes the whole grid in one call that nothing stops; `HEIFWork` counts it first.
-@Suite struct HEIFWorkTests {
+@Suite(.offThePool) struct HEIFWorkTests {
     static func box(_ type: String, _ body: [UInt8]) -> [UInt8] {
         be32(8 + body.count) + Array(type.utf8) + body
     }

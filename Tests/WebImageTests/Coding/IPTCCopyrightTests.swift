@@ -1,10 +1,11 @@
 import Foundation
 import Testing
 @testable import WebImage
+import WebImageTestSupport
 
 /// `IPTCCopyright`: what `encodeKeptMetadata = .copyright` keeps of an IPTC block, and that a
 /// block cut anywhere gives nothing rather than a crash.
-@Suite struct IPTCCopyrightTests {
+@Suite(.offThePool) struct IPTCCopyrightTests {
     /// IPTC-IIM datasets: tag 0x1C, record, dataset, 2-byte size, the text.
     static func datasets(_ entries: [(record: UInt8, dataset: UInt8, text: String)]) -> [UInt8] {
         entries.flatMap { entry in

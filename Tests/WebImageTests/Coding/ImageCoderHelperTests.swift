@@ -1,8 +1,9 @@
 import Foundation
 import Testing
 import WebImage
+import WebImageTestSupport
 
-@Suite struct ImageCoderHelperTests {
+@Suite(.offThePool) struct ImageCoderHelperTests {
     // MARK: scaledSize (SDWebImage's rules)
 
     @Test func scaledSizeFitsInsideAndRoundsTheOtherSideUp() {

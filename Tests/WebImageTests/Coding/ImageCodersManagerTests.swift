@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import WebImage
+import WebImageTestSupport
 
 /// A decode-only coder that claims PNG and answers with a fixed 1x1 image, to see who is asked.
 private struct MarkerPNGCoder: ThrowingImageCoder {
@@ -13,7 +14,7 @@ private struct MarkerPNGCoder: ThrowingImageCoder {
     }
 }
 
-@Suite struct ImageCodersManagerTests {
+@Suite(.offThePool) struct ImageCodersManagerTests {
     @Test func theSharedManagerHasProgressiveThenLibvipsThenTurboJPEGThenLibPNGThenAPNG() {
         let types = ImageCodersManager.shared.coders.map { String(describing: type(of: $0)) }
         #expect(types == ["ProgressiveVipsCoder", "VipsImageCoder", "TurboJPEGCoder", "LibPNGCoder", "APNGCoder"])

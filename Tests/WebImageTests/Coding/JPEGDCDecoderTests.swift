@@ -2,10 +2,11 @@ import Foundation
 import ImageEngine
 import Testing
 import WebImageTestServer
+import WebImageTestSupport
 
 /// Progressive JPEGs at 1/8 from their DC coefficients alone (`TurboJPEG.oneEighthFromDC`, how
 /// thumbnails of such files are read): the samples libjpeg-turbo gives reading the whole file.
-@Suite struct JPEGDCDecoderTests {
+@Suite(.offThePool) struct JPEGDCDecoderTests {
     /// Progressive files without chroma subsampling: TestImageLarge.jpg (4:4:4) and
     /// MonochromeTestImage.jpg (grey) as they are, hubble_deep_field.jpg saved progressive by
     /// libvips, and two fixtures: DC scans per component with successive approximation and a

@@ -2,9 +2,10 @@ import Foundation
 import ImageEngine
 import Testing
 @testable import WebImage
+import WebImageTestSupport
 
 /// The JPEG header reading of the TurboJPEG engine says what libvips' says.
-@Suite struct JPEGMetadataTests {
+@Suite(.offThePool) struct JPEGMetadataTests {
     static func jpegFiles() throws -> [String] {
         try ["sdwebimage", "exif-orientation", "libjpeg-turbo", "photos"].flatMap { try TestImages.files(in: $0) }
             .filter { $0.lowercased().hasSuffix(".jpg") || $0.lowercased().hasSuffix(".jpeg") }

@@ -2,9 +2,10 @@ import Foundation
 import ImageEngine
 import Testing
 import WebImage
+import WebImageTestSupport
 
 /// The libpng engine gives what the libvips coder gives on 8-bit PNGs, and hands over the rest.
-@Suite struct LibPNGCoderTests {
+@Suite(.offThePool) struct LibPNGCoderTests {
     static func decodeBoth(_ data: Data, options: ImageCoderOptions = ImageCoderOptions()) throws -> (ours: WebImage.Image, libvips: WebImage.Image) {
         (try LibPNGCoder.shared.decode(data, options: options), try VipsImageCoder.shared.decode(data, options: options))
     }

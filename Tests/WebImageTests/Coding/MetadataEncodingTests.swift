@@ -2,10 +2,11 @@ import Foundation
 import ImageEngine
 import Testing
 import WebImage
+import WebImageTestSupport
 
 /// `encodeKeepsMetadata`: the file's EXIF, XMP, IPTC and ICC profile written again, read back
 /// with libvips' own loaders (what any other tool reading the output sees).
-@Suite struct MetadataEncodingTests {
+@Suite(.offThePool) struct MetadataEncodingTests {
     static func options(keeping: Bool, lazy: Bool = false, thumbnail: CGSize = .zero) -> ImageCoderOptions {
         var options = ImageCoderOptions()
         options.encodeKeepsMetadata = keeping

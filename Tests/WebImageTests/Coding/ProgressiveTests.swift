@@ -1,8 +1,9 @@
 import Foundation
 import Testing
 import WebImage
+import WebImageTestSupport
 
-@Suite struct ProgressiveTests {
+@Suite(.offThePool) struct ProgressiveTests {
     /// Feeds growing prefixes; returns the partial images seen and the final image.
     static func feed(_ data: Data, fractions: [Double]) -> (partials: [Image?], final: Image?) {
         let coder = ProgressiveVipsCoder(incrementalWithOptions: ImageCoderOptions())

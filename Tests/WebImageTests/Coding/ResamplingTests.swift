@@ -2,10 +2,11 @@ import Foundation
 import ImageEngine
 import Testing
 import WebImage
+import WebImageTestSupport
 
 /// `PixelBuffer.resampled`, the resize of the TurboJPEG and libpng engines, against libvips'
 /// own Lanczos-3 on the same bitmap.
-@Suite struct ResamplingTests {
+@Suite(.offThePool) struct ResamplingTests {
     /// rocket.jpg decoded by TurboJPEG: 640x427 RGBA, alpha 255.
     static func rocket() throws -> PixelBuffer {
         let data = try TestImages.data("photos/rocket.jpg")

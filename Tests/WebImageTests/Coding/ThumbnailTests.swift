@@ -1,8 +1,9 @@
 import Foundation
 import Testing
 import WebImage
+import WebImageTestSupport
 
-@Suite struct ThumbnailTests {
+@Suite(.offThePool) struct ThumbnailTests {
     static func decode(_ file: String, _ configure: (inout ImageCoderOptions) -> Void) throws -> Image {
         var options = ImageCoderOptions()
         configure(&options)

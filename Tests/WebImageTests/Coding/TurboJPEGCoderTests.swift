@@ -2,9 +2,10 @@ import Foundation
 import ImageEngine
 import Testing
 import WebImage
+import WebImageTestSupport
 
 /// The TurboJPEG engine gives what the libvips coder gives, and hands over what it does not take.
-@Suite struct TurboJPEGCoderTests {
+@Suite(.offThePool) struct TurboJPEGCoderTests {
     static let smallJPEGs = [
         "sdwebimage/TestImage.jpg", "sdwebimage/MonochromeTestImage.jpg", "sdwebimage/TestICCProfile.jpg",
         "libjpeg-turbo/testorig.jpg", "libjpeg-turbo/testimgint.jpg", "libjpeg-turbo/testimgari.jpg",

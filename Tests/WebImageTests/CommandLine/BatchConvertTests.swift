@@ -3,11 +3,12 @@ import ImageEngine
 import Testing
 import WebImage
 import WebImageTestServer
+import WebImageTestSupport
 
 extension Heavy {
     /// `webimage convert` on many inputs, run as a user runs it: a child process, real files in a
     /// scratch folder of the test's own, a real HTTP server.
-    @Suite struct BatchConvertTests {
+    @Suite(.offThePool) struct BatchConvertTests {
         /// A scratch folder holding copies of test images under the names given.
         struct Tree {
             let scratch: ScratchFolder

@@ -2,9 +2,10 @@ import Foundation
 import Testing
 import WebImage
 import WebImageTestServer
+import WebImageTestSupport
 
 /// The `webimage` command as a user runs it: a child process, real files, a real HTTP server.
-@Suite struct CommandLineToolTests {
+@Suite(.offThePool) struct CommandLineToolTests {
     static func path(_ name: String) -> String {
         TestImages.url(name).path
     }
@@ -180,7 +181,7 @@ import WebImageTestServer
 }
 
 /// `webimage fetch`, `prefetch` and `cache`, each run as a user runs them, on a cache folder of their own.
-@Suite struct CacheCommandLineTests {
+@Suite(.offThePool) struct CacheCommandLineTests {
     @Test func cacheCommandsOnAFolderThatCannotBeMadeFailInOneLine() async throws {
         let scratch = try ScratchFolder()
         defer { scratch.remove() }
@@ -264,7 +265,7 @@ import WebImageTestServer
 }
 
 /// `webimage info` and `convert --hdr` on HDR sources.
-@Suite struct HDRCommandLineTests {
+@Suite(.offThePool) struct HDRCommandLineTests {
     @Test(arguments: [
         ("sdwebimage/TestHDR.avif", "avif 2048x858 frames=1 loop=0 bits=10 primaries=BT.2020 transfer=PQ range=limited icc=no hdr=yes headroom=4.93"),
         ("sdwebimage/TestHDR.jpeg", "jpeg 1662x2493 frames=1 loop=0 bits=8 primaries=unspecified transfer=unspecified range=full icc=yes gainmap=1662x2493 hdr=yes headroom=16.00"),

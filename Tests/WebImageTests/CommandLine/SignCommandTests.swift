@@ -1,8 +1,9 @@
 import Foundation
 import Testing
+import WebImageTestSupport
 
 /// `webimage sign`: imgproxy's published signature, from flags and from the environment.
-@Suite struct SignCommandTests {
+@Suite(.offThePool) struct SignCommandTests {
     /// imgproxy's documented example (key `secret`, salt `hello`), whose path chunks the
     /// base64 source by 16 characters as the command does.
     static let arguments = ["sign", "rs:fill:300:400:0/g:sm", "http://example.com/images/curiosity.jpg", "--format", "png"]

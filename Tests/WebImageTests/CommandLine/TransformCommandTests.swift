@@ -1,9 +1,10 @@
 import Foundation
 import Testing
 import WebImage
+import WebImageTestSupport
 
 /// `webimage convert --transform` and `webimage frames`, run as a user runs them.
-@Suite struct TransformCommandTests {
+@Suite(.offThePool) struct TransformCommandTests {
     static func scratch() throws -> URL {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("webimage-transform-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)

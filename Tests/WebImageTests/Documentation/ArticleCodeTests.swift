@@ -1,11 +1,12 @@
 import Foundation
 import Testing
+import WebImageTestSupport
 
 extension Documentation {
     /// The catalogs' articles quote code that runs: every `swift` code block of an article must
     /// appear, line for line (indentation aside), in a file of its test folder. A block whose
     /// first line is `// Package.swift` quotes a manifest, which no test can compile, and is left out.
-    @Suite("Article code") struct ArticleCodeTests {
+    @Suite("Article code", .offThePool) struct ArticleCodeTests {
         /// The repository's root folder.
         static let root = URL(fileURLWithPath: #filePath)
             .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
@@ -89,4 +90,4 @@ extension Documentation {
 }
 
 /// The tests of the DocC catalog's articles and their code: `swift test --filter Documentation`.
-@Suite enum Documentation {}
+@Suite(.offThePool) enum Documentation {}

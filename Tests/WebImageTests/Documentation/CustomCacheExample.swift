@@ -5,6 +5,7 @@ import Synchronization
 import Testing
 import WebImageTestServer
 import WebImage
+import WebImageTestSupport
 
 // The example of the catalog's "Writing a custom cache" article (Sources/WebImage/WebImage.docc),
 // compiled and run here: `ArticleCodeTests` checks that the article quotes these lines.
@@ -101,7 +102,7 @@ final class EncodedImageQuery: WebImageOperation {
 }
 
 extension Documentation {
-    @Suite("A custom cache") struct CustomCacheExample {
+    @Suite("A custom cache", .offThePool) struct CustomCacheExample {
         @Test func servesTheManagerAfterTheFileIsGone() async throws {
             let scratch = try ScratchFolder()
             defer { scratch.remove() }

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import WebImage
+import WebImageTestSupport
 
 // The example of the catalog's "Writing a custom coder" article (Sources/WebImage/WebImage.docc),
 // compiled and run here: `ArticleCodeTests` checks that the article quotes these lines.
@@ -103,7 +104,7 @@ struct PortablePixmapCoder: ThrowingImageCoder {
 }
 
 extension Documentation {
-    @Suite("A custom coder") struct CustomCoderExample {
+    @Suite("A custom coder", .offThePool) struct CustomCoderExample {
         @Test func encodesAndDecodesAPhotoLosslessly() throws {
             let photo = try #require(Image(data: TestImages.data("photos/rocket.jpg")))
 

@@ -5,6 +5,7 @@ import Synchronization
 import Testing
 import WebImageTestServer
 import WebImage
+import WebImageTestSupport
 
 // The example of the catalog's "Writing a custom loader" article (Sources/WebImage/WebImage.docc),
 // compiled and run here: `ArticleCodeTests` checks that the article quotes these lines.
@@ -101,7 +102,7 @@ final class AssetLoadOperation: WebImageOperation {
 }
 
 extension Documentation {
-    @Suite("A custom loader") struct CustomLoaderExample {
+    @Suite("A custom loader", .offThePool) struct CustomLoaderExample {
         /// A folder holding `logos/rocket.jpg`, a copy of a test photo.
         private static func assetFolder(in scratch: ScratchFolder) throws -> URL {
             let folder = URL(fileURLWithPath: scratch.path + "/assets")

@@ -3,11 +3,12 @@ import ImageEngine
 import Testing
 import WebImage
 import WebImageTestServer
+import WebImageTestSupport
 
 extension Documentation {
     /// The code of the catalog's Getting Started article (Sources/WebImage/WebImage.docc), run
     /// against the test server: `ArticleCodeTests` checks that the article quotes these lines.
-    @Suite("Getting started") struct GettingStartedExamples {
+    @Suite("Getting started", .offThePool) struct GettingStartedExamples {
         @Test func loadsByURLAsyncThenFromMemory() async throws {
             let scratch = try ScratchFolder()
             defer { scratch.remove() }

@@ -3,11 +3,12 @@ import Foundation
 import Testing
 import WebImage
 import WebImageTestServer
+import WebImageTestSupport
 
 extension Documentation {
     /// The code of the catalog's "Threading model" article (Sources/WebImage/WebImage.docc), run
     /// here: `ArticleCodeTests` checks that the article quotes these lines.
-    @Suite("Threading model") struct ThreadingModelExamples {
+    @Suite("Threading model", .offThePool) struct ThreadingModelExamples {
         /// The calling thread's name, as `top -H` and a debugger show it.
         private static func threadName() -> String {
             ((try? String(contentsOfFile: "/proc/thread-self/comm", encoding: .utf8)) ?? "").trimmingCharacters(in: .whitespacesAndNewlines)

@@ -2,8 +2,9 @@ import Foundation
 import Testing
 import WebImage
 import WebImageTestServer
+import WebImageTestSupport
 
-@Suite struct ImageFormatTests {
+@Suite(.offThePool) struct ImageFormatTests {
     static let expected: [(String, ImageFormat)] = [
         ("sdwebimage/TestImage.jpg", .jpeg), ("sdwebimage/TestImage.png", .png), ("sdwebimage/TestImage.gif", .gif),
         ("sdwebimage/TestImageStatic.webp", .webP), ("sdwebimage/TestImageAnimated.webp", .webP),

@@ -1,9 +1,10 @@
 import Testing
 @testable import WebImage
+import WebImageTestSupport
 
 /// The scale a name gives (SDWebImage's `SDImageScaleFactorForKey`): from the stem of its last
 /// path component, percent-encoded or not, never from a query.
-@Suite struct ImageScaleFactorTests {
+@Suite(.offThePool) struct ImageScaleFactorTests {
     @Test(arguments: [
         ("https://example.com/a/TestImage@2x.png", 2.0), ("https://example.com/TestImage%403x.png", 3.0),
         ("/cache/key/icon@3x", 3.0), ("icon@2x.png", 2.0), ("https://example.com/TestImage.png", 1.0),

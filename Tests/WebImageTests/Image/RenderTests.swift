@@ -2,10 +2,11 @@ import Foundation
 import ImageEngine
 import Testing
 import WebImage
+import WebImageTestSupport
 
 /// Pipelines are rendered in the calling thread, tile by tile in the shapes libvips' workers
 /// use: the pixels must be those libvips' own sink makes (here through its PNG saver).
-@Suite struct RenderTests {
+@Suite(.offThePool) struct RenderTests {
     static func libvipsOwnRender(_ image: VipsImageRef) throws -> PixelBuffer {
         try VipsImageRef.load("pngload_buffer", data: try image.save("pngsave_buffer", options: "compression=1")).render()
     }

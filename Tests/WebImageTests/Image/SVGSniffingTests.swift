@@ -1,9 +1,10 @@
 import Foundation
 import Testing
 import WebImage
+import WebImageTestSupport
 
 /// SVG is text: it is detected by its first element, after whatever prolog XML allows.
-@Suite struct SVGSniffingTests {
+@Suite(.offThePool) struct SVGSniffingTests {
     static func svg(after prolog: String) throws -> Data {
         Data(prolog.utf8) + (try TestImages.data("sdwebimage/TestImage.svg"))
     }

@@ -2,11 +2,12 @@ import Foundation
 import ImageEngine
 import Testing
 import WebImage
+import WebImageTestSupport
 
 /// The lock around liborc's code memory (Sources/CVipsGlue/orc_lock.c): liborc before 0.4.34
 /// allocates and frees compiled programs' code without its own lock, and concurrent libvips
 /// pipelines crashed in it.
-@Suite struct LiborcLockTests {
+@Suite(.offThePool) struct LiborcLockTests {
     @Test func theLockIsChosenByLiborcVersion() throws {
         switch Vips.liborcLock {
         case .absent:

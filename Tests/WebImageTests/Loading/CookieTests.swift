@@ -4,11 +4,12 @@ import WebImage
 import WebImageTestServer
 #if canImport(FoundationNetworking)
 import FoundationNetworking
+import WebImageTestSupport
 #endif
 
 /// `.handleCookies`: the downloader's cookie storage is read and written on every hop, as
 /// `URLSession` does under `httpShouldHandleCookies`; without the option it is left alone.
-@Suite("Loading: cookies") struct CookieTests {
+@Suite("Loading: cookies", .offThePool) struct CookieTests {
     /// A storage of its own for one test, passed to `body`. Foundation on Linux writes every
     /// named storage to `.cookies.<name>` in a folder under the application support folder (an
     /// empty list here: the tests' cookies are session cookies); that file is removed after.

@@ -4,6 +4,7 @@ import Testing
 import WebImageTestServer
 #if canImport(FoundationNetworking)
 import FoundationNetworking
+import WebImageTestSupport
 #endif
 
 /// The bounds of a whole download (issue 22, parts 2 and 3): the time without new bytes across
@@ -12,7 +13,7 @@ import FoundationNetworking
 /// 5.5 s, the body cut every 20 KB arrives in 16 requests in about 0.5 s (figures in
 /// docs/loading.md). The upper bounds are hang guards (`TestAllowance.hangBound`): the counts of
 /// requests and retries bound the work.
-@Suite("Loading: bounds of a whole download") struct DownloadBoundsTests {
+@Suite("Loading: bounds of a whole download", .offThePool) struct DownloadBoundsTests {
     /// TestImage.png (11,662 bytes) in 1 KB pieces, 0.5 s apart: 5.5 s from the first piece to
     /// the last. The route has a strong ETag and ranges, so an attempt cut by its own 1 s idle
     /// timeout on a starved machine resumes instead of failing the test.

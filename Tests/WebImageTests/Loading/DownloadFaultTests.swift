@@ -4,9 +4,10 @@ import Testing
 import WebImageTestServer
 #if canImport(FoundationNetworking)
 import FoundationNetworking
+import WebImageTestSupport
 #endif
 
-@Suite("Loading: slow, failing and hostile servers") struct DownloadFaultTests {
+@Suite("Loading: slow, failing and hostile servers", .offThePool) struct DownloadFaultTests {
     @Test func aServerSlowerThanTheTimeoutFailsWithTimedOutInTime() async throws {
         try await withOrigin { server in
             // The timeout stretched with the bound: under a sanitizer, a 1 s timeout can pass before
@@ -319,7 +320,7 @@ import FoundationNetworking
     }
 }
 
-@Suite("Loading: HTTP dates") struct HTTPDateTests {
+@Suite("Loading: HTTP dates", .offThePool) struct HTTPDateTests {
     @Test func theThreeFormsOfRFC9110ParseToTheSameMoment() {
         let expected = Date(timeIntervalSince1970: 784_111_777)   // Sun, 06 Nov 1994 08:49:37 GMT
         for text in ["Sun, 06 Nov 1994 08:49:37 GMT", "Sunday, 06-Nov-94 08:49:37 GMT", "Sun Nov  6 08:49:37 1994"] {

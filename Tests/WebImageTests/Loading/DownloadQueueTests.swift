@@ -3,8 +3,9 @@ import ImageEngine
 import Testing
 import WebImage
 import WebImageTestServer
+import WebImageTestSupport
 
-@Suite("Loading: download queue") struct DownloadQueueTests {
+@Suite("Loading: download queue", .offThePool) struct DownloadQueueTests {
     /// Starts `first` (which holds the only slot until `release` is called), then queues `count`
     /// more, and returns the order in which the queued ones completed.
     private func completionOrder(

@@ -3,8 +3,9 @@ import Synchronization
 import Testing
 import WebImage
 import WebImageTestServer
+import WebImageTestSupport
 
-@Suite("Loading: shared downloads and cancellation") struct DownloadSharingTests {
+@Suite("Loading: shared downloads and cancellation", .offThePool) struct DownloadSharingTests {
     /// A route of `server` at `path` that sends the first half of the test image `file` at
     /// once, the rest once the returned gate opens.
     static func held(_ file: String, at path: String, on server: TestServer) throws -> TestGate {

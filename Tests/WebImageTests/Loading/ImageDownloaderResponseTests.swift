@@ -4,9 +4,10 @@ import WebImage
 import WebImageTestServer
 #if canImport(FoundationNetworking)
 import FoundationNetworking
+import WebImageTestSupport
 #endif
 
-@Suite("Loading: downloader responses") struct ImageDownloaderResponseTests {
+@Suite("Loading: downloader responses", .offThePool) struct ImageDownloaderResponseTests {
     @Test func downloadsAndDecodesAnImageWithItsResponseAndValidators() async throws {
         try await withOrigin { server in
             let downloader = makeDownloader()

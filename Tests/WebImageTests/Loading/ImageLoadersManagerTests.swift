@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import WebImage
+import WebImageTestSupport
 
 /// A loader that answers every `marker:` URL with a 1x1 image, to see which loader is asked.
 private struct MarkerLoader: ImageLoader {
@@ -15,7 +16,7 @@ private struct MarkerLoader: ImageLoader {
     }
 }
 
-@Suite("Loading: loaders manager, file and data URLs") struct ImageLoadersManagerTests {
+@Suite("Loading: loaders manager, file and data URLs", .offThePool) struct ImageLoadersManagerTests {
     private func temporaryFile(_ data: Data) throws -> URL {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("webimage-loader-\(UUID().uuidString).bin")
         try data.write(to: url)

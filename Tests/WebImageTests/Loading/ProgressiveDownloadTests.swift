@@ -4,8 +4,9 @@ import MetricsTestKit
 import Testing
 import WebImage
 import WebImageTestServer
+import WebImageTestSupport
 
-@Suite("Loading: progress, partial images and events") struct ProgressiveDownloadTests {
+@Suite("Loading: progress, partial images and events", .offThePool) struct ProgressiveDownloadTests {
     /// The server sends each of 8 parts only when the test opens its gate: after the client
     /// received the part before and, where that prefix holds a decodable image (worked out here
     /// with a coder of our own), delivered a partial image for it. Paced by events, not by time,

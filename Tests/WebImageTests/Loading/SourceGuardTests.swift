@@ -5,13 +5,14 @@ import Testing
 import WebImageTestServer
 #if canImport(FoundationNetworking)
 import FoundationNetworking
+import WebImageTestSupport
 #endif
 
 /// The source guard (issue 20, item 5). No test here opens a connection to an address outside
 /// 127.0.0.0/8 and ::1, even with a broken guard: non-loopback addresses come only from the test
 /// resolver, under names that no real resolver answers (`.test`), and the test connector records
 /// every connection step and refuses all but loopback ones.
-@Suite("Loading: the source guard") struct SourceGuardTests {
+@Suite("Loading: the source guard", .offThePool) struct SourceGuardTests {
     /// Gives `.test` names fixed addresses; any other name does not resolve.
     struct TestResolver: SourceResolver {
         let names: [String: [String]]

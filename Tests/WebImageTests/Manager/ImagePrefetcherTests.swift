@@ -3,8 +3,9 @@ import ImageEngine
 import Testing
 @testable import WebImage
 import WebImageTestServer
+import WebImageTestSupport
 
-@Suite("Manager: prefetcher") struct ImagePrefetcherTests {
+@Suite("Manager: prefetcher", .offThePool) struct ImagePrefetcherTests {
     private func makeManager(_ scratch: ScratchFolder) -> (ImageCache, WebImageManager) {
         let cache = scratch.imageCache()
         return (cache, WebImageManager(cache: cache, loader: ImageLoadersManager(loaders: [makeDownloader()])))
@@ -78,7 +79,7 @@ import WebImageTestServer
     }
 }
 
-@Suite("Manager: prefetcher on memory hits") struct ImagePrefetcherMemoryHitTests {
+@Suite("Manager: prefetcher on memory hits", .offThePool) struct ImagePrefetcherMemoryHitTests {
     /// Memory hits complete at once; a prefetcher that started the next load from inside each
     /// completion recursed once per URL and overflowed the stack (found by the benchmark).
     @Test func tenThousandMemoryHitsDoNotRecurse() async throws {

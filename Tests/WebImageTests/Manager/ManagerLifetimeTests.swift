@@ -2,9 +2,10 @@ import Foundation
 import Testing
 import WebImageTestServer
 @testable import WebImage
+import WebImageTestSupport
 
 /// A manager and what it holds go once its user lets go: no load keeps them alive after it ends.
-@Suite("Manager: lifetime") struct ManagerLifetimeTests {
+@Suite("Manager: lifetime", .offThePool) struct ManagerLifetimeTests {
     // Released objects are awaited for up to 60 s (polled: nothing announces a release); the
     // wait ends as soon as they go, and 10 s was cut under the whole suite's load.
     @Test func aManagerIsReleasedAfterCompletedAndCancelledLoads() async throws {

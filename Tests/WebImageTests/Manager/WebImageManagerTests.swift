@@ -4,6 +4,7 @@ import Synchronization
 import Testing
 @testable import WebImage
 import WebImageTestServer
+import WebImageTestSupport
 
 /// A manager over a fresh cache folder and a downloader of its own, for one test.
 private struct ManagerFixture {
@@ -65,7 +66,7 @@ private final class LoadRecorder: Sendable {
     }
 }
 
-@Suite("Manager: load flow") struct WebImageManagerTests {
+@Suite("Manager: load flow", .offThePool) struct WebImageManagerTests {
     @Test func firstLoadDownloadsThenMemoryThenDisk() async throws {
         let fixture = try ManagerFixture()
         defer { fixture.remove() }
@@ -450,7 +451,7 @@ private final class CountingTransformer: ImageTransformer {
     }
 }
 
-@Suite("Manager: work shared between loads") struct ManagerSharingTests {
+@Suite("Manager: work shared between loads", .offThePool) struct ManagerSharingTests {
     @Test func identicalLoadsAtOnceShareTheRequestAndTheTransform() async throws {
         let scratch = try ScratchFolder()
         defer { scratch.remove() }

@@ -1,6 +1,6 @@
 import Foundation
 import ImageEngine
-import SampleComparison
+import WebImageTestSupport
 import Testing
 import WebImage
 

@@ -2,11 +2,11 @@ import Foundation
 import ImageEngine
 import Testing
 @testable import WebImage
-import SampleComparison
+import WebImageTestSupport
 
 /// The gravity transformers (crop by gravity, smart crop, extend, padding) against libvips'
 /// own operations on the same pixels, on decoded and lazy images.
-@Suite struct GravityTransformerTests {
+@Suite(.offThePool) struct GravityTransformerTests {
     /// `file`'s pixels as the library decodes them, as a libvips image (without an alpha band
     /// when opaque): the reference every result is compared with.
     static func pixels(_ file: String) throws -> VipsImageRef {

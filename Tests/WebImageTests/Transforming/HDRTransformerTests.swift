@@ -2,13 +2,13 @@ import Foundation
 import ImageEngine
 import Testing
 @testable import WebImage
-import SampleComparison
+import WebImageTestSupport
 
 /// The transformers on an HDR image (decoded with `decodeToHDR`: SDWebImage's four TestHDR
 /// files, TestHDR.jpeg's the gain map's rendition): they work on its 16-bit samples, without
 /// tone mapping first, and the result stays HDR with the source's colour; its samples are
 /// libvips' own operation on the source's 16-bit samples, within a small bound.
-@Suite struct HDRTransformerTests {
+@Suite(.offThePool) struct HDRTransformerTests {
     static let files = ["sdwebimage/TestHDR.avif", "sdwebimage/TestHDR.heic", "sdwebimage/TestHDR.jxl", "sdwebimage/TestHDR.jpeg"]
 
     /// The file decoded HDR at 300 pixels (a decode-time thumbnail, HDR itself).

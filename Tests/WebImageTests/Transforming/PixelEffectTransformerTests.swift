@@ -2,9 +2,10 @@ import Foundation
 import ImageEngine
 import Testing
 @testable import WebImage
+import WebImageTestSupport
 
 /// Flatten, sharpen, pixelate and trim against libvips' own operations on the same pixels.
-@Suite struct PixelEffectTransformerTests {
+@Suite(.offThePool) struct PixelEffectTransformerTests {
     static func pixels(_ file: String) throws -> VipsImageRef {
         try GravityTransformerTests.pixels(file)
     }

@@ -2,11 +2,11 @@ import Foundation
 import ImageEngine
 import Testing
 import WebImage
-import SampleComparison
+import WebImageTestSupport
 
 /// The 8-bit premultiply and unpremultiply steps (our row kernels, region by region) against
 /// libvips' own, which work in floating point, on a real image with alpha.
-@Suite struct PremultipliedPixelsTests {
+@Suite(.offThePool) struct PremultipliedPixelsTests {
     static func alphaImage() throws -> VipsImageRef {
         try VipsImageRef.load("pngload_buffer", data: try TestImages.data(TransformInput.alphaImage))
     }

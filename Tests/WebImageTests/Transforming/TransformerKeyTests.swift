@@ -1,8 +1,9 @@
 import Foundation
 import Testing
 import WebImage
+import WebImageTestSupport
 
-@Suite struct TransformerKeyTests {
+@Suite(.offThePool) struct TransformerKeyTests {
     /// SDWebImage's XFORM-10 pipeline, its Core Image filter replaced by libvips' invert.
     static let sdWebImagePipeline = PipelineTransformer(transformers: [
         ResizingTransformer(size: CGSize(width: 100, height: 100), scaleMode: .aspectFill),

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 import WebImage
-import SampleComparison
+import WebImageTestSupport
 
 /// Images the transformer tests start from, in both forms an `Image` takes.
 enum TransformInput {

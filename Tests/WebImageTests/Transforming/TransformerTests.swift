@@ -2,10 +2,11 @@ import Foundation
 import ImageEngine
 import Testing
 import WebImage
+import WebImageTestSupport
 
 /// The behaviours issue 12 lists for the transformers, each on a decoded image (pixels) and a
 /// lazy one (a libvips pipeline).
-@Suite struct TransformerTests {
+@Suite(.offThePool) struct TransformerTests {
     // MARK: Resizing
 
     @Test(arguments: [false, true])

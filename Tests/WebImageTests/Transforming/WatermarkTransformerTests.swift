@@ -2,10 +2,11 @@ import Foundation
 import ImageEngine
 import Testing
 @testable import WebImage
+import WebImageTestSupport
 
 /// `WatermarkTransformer` against references made apart from it: the mark put in with libvips'
 /// `insert` (no blending) where it is opaque, and the blend computed by hand where it is not.
-@Suite struct WatermarkTransformerTests {
+@Suite(.offThePool) struct WatermarkTransformerTests {
     static let green = RGBA8(red: 0, green: 255, blue: 0)
 
     /// A `width` x `height` mark of one colour.

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 @testable import WebImage
 import WebImageTestServer
+import WebImageTestSupport
 
 /// A view double: what a terminal preview or a server-side renderer would be.
 @MainActor private final class PreviewView: WebImageView {
@@ -19,7 +20,7 @@ import WebImageTestServer
     func updateIndicatorProgress(_ progress: Double) {}
 }
 
-@MainActor @Suite("View binding") struct WebImageViewTests {
+@MainActor @Suite("View binding", .offThePool) struct WebImageViewTests {
     private func makeManager(_ scratch: ScratchFolder) -> WebImageManager {
         WebImageManager(cache: scratch.imageCache(), loader: ImageLoadersManager(loaders: [makeDownloader(), FileImageLoader()]))
     }
