@@ -38,7 +38,7 @@ import WebImageSupport
         #expect(byBytes.hasPrefix("sha256:") && byBytes != otherBytes)
     }
 
-    /// The digest of a source without validators (tens of milliseconds for a large one) is taken
+    /// The digest of a source without validators (over every byte of it) is taken
     /// off the cooperative pool; taken on a task's thread, the blocking check reports it.
     @Test func aSourcesDigestIsTakenOffTheCooperativePool() async throws {
         let size = 3 << 20 | Int.random(in: 1..<4096)   // told apart from other tests' sources

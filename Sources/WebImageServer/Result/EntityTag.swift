@@ -8,7 +8,7 @@ import WebImage
 /// rotation, takes no part.
 enum EntityTag {
     /// What identifies a source's version: its strong validator, else its Last-Modified, else a
-    /// digest of its bytes, taken on the blocking pool (tens of milliseconds for a large source).
+    /// digest of its bytes, taken on the blocking pool (it reads every byte of the source).
     static func sourceVersion(_ source: SourceImage) async throws -> String {
         if let version = sourceVersion(validators: source.validators) { return version }
         return try await BlockingPool.run { digestVersion(of: source.data) }
