@@ -73,10 +73,12 @@ package enum BlockingCheck {
         }
         for observer in observing { observer(report) }
         guard firstOfSite else { return }
+        // Addresses on Linux (no symbols): the frames after this one and `note` are the caller's.
+        let stack = Thread.callStackSymbols.dropFirst(1).prefix(16).joined(separator: " | ")
         let priority = withUnsafeCurrentTask { $0.map { "\($0.priority)" } } ?? "none"
         logger.warning("blocking work on a task's thread (the cooperative pool): run it in BlockingPool.run", metadata: [
             "site": "\(report.site)", "detail": "\(report.detail)", "task": "present", "task_priority": "\(priority)",
-            "stack": "\(Thread.callStackSymbols.dropFirst(3).prefix(12).joined(separator: " | "))",
+            "stack": "\(stack)",
         ])
     }
 }
