@@ -35,16 +35,23 @@ struct CacheCommand: AsyncParsableCommand {
         case .path:
             print(imageCache.diskCachePath)
         case .stats:
-            let (count, size) = await withCheckedContinuation { continuation in
-                imageCache.calculateSize { continuation.resume(returning: ($0, $1)) }
-            }
+            let (count, size) = await Self.countedEntries(of: imageCache)
             print("\(imageCache.diskCachePath): \(count) entries, \(size) bytes")
         case .clean:
             await withCheckedContinuation { continuation in imageCache.deleteOldFiles { continuation.resume() } }
-            print("\(imageCache.diskCachePath): \(imageCache.totalDiskCount()) entries left, \(imageCache.totalDiskSize()) bytes")
+            let (count, size) = await Self.countedEntries(of: imageCache)
+            print("\(imageCache.diskCachePath): \(count) entries left, \(size) bytes")
         case .clear:
             await withCheckedContinuation { continuation in imageCache.clearDisk { continuation.resume() } }
             print("\(imageCache.diskCachePath): cleared")
+        }
+    }
+
+    /// The folder's entries and bytes, counted on the cache's I/O queue (one listing, off the
+    /// cooperative pool).
+    private static func countedEntries(of imageCache: ImageCache) async -> (count: Int, size: Int) {
+        await withCheckedContinuation { continuation in
+            imageCache.calculateSize { continuation.resume(returning: ($0, $1)) }
         }
     }
 }

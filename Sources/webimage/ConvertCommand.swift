@@ -76,7 +76,9 @@ struct ConvertCommand: AsyncParsableCommand {
     func run() async throws {
         let transformer: PipelineTransformer?
         do {
-            transformer = try transform.map(TransformChain.parse)
+            // A watermark step reads and decodes its mark: off the cooperative pool.
+            let transform = self.transform
+            transformer = try await BlockingPool.run { try transform.map(TransformChain.parse) }
         } catch {
             // One line naming the step, and the usage error status (64).
             FileHandle.standardError.write(Data("\(error)\n".utf8))

@@ -23,7 +23,7 @@ struct PrefetchCommand: AsyncParsableCommand {
     func run() async throws {
         var arguments = urls
         if let fromFile {
-            guard let text = try? String(contentsOfFile: fromFile, encoding: .utf8) else {
+            guard let text = try? await BlockingPool.run({ try String(contentsOfFile: fromFile, encoding: .utf8) }) else {
                 throw ValidationError("cannot read \(fromFile)")
             }
             arguments += text.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }

@@ -37,8 +37,13 @@ struct ServeCommand: AsyncParsableCommand {
         // Every line of the process, the library's too, in the configured form and level.
         LoggingSystem.bootstrap(ImageServerLogHandler.factory(format: configuration.logFormat, level: configuration.logLevel))
         let logger = Logger(label: "swift-webimage.server")
-        // The lines of the last tenth of a second wait for their batch.
-        defer { ImageServerLogHandler.flush() }
-        try await ImageServer.run(configuration: configuration, parser: parser, logger: logger)
+        // The lines of the last tenth of a second wait for their batch, and their writer ends.
+        do {
+            try await ImageServer.run(configuration: configuration, parser: parser, logger: logger)
+        } catch {
+            await ImageServerLogHandler.shutdown()
+            throw error
+        }
+        await ImageServerLogHandler.shutdown()
     }
 }

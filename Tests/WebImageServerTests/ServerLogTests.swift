@@ -122,11 +122,10 @@ import WebImageTestSupport
         #expect(event.1 == ["bytes": "0", "cache": "memory", "duration_ms": "0.0", "path": "/x", "status": "200"])
     }
 
-    /// Lines below `warning` wait for their batch; a warning is written at once, after them.
+    /// Lines below `warning` wait for their batch; a warning is written as soon as the writer
+    /// can, after them.
     @Test func linesAreWrittenInBatchesAndAWarningAtOnceAfterThem() async throws {
-        var ends: [Int32] = [0, 0]
-        #expect(pipe(&ends) == 0)
-        let (readEnd, writeEnd) = (FileDescriptor(rawValue: ends[0]), FileDescriptor(rawValue: ends[1]))
+        let (readEnd, writeEnd) = try Self.pipe()
         defer {
             try? readEnd.close()
             try? writeEnd.close()
@@ -136,19 +135,124 @@ import WebImageTestSupport
         batches.append("b\n", now: false)
         // Nothing written yet: the pipe has no bytes to read.
         var available: Int32 = 0
-        #expect(ioctl(ends[0], UInt(FIONREAD), &available) == 0 && available == 0)
+        #expect(ioctl(readEnd.rawValue, UInt(FIONREAD), &available) == 0 && available == 0)
         batches.append("warning\n", now: true)
-        #expect(try Self.read(readEnd) == "a\nb\nwarning\n")
+        var reader = PipeReader(readEnd)
+        #expect(try await reader.read(through: "warning\n") == "a\nb\nwarning\n")
         // A batch with no warning after it comes on its own, a tenth of a second later.
         batches.append("c\n", now: false)
-        let late = try await BlockingPool.run { try Self.read(readEnd) }
-        #expect(late == "c\n")
+        #expect(try await reader.read(through: "c\n") == "c\n")
+        await batches.shutdown()
+        // After the shutdown a line is written by its logger.
+        batches.append("d\n", now: false)
+        #expect(try await reader.read(through: "d\n") == "d\n")
     }
 
-    private static func read(_ descriptor: FileDescriptor) throws -> String {
-        var buffer = [UInt8](repeating: 0, count: 256)
-        let count = try buffer.withUnsafeMutableBytes { try descriptor.read(into: $0) }
-        return String(decoding: buffer.prefix(count), as: UTF8.self)
+    /// A reader that stops reading stops the writer alone: appending never waits, the lines past
+    /// the limit are dropped, and a line where each gap is says how many, once writing resumes.
+    @Test func aStalledReaderCostsDroppedLinesEachGapSaidWhereItIs() async throws {
+        let (readEnd, writeEnd) = try Self.pipe()
+        defer {
+            try? readEnd.close()
+            try? writeEnd.close()
+        }
+        let batches = LogBatches(descriptor: writeEnd, limit: 8 << 10)
+        batches.setDropNotice { "dropped \($0)\n" }
+        // 400 KB of lines into a pipe of 64 KiB nobody reads: this loop ends (nothing waits).
+        let total = 4000
+        let padding = String(repeating: ".", count: 90)
+        for index in 0..<total { batches.append("line \(index) \(padding)\n", now: index % 500 == 0) }
+        var reader = PipeReader(readEnd)
+        var text = try await reader.read(through: "dropped ", then: "\n")
+        // Once the gap was said, lines are taken again.
+        batches.append("end\n", now: true)
+        text += try await reader.read(through: "end\n")
+        await batches.shutdown()
+        var last = -1
+        var dropped = 0
+        var pendingGap: Int?
+        for line in text.split(separator: "\n") {
+            if line.hasPrefix("dropped ") {
+                pendingGap = Int(line.dropFirst("dropped ".count))
+                dropped += pendingGap ?? 0
+                continue
+            }
+            let index = line == "end" ? total : Int(line.split(separator: " ")[1]) ?? -2
+            // In order, and each gap exactly the count its notice gave.
+            #expect(index - last - 1 == (pendingGap ?? 0), "after \(last): \(index), notice \(String(describing: pendingGap))")
+            (last, pendingGap) = (index, nil)
+        }
+        #expect(last == total && dropped > 0, "\(dropped) dropped")
+    }
+
+    /// `webimage serve` whose standard error is a pipe nobody reads (a log shipper that stalled):
+    /// requests are still answered, the process holds a bounded backlog, and once the pipe is read
+    /// again the lines come in order, with a line saying how many were dropped.
+    @Test func aServerWhoseLogNobodyReadsKeepsAnsweringAndSaysWhatItDropped() async throws {
+        let cache = FileManager.default.temporaryDirectory.appendingPathComponent("webimage-log-" + UUID().uuidString)
+        defer { try? FileManager.default.removeItem(at: cache) }
+        let (readEnd, writeEnd) = try Self.pipe()
+        defer { try? readEnd.close() }
+        let process = Process()
+        let program: URL = try #require(TestExecutable.url("webimage"))
+        process.executableURL = program
+        process.arguments = ["serve", "--bind", "127.0.0.1:0", "--local-filesystem-root", TestServer.imagesFolder.path, "--cache-dir", cache.path]
+        let log = FileHandle(fileDescriptor: writeEnd.rawValue, closeOnDealloc: false)
+        (process.standardError, process.standardOutput) = (log, log)
+        try process.run()
+        try writeEnd.close()   // the child's copy stays: the pipe ends when the server does
+        defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
+        var reader = PipeReader(readEnd)
+        let start = try await reader.read(through: "listening on http://127.0.0.1:", then: "\n")
+        let listening = try #require(start.range(of: "listening on http://127.0.0.1:"))
+        let port = try #require(Int(start[listening.upperBound...].prefix { $0.isNumber }))
+
+        // Each request's access line holds its ~3 KB path twice: ~7 KB a line, 64 KiB of pipe and
+        // 1 MiB of backlog full after ~160 requests. Not found, but answered: each within the
+        // hang guard, while nothing reads the log.
+        let folders = String(repeating: "d/", count: 1400)
+        func request(_ index: Int) async throws -> Int {
+            // One path (what the server keeps of a path does not grow), a request ID each.
+            let path = "/unsafe/rs:fit:10:10/plain/local:///\(folders)missing.jpg"
+            return try await ServerUnderTest.get(path, port: port, headers: ["X-Request-ID": "stall-\(index)"], deadline: .seconds(30)).status
+        }
+        for index in 0..<200 { #expect(try await request(index) == 404) }
+        let held = Self.residentBytes(of: process.processIdentifier)
+        for index in 200..<800 { #expect(try await request(index) == 404) }
+        // 600 more lines (~4 MB) logged into a stalled pipe: the backlog stays at its bound.
+        let grown = Self.residentBytes(of: process.processIdentifier) - held
+        print("resident memory after 200 requests: \(held) bytes; 600 requests later: \(grown) bytes more")
+        #expect(grown < 2 << 20, "\(grown) bytes more")
+
+        // The pipe read again: the lines come, in order, a gap said where it is.
+        var text = try await reader.read(through: "log lines dropped", then: "\n")
+        #expect(try await request(800) == 404)
+        text += try await reader.read(through: "stall-800", then: "\n")
+        let lines = text.split(separator: "\n")
+        let indices = lines.compactMap { line in line.firstMatch(of: /request_id="stall-(\d+)"/).flatMap { Int($0.1) } }
+        #expect(indices == indices.sorted() && indices.last == 800 && indices.count < 801, "\(indices.count) lines")
+        let notice = try #require(lines.first { $0.contains("log lines dropped") })
+        let count = try #require(notice.firstMatch(of: #/ dropped=(\d+)/#).flatMap { Int($0.1) })
+        #expect(notice.contains("level=\"WARNING\""), "\(notice)")
+        #expect(count > 0 && indices.count + count >= 801, "\(indices.count) lines and \(count) dropped")
+        kill(process.processIdentifier, SIGTERM)
+        // The rest of the log to its end (the server's last lines), so that it exits.
+        _ = try await reader.readToEnd()
+        #expect(try await BlockingPool.run { process.waitUntilExit(); return process.terminationStatus } == 0)
+    }
+
+    /// A pipe's two ends.
+    private static func pipe() throws -> (read: FileDescriptor, write: FileDescriptor) {
+        var ends: [Int32] = [0, 0]
+        guard Glibc.pipe(&ends) == 0 else { throw Errno(rawValue: errno) }
+        return (FileDescriptor(rawValue: ends[0]), FileDescriptor(rawValue: ends[1]))
+    }
+
+    /// Resident bytes of process `id` (`VmRSS` in /proc).
+    private static func residentBytes(of id: Int32) -> Int {
+        let text = (try? String(contentsOfFile: "/proc/\(id)/status", encoding: .utf8)) ?? ""
+        let line = text.split(separator: "\n").first { $0.hasPrefix("VmRSS:") } ?? ""
+        return (line.split(separator: " ").compactMap { Int($0) }.first ?? 0) * 1024
     }
 
     @Test func timesAreUTCCalendarDatesAcrossLeapDaysAndCenturies() {
@@ -197,5 +301,61 @@ private struct RecordingLogHandler: LogHandler {
 
     func log(event: LogEvent) {
         record(event.message.description, event.metadata)
+    }
+}
+
+/// Reads a pipe on the blocking pool, up to a marker: what came before it stays for the next read.
+private struct PipeReader {
+    let descriptor: FileDescriptor
+    private var pending: [UInt8] = []
+
+    init(_ descriptor: FileDescriptor) {
+        self.descriptor = descriptor
+    }
+
+    /// The text up to and with `marker` (and then up to and with `then`, when given).
+    mutating func read(through marker: String, then next: String? = nil) async throws -> String {
+        var taken = try await take(through: Array(marker.utf8))
+        if let next { taken += try await take(through: Array(next.utf8)) }
+        return String(decoding: taken, as: UTF8.self)
+    }
+
+    /// Everything until the writers closed the pipe.
+    mutating func readToEnd() async throws -> String {
+        let descriptor = self.descriptor
+        let rest = try await BlockingPool.run {
+            var bytes: [UInt8] = []
+            while case let chunk = try Self.chunk(descriptor), !chunk.isEmpty { bytes += chunk }
+            return bytes
+        }
+        defer { pending = [] }
+        return String(decoding: pending + rest, as: UTF8.self)
+    }
+
+    private mutating func take(through marker: [UInt8]) async throws -> [UInt8] {
+        var searched = 0
+        while true {
+            if let end = Self.end(of: marker, in: pending, from: searched) {
+                defer { pending.removeFirst(end) }
+                return Array(pending[..<end])
+            }
+            searched = max(0, pending.count - marker.count + 1)
+            let descriptor = self.descriptor
+            let chunk = try await BlockingPool.run { try Self.chunk(descriptor) }
+            guard !chunk.isEmpty else { throw Errno.brokenPipe }
+            pending += chunk
+        }
+    }
+
+    private static func chunk(_ descriptor: FileDescriptor) throws -> [UInt8] {
+        var buffer = [UInt8](repeating: 0, count: 64 << 10)
+        let count = try buffer.withUnsafeMutableBytes { try descriptor.read(into: $0) }
+        return Array(buffer.prefix(count))
+    }
+
+    /// Where the first `marker` at or after `start` ends in `bytes`.
+    private static func end(of marker: [UInt8], in bytes: [UInt8], from start: Int) -> Int? {
+        guard start < bytes.count else { return nil }
+        return bytes[start...].firstRange(of: marker)?.upperBound
     }
 }

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import Testing
 import WebImage
+import WebImageSupport
 import WebImageTestServer
 @testable import WebImageServer
 import WebImageTestSupport
@@ -105,6 +106,30 @@ import WebImageTestSupport
             #expect(marked.pixel(x: 5, y: 5) == Self.green && marked.pixel(x: 54, y: 29) == Self.green)
             #expect(marked.pixel(x: 55, y: 30) != Self.green && marked.pixel(x: 4, y: 4) != Self.green)
         }
+    }
+
+    /// A mark from a URL is decoded (whole) on the blocking pool, not on the request's task:
+    /// the blocking check, which sees the decode, reports nothing of it. The mark is of a size
+    /// no other test's is, for telling its report apart.
+    @Test func aMarkFromAURLIsDecodedOffTheCooperativePool() async throws {
+        let width = 61 + Int.random(in: 0..<64)
+        let bytes = [UInt8]((0..<width * 23).flatMap { _ in [Self.green.red, Self.green.green, Self.green.blue, 255] })
+        let png = try ImageCodersManager.shared.encode(try #require(Image(rgba8Pixels: bytes, width: width, height: 23)), format: .png, options: ImageCoderOptions())
+        let description = "a mark of \(png.count) bytes"
+        let reports = Locked<[BlockingCheck.Report]>([])
+        try await withOrigin { origin in
+            origin.route("/mark.png") { _ in .content(Array(png), type: "image/png") }
+            try await withRunningServer(.fetchingFromLoopback { $0.watermarkURL = origin.url("/mark.png").absoluteString }) { server in
+                let reply = try await BlockingCheck.observing({ report in reports.withLock { $0.append(report) } }) {
+                    try await server.get(Self.path(origin, "wm:1:nowe:5:5"))
+                }
+                #expect(reply.status == 200)
+                #expect(try Self.decoded(reply).pixel(x: 5, y: 5) == Self.green)
+                #expect(origin.requestCount("/mark.png") == 1)
+            }
+        }
+        let mine = reports.withLock { $0 }.filter { $0.detail == description }
+        #expect(mine.isEmpty, "\(mine)")
     }
 
     @Test func eachWatermarkGivesItsOwnEntityTagAndWithoutAMarkTheOptionDrawsNothing() async throws {

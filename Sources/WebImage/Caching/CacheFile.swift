@@ -18,6 +18,7 @@ enum CacheFile {
     /// (explicitly, since `noatime` and `relatime` mounts do not keep it; at most once a minute,
     /// since each update is a metadata write).
     static func read(_ path: String, touchAccessDate: Bool = false) -> Data? {
+        BlockingCheck.note(path)
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { return nil }
         defer { close(fd) }
@@ -66,6 +67,7 @@ enum CacheFile {
     /// a part; a crash leaves at most a temporary file, which no process holds locked: the next
     /// cleanup or cache start removes it (`removeAbandonedTemporary`).
     static func writeAtomically(_ data: Data, to path: String, in folder: String, sync: Bool = true) throws(DiskCacheError) {
+        BlockingCheck.note(path)
         let (fd, temporary) = try createLockedTemporary(in: folder)
         var failure: DiskCacheError?
         let written = data.withUnsafeBytes { buffer -> Int32 in
@@ -148,7 +150,8 @@ enum CacheFile {
 
     /// The names in `folder` (nil when it cannot be listed).
     static func names(in folder: String) -> [String]? {
-        try? FileManager.default.contentsOfDirectory(atPath: folder)
+        BlockingCheck.note(folder)
+        return try? FileManager.default.contentsOfDirectory(atPath: folder)
     }
 
     /// Creates `folder` and its parents if missing; fails when a file stands in the way.

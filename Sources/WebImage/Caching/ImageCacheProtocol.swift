@@ -66,7 +66,7 @@ extension ImageCacheProtocol {
         cacheType: ImageCacheType = .all
     ) async -> ImageCacheQueryResult {
         let operation = OperationHolder()
-        let options = options.subtracting([.queryDiskDataSync, .queryMemoryDataSync])
+        let options = options.subtracting(.synchronousQueries)
         return await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
                 let started = queryImage(forKey: key, options: options, context: context, cacheType: cacheType) {

@@ -62,3 +62,9 @@ public struct WebImageOptions: OptionSet, Sendable, Hashable {
     /// transition's `didSet` (transitions are synchronous here), with or without it.
     public static let waitTransition = WebImageOptions(rawValue: 1 << 25)
 }
+
+extension WebImageOptions {
+    /// The options that read and decode on the calling thread: dropped wherever that thread may
+    /// be a cooperative-pool thread (async entry points, loads woken by another's end).
+    static let synchronousQueries: WebImageOptions = [.queryDiskDataSync, .queryMemoryDataSync]
+}

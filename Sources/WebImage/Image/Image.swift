@@ -158,6 +158,7 @@ public final class Image: Sendable {
     /// The RGBA8 pixels, decoding them first if needed (once; later calls reuse them).
     func renderedPixels() throws(ImageCodingError) -> PixelBuffer {
         if let pixels = pixels.withLock({ $0 }) { return pixels }
+        BlockingCheck.note(description)
         let rendered: PixelBuffer
         do {
             rendered = try WorkBudget.attributingStops { () throws(VipsError) in try makeVipsImage().renderRGBA() }

@@ -17,6 +17,10 @@ public struct DownloadMetrics: Sendable, Equatable {
     public var resumeCount = 0
     /// True when the body was completed with a byte-range request after a dropped connection.
     public var resumed = false
+    /// Partial decodes run for `.progressiveLoad` callers (one at a time, of the bytes so far).
+    public var partialDecodeCount = 0
+    /// The body bytes those decodes read, each a copy of the body as it then was.
+    public var partialDecodeBytes = 0
 
     /// Empty metrics.
     public init() {}

@@ -1,4 +1,5 @@
 import Foundation
+import NIOCore
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -9,8 +10,12 @@ struct PartialDecode {
     let coder: any ProgressiveImageCoder
     let options: ImageCoderOptions
     var task: Task<Void, Never>?
-    /// Bytes that arrived while a decode ran: decoded next, so the last piece is not skipped.
-    var newerData: Data?
+    /// The chunks that arrived while a decode ran, which with the decode's bytes make the newest
+    /// body: decoded next, so the last piece is not skipped. Chunks, not the body: a copy of the
+    /// body kept here would make the transfer's next append copy the whole body, once a chunk.
+    var newerChunks: [ByteBuffer] = []
+    /// The running decode's bytes and `newerChunks`: the body's size while it only grew.
+    var heldCount = 0
 }
 
 extension DownloadOperation {
@@ -130,9 +135,10 @@ extension DownloadOperation {
     }
 
     /// With a caller asking for `.progressiveLoad` and no decryptor: starts a partial decode of
-    /// the bytes so far unless one is running. The coder is the shared coders' last progressive
-    /// coder that takes the first bytes (SDWebImage's rule).
-    func decodePartialIfWanted(_ body: Data, expected: Int) {
+    /// the bytes so far (`body`, which ends with `chunk`) unless one is running; then keeps
+    /// `chunk` for the next. The coder is the shared coders' last progressive coder that takes
+    /// the first bytes (SDWebImage's rule).
+    func decodePartialIfWanted(_ body: Data, chunk: ByteBuffer, expected: Int) {
         guard environment.decryptor == nil, expected == 0 || body.count < expected else { return }
         state.withLock { state in
             guard let first = state.callers.first(where: { $0.options.contains(.progressiveLoad) }) else { return }
@@ -142,35 +148,53 @@ extension DownloadOperation {
             }
             guard let partial = state.partialDecode else { return }
             guard partial.task == nil else {
-                state.partialDecode?.newerData = body
+                if body.count == partial.heldCount + chunk.readableBytes {
+                    state.partialDecode?.newerChunks.append(chunk)
+                    state.partialDecode?.heldCount = body.count
+                } else {
+                    // The body started again (a retry): what is held is not its start.
+                    state.partialDecode?.newerChunks = []
+                    state.partialDecode?.heldCount = -1
+                }
                 return
             }
             let coder = partial.coder
             let options = partial.options
+            state.partialDecode?.heldCount = body.count
+            // The task's copy of `body` is the one snapshot of this decode (the next append copies).
             state.partialDecode?.task = Task { await self.runPartialDecode(body, coder: coder, options: options) }
         }
     }
 
     private func runPartialDecode(_ data: Data, coder: any ProgressiveImageCoder, options: ImageCoderOptions) async {
+        state.withLock { state in
+            state.metrics.partialDecodeCount += 1
+            state.metrics.partialDecodeBytes += data.count
+        }
         let image = try? await BlockingPool.run { () -> Image? in
             coder.updateIncrementalData(data, finished: false)
             return coder.incrementalDecodedImage(options: options)
         }
-        let (callers, newer): ([Caller], Data?) = state.withLock { state in
+        let (callers, newerChunks): ([Caller], [ByteBuffer]) = state.withLock { state in
             guard isRunningPhase(state.phase) else {
                 state.partialDecode?.task = nil
-                return ([], nil)
+                return ([], [])
             }
-            let newer = state.partialDecode?.newerData
-            state.partialDecode?.newerData = nil
-            if newer == nil { state.partialDecode?.task = nil }
-            return (state.callers.filter { $0.options.contains(.progressiveLoad) }, newer)
+            let newerChunks = state.partialDecode?.newerChunks ?? []
+            state.partialDecode?.newerChunks = []
+            if newerChunks.isEmpty { state.partialDecode?.task = nil }
+            return (state.callers.filter { $0.options.contains(.progressiveLoad) }, newerChunks)
         }
         if let image = image ?? nil, image.isIncremental {
             for caller in callers { caller.callbacks.deliverPartial(image, data: nil) }
         }
-        // Still the running task (the transfer waits for it before finishing): decode the newest bytes.
-        if let newer { await runPartialDecode(newer, coder: coder, options: options) }
+        // Still the running task (the transfer waits for it before finishing): decode the newest
+        // bytes, put together once.
+        guard !newerChunks.isEmpty else { return }
+        var newer = Data(capacity: data.count + newerChunks.reduce(0) { $0 + $1.readableBytes })
+        newer.append(data)
+        for chunk in newerChunks { newer.append(contentsOf: chunk.readableBytesView) }
+        await runPartialDecode(newer, coder: coder, options: options)
     }
 
     private static func progressiveCoder(for data: Data, options: ImageCoderOptions) -> (any ProgressiveImageCoder)? {

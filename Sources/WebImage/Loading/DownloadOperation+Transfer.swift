@@ -95,7 +95,7 @@ extension DownloadOperation {
         // A partial image never follows the final one: the last partial decode ends first, and
         // bytes it has not seen are not decoded partially any more.
         let lastPartialDecode = state.withLock { state -> Task<Void, Never>? in
-            state.partialDecode?.newerData = nil
+            state.partialDecode?.newerChunks = []
             return state.partialDecode?.task
         }
         await lastPartialDecode?.value
@@ -192,7 +192,7 @@ extension DownloadOperation {
                 }
                 dropCallers(over: body.count)
                 let wantsPartial = reportProgress(received: body.count, expected: expected, force: false, newBytes: chunk.readableBytes)
-                if wantsPartial { decodePartialIfWanted(body, expected: expected) }
+                if wantsPartial { decodePartialIfWanted(body, chunk: chunk, expected: expected) }
             }
         } catch let failure as TransferFailure {
             throw failure

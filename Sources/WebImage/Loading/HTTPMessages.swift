@@ -30,8 +30,10 @@ enum HTTPMessages {
     }
 
     /// `request` with the cookies `storage` holds for `url` added to its `Cookie` header (after
-    /// any the caller set), as `URLSession` sends them under `httpShouldHandleCookies`.
+    /// any the caller set), as `URLSession` sends them under `httpShouldHandleCookies`. Blocks:
+    /// the storage's lock is held while it writes its file.
     static func adding(cookiesFrom storage: HTTPCookieStorage, for url: URL, to request: HTTPClientRequest) -> HTTPClientRequest {
+        BlockingCheck.note(url.absoluteString)
         guard let stored = storage.cookies(for: url), !stored.isEmpty,
               let header = HTTPCookie.requestHeaderFields(with: stored)["Cookie"]
         else { return request }
@@ -41,10 +43,11 @@ enum HTTPMessages {
         return request
     }
 
-    /// Keeps the cookies `response` sets (one `Set-Cookie` field each) in `storage`, under its
-    /// accept policy, as `URLSession` does.
-    static func storeCookies(of response: HTTPClientResponse, from url: URL, in storage: HTTPCookieStorage) {
-        let cookies = response.headers["Set-Cookie"].flatMap { HTTPCookie.cookies(withResponseHeaderFields: ["Set-Cookie": $0], for: url) }
+    /// Keeps the cookies a response sets (its `Set-Cookie` fields) in `storage`, under its
+    /// accept policy, as `URLSession` does. Blocks: the shared storage writes its file.
+    static func storeCookies(_ setCookieFields: [String], from url: URL, in storage: HTTPCookieStorage) {
+        BlockingCheck.note(url.absoluteString)
+        let cookies = setCookieFields.flatMap { HTTPCookie.cookies(withResponseHeaderFields: ["Set-Cookie": $0], for: url) }
         if !cookies.isEmpty { storage.setCookies(cookies, for: url, mainDocumentURL: nil) }
     }
 

@@ -47,9 +47,17 @@ struct HopByHopClient: Sendable {
         var redirectCount = 0
         while true {
             guard let url = URL(string: request.url) else { throw HTTPClientError.invalidURL }
-            let hop = cookies.map { HTTPMessages.adding(cookiesFrom: $0, for: url, to: request) } ?? request
+            // Foundation's cookie storage reads and writes its file synchronously: on the blocking pool.
+            let hop = if let cookies {
+                try await BlockingPool.run { [request] in HTTPMessages.adding(cookiesFrom: cookies, for: url, to: request) }
+            } else {
+                request
+            }
             let (response, lease) = try await send(hop, to: url, allowingInvalidCertificates: allowingInvalidCertificates)
-            if let cookies { HTTPMessages.storeCookies(of: response, from: url, in: cookies) }
+            if let cookies, case let fields = response.headers["Set-Cookie"], !fields.isEmpty {
+                // Throws only once the pool is shut down: the cookies are then not kept.
+                _ = try? await BlockingPool.run { HTTPMessages.storeCookies(fields, from: url, in: cookies) }
+            }
             guard maximumRedirects > 0, let target = Self.redirectTarget(of: response, from: url) else {
                 return Exchange(response: response, url: url, redirectCount: redirectCount, lease: lease)
             }

@@ -51,7 +51,9 @@ public final class ImagePrefetcher: Sendable {
         }
     }
 
-    /// The options of every prefetch load (default `.lowPriority`).
+    /// The options of every prefetch load (default `.lowPriority`). `.queryDiskDataSync` and
+    /// `.queryMemoryDataSync` are ignored: a load starts on the thread where another ended,
+    /// which may be a cooperative-pool thread.
     public var options: WebImageOptions {
         get { settings.withLock { $0.options } }
         set { settings.withLock { $0.options = newValue } }
@@ -161,11 +163,12 @@ public final class ImagePrefetcher: Sendable {
 
     private func loadSettings() -> (WebImageOptions, WebImageContext?) {
         settings.withLock { settings in
-            guard settings.prefetchesToDiskOnly else { return (settings.options, settings.context) }
+            let options = settings.options.subtracting(.synchronousQueries)
+            guard settings.prefetchesToDiskOnly else { return (options, settings.context) }
             var context = settings.context ?? WebImageContext()
             context.storeCacheType = .disk
             context.queryCacheType = .disk
-            return (settings.options.union(.avoidDecodeImage), context)
+            return (options.union(.avoidDecodeImage), context)
         }
     }
 

@@ -23,11 +23,14 @@ extension WebImageManager {
     /// Loads `url` and returns the first final image; cancelling the task cancels the load
     /// (`WebImageError.cancelled`). A cache miss that may not be loaded throws `.notInCache`.
     /// With `.refreshCached`, a cached image is returned at once and the revalidation goes on
-    /// in the background, updating the cache.
+    /// in the background, updating the cache. `.queryDiskDataSync` and `.queryMemoryDataSync`
+    /// are ignored, as by the cache's async `queryImage`: they ask for disk I/O and decoding on
+    /// the calling thread, here a cooperative-pool thread.
     public func loadImage(
         with url: URL?, options: WebImageOptions = [], context: WebImageContext? = nil,
         progress: ImageLoaderProgress? = nil
     ) async throws -> ImageLoadResult {
+        let options = options.subtracting(.synchronousQueries)
         if let hit = memoryHit(url, options: options, context: context) { return hit }
         let holder = OperationHolder()
         let resumed = Locked(false)
@@ -130,12 +133,13 @@ final class ManagerLoad: Sendable {
 
     // MARK: Steps
 
-    private func queryCache() {
+    private func queryCache(options: WebImageOptions? = nil) {
         let queryType = context?.queryCacheType ?? .all
+        let options = options ?? self.options
         operation.setCacheOperation(cache.queryImage(forKey: key, options: options, context: context, cacheType: queryType) { [self] image, data, cacheType in
             guard operation.isActive else { return }
             if image == nil, isDerived {
-                queryOriginal()
+                queryOriginal(options: options)
             } else {
                 load(cachedImage: image, cachedData: data, cacheType: cacheType)
             }
@@ -144,7 +148,7 @@ final class ManagerLoad: Sendable {
 
     /// On a thumbnail, HDR or transformed miss: the original from the cache, thumbnailed or HDR
     /// (the disk hit decodes so) and transformed, without a request.
-    private func queryOriginal() {
+    private func queryOriginal(options: WebImageOptions) {
         let queryType = context?.originalQueryCacheType ?? .disk
         guard queryType != .none else {
             load(cachedImage: nil, cachedData: nil, cacheType: .none)
@@ -190,7 +194,8 @@ final class ManagerLoad: Sendable {
                 if !options.contains(.retryFailed), manager.isFailedURL(url) {
                     finish(nil, nil, WebImageError.blackListed, .none)
                 } else {
-                    queryCache()
+                    // On the leader's thread, which may run a task: never a synchronous query.
+                    queryCache(options: options.subtracting(.synchronousQueries))
                 }
             }) {
                 return
@@ -306,8 +311,12 @@ final class ManagerLoad: Sendable {
         let finalStoreType = hdrOfCachedOriginal ? storeType.memoryTier : storeType
         if finalStoreType != .none, downloaded || derived || hdrOfCachedOriginal {
             let url = self.url
-            let data = derived ? serializer?.cacheData(with: final, originalData: nil, imageURL: url)
-                : (serializer.map { $0.cacheData(with: final, originalData: originalData, imageURL: url) } ?? originalData)
+            // A serializer encodes, as a rule: on the blocking pool.
+            let data = if let serializer {
+                try? await BlockingPool.run { serializer.cacheData(with: final, originalData: derived ? nil : originalData, imageURL: url) }
+            } else {
+                derived ? nil : originalData
+            }
             let cache = self.cache
             let key = self.key
             stores.append { done in

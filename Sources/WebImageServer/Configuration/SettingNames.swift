@@ -5,9 +5,9 @@ import Foundation
 /// so that a typo (`WEBIMAGE_WORKRES`) stops the server rather than being ignored.
 enum SettingNames {
     /// Variables under `WEBIMAGE_` that the project reads for other purposes, not settings: the
-    /// library's own (`WEBIMAGE_LIBORC_LOCK`, `WEBIMAGE_RENDER`) and the test suite's
-    /// (`WEBIMAGE_TEST_*`). The server claims no other name under its prefix.
-    static let readElsewhere: Set<String> = ["LIBORC_LOCK", "RENDER"]
+    /// library's own (`WEBIMAGE_LIBORC_LOCK`, `WEBIMAGE_RENDER`, `WEBIMAGE_CHECK_BLOCKING`) and
+    /// the test suite's (`WEBIMAGE_TEST_*`). The server claims no other name under its prefix.
+    static let readElsewhere: Set<String> = ["LIBORC_LOCK", "RENDER", "CHECK_BLOCKING"]
     static let testPrefix = "TEST_"
 
     /// Every setting's keys (its own and its aliases), and `config`.

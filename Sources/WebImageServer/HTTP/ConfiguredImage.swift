@@ -55,7 +55,9 @@ final class ConfiguredImage<Value: Sendable>: Sendable {
             let make = make
             do {
                 let (value, _) = try await fetching.value(forKey: "image") {
-                    try make(try await downloader.downloadData(with: url).data, setting)
+                    let data = try await downloader.downloadData(with: url).data
+                    // A full decode (an SVG's or a PDF's in a child process): off the cooperative pool.
+                    return try await BlockingPool.run { try make(data, setting) }
                 }
                 fetched.withLock { $0 = value }
                 return value

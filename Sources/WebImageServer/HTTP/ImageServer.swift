@@ -251,7 +251,7 @@ public final class ImageServer: Sendable {
             }
             metrics.processingDuration.recordNanoseconds((ContinuousClock.now - started).nanoseconds)
             metrics.processed.increment()
-            let entityTag = EntityTag.make(sourceVersion: EntityTag.sourceVersion(source), key: job.key)
+            let entityTag = EntityTag.make(sourceVersion: try await EntityTag.sourceVersion(source), key: job.key)
             let result = Self.stored(processed, entityTag: entityTag, source: source)
             results.store(result, data: processed.data, forKey: job.key, logger: logger)
             return Made(result: result, fallbackFor: nil)

@@ -1,11 +1,14 @@
 import Foundation
 import Logging
 import SystemPackage
+import WebImage
 import WebImageSupport
 
 /// The server's log handler: one line an event in one of imgproxy's `LOG_FORMAT` forms, written
-/// to standard error in batches (`LogBatches`): a line below `warning` waits at most a tenth of
-/// a second, a warning or worse is written at once with every line before it.
+/// to standard error in batches by a thread of its own (`LogBatches`): a line below `warning`
+/// waits at most a tenth of a second, a warning or worse is written as soon as the writer is
+/// free, with every line before it. Logging never waits on standard error: when it takes
+/// nothing (a stalled pipe), lines past 1 MiB are dropped, counted, and said to be.
 ///
 /// `webimage serve` logs through it (the server's lines and the library's). `StreamLogHandler`
 /// formats its time with `strftime` and writes through stdio under a lock with a flush after each
@@ -24,18 +27,21 @@ public struct ImageServerLogHandler: LogHandler {
     /// `factory(format:)` share the clock that formats their times.
     public init(format: LogFormat) {
         self.init(format: format, clock: LogClock(), write: Self.writeToStandardError)
+        Self.noticeDroppedLines(format: format, clock: clock)
     }
 
-    /// Writes the lines still waiting for their batch: call it before the process exits
-    /// (`webimage serve` does).
-    public static func flush() {
-        LogBatches.standardError.flush()
+    /// Writes the lines still waiting and ends the thread that writes them, waiting for it at
+    /// most 2 s (standard error may take nothing): call it before the process exits (`webimage
+    /// serve` does). A line logged after it is written by the logging call itself.
+    public static func shutdown() async {
+        await LogBatches.standardError.shutdown()
     }
 
     /// A factory for `LoggingSystem.bootstrap`: every logger's handler writes `format` lines at
     /// `level`.
     public static func factory(format: LogFormat, level: Logger.Level) -> @Sendable (String) -> any LogHandler {
         let clock = LogClock()
+        noticeDroppedLines(format: format, clock: clock)
         return { _ in
             var handler = ImageServerLogHandler(format: format, clock: clock, write: writeToStandardError)
             handler.logLevel = level
@@ -52,6 +58,14 @@ public struct ImageServerLogHandler: LogHandler {
         self.format = format
         self.clock = clock
         self.write = write
+    }
+
+    /// Says in `format` how many lines standard error did not take in time.
+    private static func noticeDroppedLines(format: LogFormat, clock: LogClock) {
+        let handler = ImageServerLogHandler(format: format, clock: clock) { _ in }
+        LogBatches.standardError.setDropNotice { count in
+            handler.line(level: .warning, message: "log lines dropped: standard error took none for a while", metadata: ["dropped": "\(count)"], at: Date())
+        }
     }
 
     @Sendable private static func writeToStandardError(_ line: String, level: Logger.Level) {
@@ -138,51 +152,150 @@ public struct ImageServerLogHandler: LogHandler {
     }
 }
 
-/// Lines for one file descriptor, gathered and written together: a busy server's access log in
-/// a few `write(2)` a second instead of one a request. A batch is written a tenth of a second
-/// after its first line, when it passes 32 KB, or at once for a line that asks (with every line
-/// before it, in order). Written under the lock, so batches never cross; a writer blocked by a
-/// full pipe blocks the loggers behind it, as one `write(2)` a line did.
+/// Lines for one file descriptor, gathered and written together by a thread of their own: a
+/// busy server's access log in a few `write(2)` a second instead of one a request, and no logging
+/// call ever waits on the descriptor. A batch is written a tenth of a second after its first
+/// line, when it passes 32 KB, or as soon as the writer is free for a line that asks (with every
+/// line before it, in order). A logger only appends under the lock; a reader that stops reading
+/// (a full pipe) stops the writer alone. While it is stopped, up to `limit` bytes wait; the lines
+/// past them are dropped and counted, and one line says how many once writing resumes.
 final class LogBatches: Sendable {
     static let standardError = LogBatches(descriptor: .standardError)
 
-    private static let delay = DispatchTimeInterval.milliseconds(100)
+    private static let delay = 0.1
     private static let largest = 32 << 10
-    private let descriptor: FileDescriptor
-    private let pending = Locked((bytes: [UInt8](), scheduled: false))
+    /// The bytes held for a writer that cannot write, by default: a few thousand access lines.
+    static let defaultLimit = 1 << 20
 
-    init(descriptor: FileDescriptor) {
-        self.descriptor = descriptor
+    private let descriptor: FileDescriptor
+    private let limit: Int
+    private let state: State
+
+    /// What the loggers and the writer share. Unchecked: every field is read and written with
+    /// `condition` locked (the writer waits on it, so it cannot be a `Locked`).
+    private final class State: @unchecked Sendable {
+        let condition = NSCondition()
+        var bytes: [UInt8] = []
+        /// Whether a line asked to be written without waiting for its batch.
+        var urgent = false
+        /// When the oldest waiting line came (`ProcessInfo.systemUptime`).
+        var firstLineAt = 0.0
+        /// Lines dropped since the last batch taken: each later line is dropped too until then,
+        /// so that the notice stands where the gap is.
+        var dropped = 0
+        /// The notice for `dropped` lines, one whole line.
+        var dropNotice: @Sendable (Int) -> String = { "\($0) log lines dropped: the log's reader fell behind\n" }
+        /// The last batch's buffer, emptied, for the next one (its capacity kept).
+        var spare: [UInt8] = []
+        var stopping = false
+        /// The writer thread ended (or was never started: then lines are written by their logger).
+        var ended = false
     }
 
-    /// Adds `line`; written with its batch, or at once (with the batch) when `now`.
+    /// Lines for `descriptor`, written by a thread started now, which `shutdown` ends; at most
+    /// `limit` bytes wait while the descriptor takes none.
+    init(descriptor: FileDescriptor, limit: Int = LogBatches.defaultLimit) {
+        self.descriptor = descriptor
+        self.limit = limit
+        state = State()
+        let thread = Thread { [self] in writeUntilShutdown() }
+        thread.name = "webimage-log"
+        thread.start()
+    }
+
+    /// Sets the line that says how many lines were dropped (the log's own form).
+    func setDropNotice(_ notice: @escaping @Sendable (Int) -> String) {
+        locked { $0.dropNotice = notice }
+    }
+
+    /// Adds `line`; written with its batch, or as soon as the writer can when `now`. Never waits
+    /// on the descriptor: after `shutdown`, the line is written here and now.
     func append(_ line: String, now: Bool) {
-        let schedule = pending.withLock { pending -> Bool in
-            pending.bytes.append(contentsOf: line.utf8)
-            if now || pending.bytes.count >= Self.largest {
-                write(&pending.bytes)
+        let inline = locked { state -> Bool in
+            guard !state.ended else { return true }
+            guard state.dropped == 0, state.bytes.count + line.utf8.count <= limit else {
+                state.dropped += 1
                 return false
             }
-            defer { pending.scheduled = true }
-            return !pending.scheduled
+            if state.bytes.isEmpty { state.firstLineAt = ProcessInfo.processInfo.systemUptime }
+            state.bytes.append(contentsOf: line.utf8)
+            if now || state.bytes.count >= Self.largest {
+                state.urgent = true
+                state.condition.broadcast()
+            } else if state.bytes.count == line.utf8.count {
+                // The batch's first line: the writer waits for its tenth of a second.
+                state.condition.broadcast()
+            }
+            return false
         }
-        if schedule {
-            DispatchQueue.global().asyncAfter(deadline: .now() + Self.delay) { [self] in flush() }
+        if inline { write(Array(line.utf8)) }
+    }
+
+    /// Writes what waits and ends the writer thread, waiting at most `timeout` seconds for it (a
+    /// descriptor that takes nothing keeps it in its `write(2)`: the process is ending anyway).
+    /// Lines after it are written by their logger.
+    func shutdown(timeout: Double = 2) async {
+        _ = try? await BlockingPool.run { [self] in
+            let deadline = Date(timeIntervalSinceNow: timeout)
+            locked { state in
+                state.stopping = true
+                state.condition.broadcast()
+                while !state.ended, state.condition.wait(until: deadline) {}
+                // Timed out: from now on each logger writes its own line.
+                state.ended = true
+            }
         }
     }
 
-    /// Writes what waits.
-    func flush() {
-        pending.withLock { pending in
-            pending.scheduled = false
-            write(&pending.bytes)
+    private func writeUntilShutdown() {
+        while var batch = nextBatch() {
+            write(batch)
+            batch.removeAll(keepingCapacity: true)
+            locked { $0.spare = batch }
         }
     }
 
-    private func write(_ bytes: inout [UInt8]) {
+    /// The next batch once it is due, with the drop notice after it; nil once shut down with
+    /// nothing left.
+    private func nextBatch() -> [UInt8]? {
+        locked { state -> [UInt8]? in
+            while true {
+                let waiting = !state.bytes.isEmpty || state.dropped > 0
+                if !waiting {
+                    if state.stopping {
+                        state.ended = true
+                        state.condition.broadcast()
+                        return nil
+                    }
+                    state.condition.wait()
+                    continue
+                }
+                let due = state.firstLineAt + Self.delay
+                let now = ProcessInfo.processInfo.systemUptime
+                if state.urgent || state.stopping || state.bytes.count >= Self.largest || now >= due { break }
+                _ = state.condition.wait(until: Date(timeIntervalSinceNow: due - now))
+            }
+            var batch = state.spare
+            state.spare = []
+            swap(&batch, &state.bytes)
+            if state.dropped > 0 {
+                batch.append(contentsOf: state.dropNotice(state.dropped).utf8)
+                state.dropped = 0
+            }
+            state.urgent = false
+            return batch
+        }
+    }
+
+    private func locked<T>(_ body: (State) -> T) -> T {
+        state.condition.lock()
+        defer { state.condition.unlock() }
+        return body(state)
+    }
+
+    private func write(_ bytes: [UInt8]) {
         guard !bytes.isEmpty else { return }
         _ = try? bytes.withUnsafeBytes { try descriptor.writeAll($0) }
-        bytes.removeAll(keepingCapacity: true)
     }
 }
 

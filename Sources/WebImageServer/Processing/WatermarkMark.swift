@@ -16,6 +16,7 @@ struct WatermarkMark: Sendable {
     /// The mark in `data`, with `baseOpacity`; nil when `data` is not an image this server
     /// decodes.
     init?(data: Data, baseOpacity: Double) {
+        BlockingCheck.note("a mark of \(data.count) bytes")
         var decoding = ImageCoderOptions()
         decoding.decodeFirstFrameOnly = true
         guard let decoded = try? ImageCodersManager.shared.decode(data, options: decoding).decoded() else { return nil }

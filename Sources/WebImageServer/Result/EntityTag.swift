@@ -8,9 +8,16 @@ import WebImage
 /// rotation, takes no part.
 enum EntityTag {
     /// What identifies a source's version: its strong validator, else its Last-Modified, else a
-    /// digest of its bytes.
-    static func sourceVersion(_ source: SourceImage) -> String {
-        sourceVersion(validators: source.validators) ?? "sha256:" + Data(SHA256.hash(data: source.data)).base64EncodedString()
+    /// digest of its bytes, taken on the blocking pool (it reads every byte of the source).
+    static func sourceVersion(_ source: SourceImage) async throws -> String {
+        if let version = sourceVersion(validators: source.validators) { return version }
+        return try await BlockingPool.run { digestVersion(of: source.data) }
+    }
+
+    /// The version of a source whose origin sent no validators: a digest of its bytes.
+    static func digestVersion(of data: Data) -> String {
+        BlockingCheck.note("\(data.count) bytes")
+        return "sha256:" + Data(SHA256.hash(data: data)).base64EncodedString()
     }
 
     /// The version the validators name; nil when the origin sent none.

@@ -1,4 +1,5 @@
 import Foundation
+import ImageEngine
 import Testing
 import WebImage
 import WebImageTestServer
@@ -42,6 +43,23 @@ import WebImageTestSupport
             let result = try await downloader.downloadImage(with: server.url(Self.rocket), options: .handleCookies)
             #expect(result.image.pixelWidth == 640)
             #expect(server.statistics.requestLog[Self.rocket]?.first?.header("Cookie") == "session=abc123")
+        } }
+    }
+
+    /// Foundation's storage reads and writes its file synchronously: with `.handleCookies`, on
+    /// the blocking pool (the blocking check sees the cookie calls; none on a task's thread).
+    @Test func cookiesAreReadAndKeptOffTheCooperativePool() async throws {
+        try await Self.withFreshStorage { storage in try await withOrigin { server in
+            let downloader = makeDownloader { $0.cookieStorage = storage }
+            try Self.routeSettingCookie(server, "/login.jpg", "session=abc123; Path=/")
+            let reports = Locked<[BlockingCheck.Report]>([])
+            try await BlockingCheck.observing({ report in reports.withLock { $0.append(report) } }) {
+                _ = try await downloader.downloadData(with: server.url("/login.jpg"), options: .handleCookies)
+                _ = try await downloader.downloadData(with: server.url(Self.rocket), options: .handleCookies)
+            }
+            #expect(server.statistics.requestLog[Self.rocket]?.first?.header("Cookie") == "session=abc123")
+            let mine = reports.withLock { $0 }.filter { $0.detail.hasPrefix(server.url("/").absoluteString) }
+            #expect(mine.isEmpty, "\(mine)")
         } }
     }
 

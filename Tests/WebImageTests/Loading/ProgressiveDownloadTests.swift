@@ -51,6 +51,62 @@ import WebImageTestSupport
         }
     }
 
+    /// A progressive JPEG of several megabytes, its first half sent at once in many chunks: partial
+    /// images, then the whole one. Each partial decode reads one copy of the body so far (the
+    /// download's metrics count them); the body is not copied once a chunk while a decode runs,
+    /// which made a large progressive download quadratic. Measured, not timed: 1 and 4 MB bodies,
+    /// the bytes the partial decodes read and the process's CPU time, printed as ratios.
+    @Test(.timeLimit(.minutes(TestAllowance.minutes(2))))
+    func aMultiMegabyteProgressiveDownloadGivesPartialImagesAndCopiesTheBodyOncePerDecode() async throws {
+        var ratios: [(bytes: Int, decodes: Int, read: Int, cpu: Double)] = []
+        for side in [700, 1400] {
+            let data = try Self.noiseJPEG(side: side)
+            let (decodes, read, cpu) = try await withOrigin { server async throws in
+                let gate = server.routeHeld("/large.jpg", body: Array(data), type: "image/jpeg")
+                let started = Self.processCPUTime()
+                let (token, recorder) = makeDownloader().recordedDownload(server.url("/large.jpg"), options: .progressiveLoad)
+                await recorder.wait { _, partials in partials >= 1 }
+                gate.open()
+                let outcome = await recorder.outcome()
+                let final = try #require(outcome.image)
+                #expect(!final.isIncremental && final.pixelWidth == side)
+                #expect(!outcome.partialImages.isEmpty && outcome.partialImages.allSatisfy { $0.isIncremental && $0.pixelWidth == side })
+                let metrics = try #require(token?.metrics)
+                #expect(metrics.partialDecodeCount >= outcome.partialImages.count)
+                // One copy of the body (as it then was) a decode, never more.
+                #expect(metrics.partialDecodeBytes <= metrics.partialDecodeCount * data.count, "\(metrics)")
+                return (metrics.partialDecodeCount, metrics.partialDecodeBytes, Self.processCPUTime() - started)
+            }
+            ratios.append((data.count, decodes, read, cpu))
+        }
+        let (small, large) = (ratios[0], ratios[1])
+        print(
+            "progressive download of \(small.bytes) and \(large.bytes) bytes (x\(Double(large.bytes) / Double(small.bytes))): "
+                + "partial decodes \(small.decodes) and \(large.decodes), bytes they read x\(Double(large.read) / Double(max(1, small.read))), "
+                + "process CPU time x\(large.cpu / max(small.cpu, 1e-6))"
+        )
+    }
+
+    /// A progressive JPEG of noise, `side` pixels square: about 3 bytes a pixel at quality 95.
+    private static func noiseJPEG(side: Int) throws -> Data {
+        var generator = SeededGenerator(seed: UInt64(side))
+        let pixels = (0..<side * side).flatMap { _ in
+            let value = generator.next()
+            return [UInt8(truncatingIfNeeded: value), UInt8(truncatingIfNeeded: value >> 8), UInt8(truncatingIfNeeded: value >> 16), 255]
+        }
+        var options = ImageCoderOptions()
+        options.encodeInterlaced = true
+        options.encodeCompressionQuality = 0.95
+        return try ImageCodersManager.shared.encode(try #require(Image(rgba8Pixels: pixels, width: side, height: side)), format: .jpeg, options: options)
+    }
+
+    /// CPU seconds this process has used (every thread's).
+    private static func processCPUTime() -> Double {
+        var usage = rusage()
+        getrusage(RUSAGE_SELF.rawValue, &usage)
+        return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
+    }
+
     @Test func withoutTheOptionOrWithADecryptorNoPartialImageIsDelivered() async throws {
         try await withOrigin { server in
             let url = server.url("/images/libjpeg-turbo/testimgint.jpg?parts=8&chunkDelay=30")

@@ -548,3 +548,97 @@ private final class ValidatorKeepingCache: ImageCacheProtocol {
         completion(validators.withLock { $0[key] })
     }
 }
+
+/// The options that ask for the disk on the calling thread (`.queryDiskDataSync`,
+/// `.queryMemoryDataSync`) never take a cooperative-pool thread: not in the async load, not in a
+/// load woken by its leader's end, not in a prefetch; nor does a cache serializer. Seen by the
+/// blocking check, whose reports name the cache's files (this test's folder alone).
+@Suite("Manager: off the cooperative pool") struct ManagerBlockingTests {
+    /// Runs `body` observing the blocking check; returns the reports about files under `folder`.
+    private static func reports(under folder: String, _ body: () async throws -> Void) async rethrows -> [BlockingCheck.Report] {
+        let reports = Locked<[BlockingCheck.Report]>([])
+        try await BlockingCheck.observing({ report in reports.withLock { $0.append(report) } }, body)
+        return reports.withLock { $0 }.filter { $0.detail.hasPrefix(folder) }
+    }
+
+    @Test func anAsyncLoadAskingForSynchronousQueriesReadsTheDiskOffThePool() async throws {
+        let fixture = try ManagerFixture()
+        defer { fixture.remove() }
+        try await withOrigin { server in
+            let url = server.url("/images/photos/rocket.jpg")
+            _ = try await fixture.manager.loadImage(with: url, options: .waitStoreCache)
+            fixture.cache.clearMemory()
+            let found = try await Self.reports(under: fixture.scratch.path) {
+                let fromDisk = try await fixture.manager.loadImage(with: url, options: .queryDiskDataSync)
+                #expect(fromDisk.cacheType == .disk && fromDisk.image.pixelWidth == 640)
+                let withData = try await fixture.manager.loadImage(with: url, options: [.queryMemoryData, .queryMemoryDataSync])
+                #expect(withData.cacheType == .memory && withData.data != nil)
+            }
+            #expect(found.isEmpty, "\(found)")
+            #expect(server.requestCount("/images/photos/rocket.jpg") == 1)
+        }
+    }
+
+    /// A load that waited for an identical one asks the cache again on the thread where the
+    /// leader ended, a task's: its synchronous query goes asynchronous there.
+    @Test func aWokenFollowerQueriesTheDiskOffTheLeadersThread() async throws {
+        let fixture = try ManagerFixture()
+        defer { fixture.remove() }
+        try await withOrigin { server in
+            let gate = server.routeHeld("/held.jpg", body: Array(try TestImages.data("photos/rocket.jpg")), type: "image/jpeg")
+            let url = server.url("/held.jpg")
+            let (leader, follower) = (LoadRecorder(), LoadRecorder())
+            let found = try await Self.reports(under: fixture.scratch.path) {
+                fixture.manager.loadImage(with: url, completed: leader.completion)
+                #expect(await server.wait { $0.requests["/held.jpg"] == 1 })
+                // Started off the pool, where its first query is synchronous: it misses and waits
+                // for the leader before this returns.
+                let manager = fixture.manager
+                _ = try await BlockingPool.run {
+                    manager.loadImage(with: url, options: [.queryMemoryData, .queryMemoryDataSync, .queryDiskDataSync], completed: follower.completion)
+                }
+                gate.open()
+                await leader.wait(for: 1)
+                await follower.wait(for: 1)
+            }
+            #expect(leader.recorded.first?.image?.pixelWidth == 640 && follower.recorded.first?.image?.pixelWidth == 640)
+            #expect(follower.recorded.first?.cacheType == .memory)
+            #expect(server.requestCount("/held.jpg") == 1)
+            #expect(found.isEmpty, "\(found)")
+        }
+    }
+
+    @Test func aPrefetchAskingForSynchronousQueriesReadsTheDiskOffThePool() async throws {
+        let fixture = try ManagerFixture()
+        defer { fixture.remove() }
+        try await withOrigin { server in
+            let url = server.url("/images/photos/rocket.jpg")
+            _ = try await fixture.manager.loadImage(with: url, options: .waitStoreCache)
+            let prefetcher = ImagePrefetcher(imageManager: fixture.manager)
+            prefetcher.options = [.queryMemoryData, .queryMemoryDataSync, .queryDiskDataSync]
+            let found = await Self.reports(under: fixture.scratch.path) {
+                let (finished, skipped) = await prefetcher.prefetchURLs([url, url])
+                #expect(finished == 2 && skipped == 0)
+            }
+            #expect(found.isEmpty, "\(found)")
+        }
+    }
+
+    @Test func aCacheSerializerRunsOffThePool() async throws {
+        let fixture = try ManagerFixture()
+        defer { fixture.remove() }
+        let onTask = Locked<[Bool]>([])
+        var context = WebImageContext()
+        context.cacheSerializer = CacheSerializer { _, data, _ in
+            onTask.withLock { $0.append(withUnsafeCurrentTask { $0 != nil }) }
+            return data
+        }
+        try await withOrigin { server in
+            let url = server.url("/images/photos/rocket.jpg")
+            let result = try await fixture.manager.loadImage(with: url, options: .waitStoreCache, context: context)
+            #expect(result.image.pixelWidth == 640)
+            #expect(fixture.cache.diskImageDataExists(withKey: url.absoluteString))
+        }
+        #expect(onTask.withLock { $0 } == [false])
+    }
+}
