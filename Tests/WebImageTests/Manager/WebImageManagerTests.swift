@@ -553,7 +553,7 @@ private final class ValidatorKeepingCache: ImageCacheProtocol {
 /// `.queryMemoryDataSync`) never take a cooperative-pool thread: not in the async load, not in a
 /// load woken by its leader's end, not in a prefetch; nor does a cache serializer. Seen by the
 /// blocking check, whose reports name the cache's files (this test's folder alone).
-@Suite("Manager: off the cooperative pool") struct ManagerBlockingTests {
+@Suite("Manager: off the cooperative pool", .offThePool) struct ManagerBlockingTests {
     /// Runs `body` observing the blocking check; returns the reports about files under `folder`.
     private static func reports(under folder: String, _ body: () async throws -> Void) async rethrows -> [BlockingCheck.Report] {
         let reports = Locked<[BlockingCheck.Report]>([])

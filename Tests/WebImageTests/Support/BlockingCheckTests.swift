@@ -1,12 +1,13 @@
 import Foundation
 import ImageEngine
 import Testing
+import WebImageTestSupport
 import WebImage
 
 /// `WEBIMAGE_CHECK_BLOCKING`: blocking work on a task's thread is reported, the same work on
 /// the blocking pool is not. Reports are told apart by their detail (this test's own folder):
 /// other tests run meanwhile in the process.
-@Suite("Support: the blocking check") struct BlockingCheckTests {
+@Suite("Support: the blocking check", .offThePool) struct BlockingCheckTests {
     @Test func aDiskReadOnATasksThreadIsReportedAndOneOnTheBlockingPoolIsNot() async throws {
         let folder = FileManager.default.temporaryDirectory.path + "/webimage-blocking-check-" + UUID().uuidString
         defer { try? FileManager.default.removeItem(atPath: folder) }
