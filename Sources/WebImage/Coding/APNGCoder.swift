@@ -5,9 +5,8 @@ internal import ImageEngine
 /// with the APNG dispose and blend rules; frames are rendered on demand, in order, from a
 /// remembered canvas. Encodes animated images written as PNG as APNG (frames, durations and
 /// loop count kept, as SDWebImage writes them); still PNG goes to `VipsImageCoder`.
-public final class APNGCoder: AnimatedImageCoder, ThrowingImageCoder, FrameFailureRecording {
+public final class APNGCoder: AnimatedImageCoder, ThrowingImageCoder, ThrowingAnimatedImageProvider {
     private let animation: APNGAnimation?
-    private let failure = Locked<ImageCodingError?>(nil)
 
     /// The stateless coder registered in `ImageCodersManager`.
     public init() {
@@ -93,17 +92,12 @@ public final class APNGCoder: AnimatedImageCoder, ThrowingImageCoder, FrameFailu
     public var animatedImageFrameCount: Int { animation?.structure.frames.count ?? 0 }
     public var animatedImageLoopCount: Int { animation?.structure.loopCount ?? 0 }
 
-    public func animatedImageFrame(at index: Int) -> Image? {
-        guard let animation else { return nil }
-        do {
-            return Image(bitmap: try animation.frame(at: index), scale: animation.scale, format: .png)
-        } catch {
-            failure.withLock { $0 = error }
-            return nil
-        }
+    /// Frame `index` composited; `overLimit` once the pass over the frames has spent its time
+    /// budget (`decodeTimeBudget.animation`). The stateless coder has no frames.
+    public func decodeFrame(at index: Int) throws(ImageCodingError) -> Image {
+        guard let animation else { throw .noFrame(index, of: 0, format: .png) }
+        return Image(bitmap: try animation.frame(at: index), scale: animation.scale, format: .png)
     }
-
-    var lastFrameFailure: ImageCodingError? { failure.withLock { $0 } }
 
     public func animatedImageDuration(at index: Int) -> TimeInterval {
         guard let frames = animation?.structure.frames, frames.indices.contains(index) else { return 0 }
@@ -154,7 +148,7 @@ final class APNGAnimation: Sendable {
     /// Frame `index` composited on the canvas, as RGBA8 (thumbnailed if the options asked).
     func frame(at index: Int) throws(ImageCodingError) -> PixelBuffer {
         guard structure.frames.indices.contains(index) else {
-            throw .corruptData(format: .png, reason: "no frame \(index)")
+            throw .noFrame(index, of: structure.frames.count, format: .png)
         }
         do {
             return try WorkBudget.attributingStops { () throws(VipsError) -> PixelBuffer in try canvas.withLock { state throws(VipsError) -> PixelBuffer in
@@ -168,7 +162,7 @@ final class APNGAnimation: Sendable {
                 while next <= index {
                     try budget.check()
                     // Its work in this thread counts too: drawing, copies, what libpng decodes.
-                    try budget.counting { () throws(VipsError) in
+                    try budget.stopping { () throws(VipsError) in
                         // Opened first: a first frame whose header does not load throws before the
                         // canvas (which APNGStructure kept within the pixel limit) is allocated.
                         let frame = structure.frames[next]
@@ -192,7 +186,7 @@ final class APNGAnimation: Sendable {
                 guard let current else { throw VipsError("no frame \(index)") }
                 // The last frame at full size takes the canvas itself: no copy beside it.
                 if index == structure.frames.count - 1 && thumbnailBox == nil { return current.pixels.takePixels() }
-                let pixels = try budget.counting { () throws(VipsError) in try output(of: current.pixels, budget: budget) }
+                let pixels = try budget.stopping { () throws(VipsError) in try output(of: current.pixels, budget: budget) }
                 state = current
                 return pixels
             } }

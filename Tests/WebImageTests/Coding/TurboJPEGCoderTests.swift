@@ -2,6 +2,7 @@ import Foundation
 import ImageEngine
 import Testing
 import WebImage
+import WebImageTestServer
 
 /// The TurboJPEG engine gives what the libvips coder gives, and hands over what it does not take.
 @Suite struct TurboJPEGCoderTests {
@@ -260,6 +261,19 @@ import WebImage
         #expect(abs(large.count - libvips.count) * 5 < libvips.count)
     }
 
+    /// Default options, their time budget stretched under a sanitizer as the tests' bounds are:
+    /// a whole-suite ThreadSanitizer run, about 5 times slower, had the 2000x2000 thumbnail of
+    /// TestImageLarge.jpg (18 MP, progressive) below stopped by its 2 s budget.
+    static var sanitizerOptions: ImageCoderOptions {
+        var options = ImageCoderOptions()
+        let budget = options.decodeTimeBudget
+        options.decodeTimeBudget = DecodeTimeBudget(
+            thumbnail: TestAllowance.time(budget.thumbnail), fullSize: TestAllowance.time(budget.fullSize),
+            animation: TestAllowance.time(budget.animation)
+        )
+        return options
+    }
+
     @Test func handsOverWhatItDoesNotTake() throws {
         // Alpha to flatten: libvips blends it onto the background.
         let transparent = try TestImages.decoded(try TestImages.data("sdwebimage/TestImage.png"))
@@ -276,7 +290,7 @@ import WebImage
         #expect(large.pixelWidth == 5250 && large.pixelHeight == 3450)
         // A thumbnail whose DCT-scaled decode would pass 4 megapixels (2625x1725 here): libvips'
         // own thumbnail, sample for sample.
-        var big = ImageCoderOptions()
+        var big = Self.sanitizerOptions
         big.decodeThumbnailPixelSize = CGSize(width: 2000, height: 2000)
         let data = try TestImages.data("sdwebimage/TestImageLarge.jpg")
         let handedOver = try TurboJPEGCoder.shared.decode(data, options: big)
