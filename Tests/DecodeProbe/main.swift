@@ -15,8 +15,8 @@ import WebImage
 // N), and prints one line with the outcome ("decoded WxH, N frames", "encoded N bytes" or
 // "refused: <reason>"), one with this process's peak resident memory ("peak <bytes>"), read
 // from /proc/self/status, and one with the CPU time the decodes and encodes took, every thread
-// of the process counted ("cpu <nanoseconds>", from getrusage: what a budget stop is bounded
-// by, whatever else the machine runs). The parent cannot learn the peak from wait4: a child
+// of the process and of its child renderer counted ("cpu <nanoseconds>", from getrusage: what a
+// budget stop is bounded by, whatever else the machine runs). The parent cannot learn the peak from wait4: a child
 // spawned with posix_spawn shares the parent's memory until exec, and Linux keeps that peak as
 // the child's ru_maxrss.
 
@@ -61,11 +61,14 @@ guard let path, target != .undefined, let data = FileManager.default.contents(at
     exit(2)
 }
 
-/// The CPU time every thread of this process has used, in nanoseconds.
+/// The CPU time every thread of this process and its ended children (the renderer of a PDF, a
+/// large SVG or lossless WebP) have used, in nanoseconds.
 func processCPUTime() -> Int {
-    var usage = rusage()
-    getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &usage)
-    return (usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) * 1_000_000_000 + (usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) * 1_000
+    [RUSAGE_SELF, RUSAGE_CHILDREN].reduce(0) { total, who in
+        var usage = rusage()
+        getrusage(__rusage_who_t(who.rawValue), &usage)
+        return total + (usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) * 1_000_000_000 + (usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) * 1_000
+    }
 }
 
 // libvips' start is the process's, not the decode's.

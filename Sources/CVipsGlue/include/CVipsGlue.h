@@ -97,6 +97,11 @@ VipsImage *wi_placeholder(int width, int height, int bands);
 /// `*length` bytes (rows packed); NULL with libvips' error on failure.
 void *wi_render(VipsImage *image, size_t *length);
 
+/// Computes the 8-bit RGB or RGBA `image` in the calling thread, tile by tile, as RGBA (an
+/// opaque alpha added) into the file `fd` from `offset` on, rows packed, without holding it
+/// whole: a child renderer's answer. 0, or -1 with libvips' error.
+int wi_render_rgba8_to_file(VipsImage *image, int fd, off_t offset);
+
 /// Computes the 8-bit RGBA `image` tile by tile onto the RGBA8 canvas (`canvas_width` x
 /// `canvas_height`, rows packed) with its top-left corner at (`x`, `y`): replacing the pixels
 /// there, or blended over them ("source over") when `blend`. Returns 0, or -1 with libvips'
@@ -139,6 +144,10 @@ int wi_webp_reader_rows(void *reader, int top, int count, uint8_t *rows, size_t 
 /// Why the reader failed ("stopped midway": a spent budget ended libwebp's decode).
 const char *wi_webp_reader_message(void *reader);
 void wi_webp_reader_free(void *reader);
+/// Decodes a still WebP whole at its size (as wi_webp_reader does) straight into the file `fd`
+/// (a memory file), from `offset` on, rows packed RGBA, sizing the file to fit: a child
+/// renderer's answer, with no copy held beside it. 0 with its size, or -1 with libvips' error.
+int wi_webp_decode_to_file(const uint8_t *webp, size_t length, int fd, off_t offset, int *width, int *height);
 
 /// Integer metadata, or `fallback` when absent.
 int wi_get_int(VipsImage *image, const char *name, int fallback);
