@@ -96,11 +96,12 @@ import WebImageTestServer
         let data = try DecodeWorkBombTests.apng(
             width: 300, height: 300, canvas: DecodeWorkBombTests.imageData(of: DecodeWorkBombTests.blue(side: 300)), smallFrames: 5
         )
-        // The poster is drawn on the canvas from pixels no budget's region computes; the pass
-        // counts that work, and the next frame sees its budget spent.
-        let image = try ImageCodersManager.shared.decode(data, options: Self.stoppingOptions)
-        #expect(image.frameCount == 6 && image.frame(at: 2) == nil)
-        DecodeTimeBudgetTests.expectOverBudget(.png) { _ = try image.decodeFrame(at: 2) }
+        // The first pass's budget counts the structure read, which spends it: the poster (the
+        // pass's first frame) is the stop, and so is every frame the coder is asked for.
+        DecodeTimeBudgetTests.expectOverBudget(.png) { _ = try ImageCodersManager.shared.decode(data, options: Self.stoppingOptions) }
+        let coder = try #require(APNGCoder(animatedImageData: data, options: Self.stoppingOptions))
+        #expect(coder.animatedImageFrameCount == 6 && coder.animatedImageFrame(at: 2) == nil)
+        DecodeTimeBudgetTests.expectOverBudget(.png) { _ = try coder.decodeFrame(at: 3) }
     }
 
     /// `AnimatedImage` and its player: a frame after the first stopped by the budget (its
