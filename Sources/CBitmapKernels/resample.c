@@ -11,11 +11,35 @@
 
 #include <math.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #if defined(__x86_64__)
 #include <immintrin.h>
 #endif
+
+// MARK: - Stops
+
+static _Atomic(int (*)(void)) wi_kernels_stop;
+
+void wi_kernels_set_stop(int (*stop)(void)) {
+    atomic_store(&wi_kernels_stop, stop);
+}
+
+// Every this many rows of work, the kernels ask whether to stop: a row of a 10,000-pixel-wide
+// bitmap takes tens of microseconds, a poll well under one.
+enum { WI_ROWS_BETWEEN_POLLS = 8 };
+
+// Nonzero when the work must stop.
+static int wi_kernels_poll(void) {
+    int (*stop)(void) = atomic_load(&wi_kernels_stop);
+    return stop != NULL && stop();
+}
+
+// wi_kernels_poll every WI_ROWS_BETWEEN_POLLS rows (`row` counts them).
+static int wi_kernels_should_stop(int row) {
+    return row % WI_ROWS_BETWEEN_POLLS == WI_ROWS_BETWEEN_POLLS - 1 && wi_kernels_poll();
+}
 
 // MARK: - Lanczos-3 resampling
 
@@ -440,12 +464,16 @@ static void wi_resample_columns_avx2(const int16_t *src, int rows, int row_pixel
 // Averages `factor_x` x `factor_y` blocks, as libvips' shrink does before its Lanczos step for
 // large reductions: blocks at the right and bottom edges that stick out of the image count
 // the edge pixels again for the missing ones (libvips rounds the size up and copies edges).
-static void wi_box_shrink(const uint8_t *src, int width, int height, size_t src_stride, int factor_x, int factor_y,
-                          uint64_t *restrict sums, uint8_t *restrict dst) {
+// Returns 0, or -1 when asked to stop (wi_kernels_set_stop).
+static int wi_box_shrink(const uint8_t *src, int width, int height, size_t src_stride, int factor_x, int factor_y,
+                         uint64_t *restrict sums, uint8_t *restrict dst) {
     int out_width = (width + factor_x - 1) / factor_x;
     int out_height = (height + factor_y - 1) / factor_y;
     uint64_t area = (uint64_t)factor_x * (uint64_t)factor_y;
     for (int y = 0; y < out_height; y++) {
+        if (wi_kernels_should_stop(y)) {
+            return -1;
+        }
         memset(sums, 0, sizeof(uint64_t) * (size_t)out_width * 4);
         for (int dy = 0; dy < factor_y; dy++) {
             int row = y * factor_y + dy < height ? y * factor_y + dy : height - 1;
@@ -463,6 +491,7 @@ static void wi_box_shrink(const uint8_t *src, int width, int height, size_t src_
             out[j] = (uint8_t)((sums[j] + area / 2) / area);
         }
     }
+    return 0;
 }
 
 // Colours times alpha, rounded (8-bit premultiplied, as Pillow's RGBa): `width` x `height`
@@ -591,8 +620,13 @@ static int wi_resample_run(const wi_resample_plan *plan, const uint8_t *src, siz
             wi_buffer_trim(&scratch->weighted);
             return -1;
         }
-        wi_box_shrink(src, src_width, block_height, src_stride, plan->factor_x, plan->factor_y, sums, shrunk);
+        int stopped = wi_box_shrink(src, src_width, block_height, src_stride, plan->factor_x, plan->factor_y, sums, shrunk);
         free(sums);
+        if (stopped) {
+            wi_buffer_trim(&scratch->shrunk);
+            wi_buffer_trim(&scratch->weighted);
+            return -1;
+        }
         src = shrunk;
         src_stride = (size_t)shrunk_width * 4;
     }
@@ -611,33 +645,50 @@ static int wi_resample_run(const wi_resample_plan *plan, const uint8_t *src, siz
         const wi_axis *vertical = &plan->vertical;
         const wi_axis *horizontal = &plan->horizontal;
 #if defined(__x86_64__)
-        if (__builtin_cpu_supports("sse4.1")) {
-            __m128i *pairs = aligned_alloc(16, sizeof(__m128i) * (size_t)vertical->stride / 2);
-            failed = pairs == NULL;
-            if (!failed) {
-                if (__builtin_cpu_supports("avx2")) {
-                    wi_resample_rows_avx2(src, first_row, src_stride, row_samples, vertical, top, bottom, pairs, rows);
-                    wi_resample_columns_avx2(rows, rows_count, shrunk_width, first_column, horizontal, area.left,
-                                             area.left + area.width, place, plan->premultiply, dst);
-                } else {
-                    wi_resample_rows_sse41(src, first_row, src_stride, row_samples, vertical, top, bottom, 0, pairs, rows);
-                    wi_resample_columns_sse41(rows, rows_count, shrunk_width, first_column, horizontal, area.left,
-                                              area.left + area.width, place, plan->premultiply, dst);
-                }
-            }
-            free(pairs);
+        int simd = __builtin_cpu_supports("avx2") ? 2 : __builtin_cpu_supports("sse4.1") ? 1 : 0;
+#else
+        int simd = 0;
+#endif
+        void *scratch_row = NULL;
+#if defined(__x86_64__)
+        if (simd > 0) {
+            scratch_row = aligned_alloc(16, sizeof(__m128i) * (size_t)vertical->stride / 2);
         } else
 #endif
         {
-            int32_t *sums = malloc(sizeof(int32_t) * row_samples);
-            failed = sums == NULL;
-            if (!failed) {
-                wi_resample_rows(src, first_row, src_stride, row_samples, vertical, top, bottom, sums, rows);
-                wi_resample_columns(rows, rows_count, shrunk_width, first_column, horizontal, area.left,
-                                    area.left + area.width, place, plan->premultiply, dst);
-            }
-            free(sums);
+            scratch_row = malloc(sizeof(int32_t) * row_samples);
         }
+        failed = scratch_row == NULL;
+        // Both passes a chunk of output rows at a time (each row is computed alone: the same
+        // result), asking between chunks whether to stop. The chunks are even, as the SIMD
+        // column pass takes rows in pairs.
+        for (int from = top; !failed && from < bottom; from += 2 * WI_ROWS_BETWEEN_POLLS) {
+            int to = from + 2 * WI_ROWS_BETWEEN_POLLS < bottom ? from + 2 * WI_ROWS_BETWEEN_POLLS : bottom;
+            if (from > top && wi_kernels_poll()) {
+                failed = 1;
+                break;
+            }
+            int16_t *chunk = rows + (size_t)(from - top) * row_samples;
+            wi_placement at = {place.origin + (ptrdiff_t)(from - top) * place.step_y, place.step_x, place.step_y};
+#if defined(__x86_64__)
+            if (simd == 2) {
+                wi_resample_rows_avx2(src, first_row, src_stride, row_samples, vertical, from, to, scratch_row, chunk);
+                wi_resample_columns_avx2(chunk, to - from, shrunk_width, first_column, horizontal, area.left,
+                                         area.left + area.width, at, plan->premultiply, dst);
+                continue;
+            }
+            if (simd == 1) {
+                wi_resample_rows_sse41(src, first_row, src_stride, row_samples, vertical, from, to, 0, scratch_row, chunk);
+                wi_resample_columns_sse41(chunk, to - from, shrunk_width, first_column, horizontal, area.left,
+                                          area.left + area.width, at, plan->premultiply, dst);
+                continue;
+            }
+#endif
+            wi_resample_rows(src, first_row, src_stride, row_samples, vertical, from, to, scratch_row, chunk);
+            wi_resample_columns(chunk, to - from, shrunk_width, first_column, horizontal, area.left,
+                                area.left + area.width, at, plan->premultiply, dst);
+        }
+        free(scratch_row);
     }
     wi_buffer_trim(&scratch->rows);
     wi_buffer_trim(&scratch->shrunk);

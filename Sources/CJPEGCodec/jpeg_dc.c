@@ -176,6 +176,7 @@ typedef struct {
     int quant[4];
     int have_quant[4];
     int restart_interval;
+    int (*stop)(void);  // asked at every row of MCUs (NULL: nothing stops the decode)
 } wi_dc_frame;
 
 // One block of an MCU: where it sits from the MCU's origin, and how it is coded.
@@ -203,6 +204,9 @@ static inline __attribute__((always_inline)) int wi_dc_blocks(wi_dc_bits *reader
     const wi_dc_slot *slots = layout->slots;
     int slot_count = layout->slot_count;
     for (int my = 0; my < layout->down; my++) {
+        if (frame->stop != NULL && frame->stop()) {
+            return WI_DC_STOPPED;
+        }
         size_t row = (size_t)my * (size_t)layout->v * frame->stride;
         for (int mx = 0; mx < layout->across; mx++) {
             if (frame->restart_interval > 0) {
@@ -347,7 +351,7 @@ static int wi_dc_scan(wi_dc_frame *frame, const uint8_t *data, size_t header, si
     // Two copies of the block loop, one per kind of scan, each with its own registers.
     int status = high == 0 ? wi_dc_blocks(&reader, frame, &layout, low, 0) : wi_dc_blocks(&reader, frame, &layout, low, 1);
     if (status != 0) {
-        return -1;
+        return status == WI_DC_STOPPED ? WI_DC_STOPPED : -1;
     }
     // After the last block, only fill bytes and restart markers may come before the next
     // marker: libjpeg warns of anything else as extraneous bytes.
@@ -466,12 +470,13 @@ size_t wi_jpeg_scan_end(const uint8_t *jpeg, size_t length, size_t from) {
 }
 
 int wi_jpeg_dc_decode(const uint8_t *jpeg, size_t length, wi_dc_colours colours, int width, int height,
-                      uint8_t *pixels, wi_buffer *coefficients) {
+                      uint8_t *pixels, wi_buffer *coefficients, int (*stop)(void)) {
     if (length < 4 || jpeg[0] != 0xFF || jpeg[1] != 0xD8) {
         return WI_DC_FAILED;
     }
     wi_dc_frame frame;
     memset(&frame, 0, sizeof(frame));
+    frame.stop = stop;
     int have_frame = 0;
     int have_scan = 0;
     size_t at = 2;
@@ -552,6 +557,9 @@ int wi_jpeg_dc_decode(const uint8_t *jpeg, size_t length, wi_dc_colours colours,
                 return WI_DC_FAILED;
             }
             status = wi_dc_scan(&frame, jpeg, at + 4, body, end);
+            if (status == WI_DC_STOPPED) {
+                return WI_DC_STOPPED;
+            }
             have_scan = 1;
             next = end;
         }

@@ -20,6 +20,7 @@ enum {
     WI_DC_DONE = 0,
     WI_DC_FAILED = -1,     // corrupt or unusual data: libjpeg decides
     WI_DC_NOT_TAKEN = 1,   // not a file this decoder reads (baseline, subsampled, 12-bit...)
+    WI_DC_STOPPED = -2,    // its `stop` said to stop: nothing else is to read the file
 };
 
 // RGBA samples (alpha 255), `width` x `height`, from the DC coefficients `dc` of each component
@@ -35,8 +36,9 @@ size_t wi_jpeg_scan_end(const uint8_t *jpeg, size_t length, size_t from);
 // Decodes the progressive JPEG `jpeg` at DCT scale 1/8 into `pixels` (RGBA, alpha 255,
 // `width` x `height`, which must be the image's size over 8, rounded up): the samples
 // libjpeg-turbo gives with block smoothing off. `coefficients` holds the DC coefficients
-// meanwhile.
+// meanwhile. `stop` (NULL: none) is asked at every row of MCUs of every scan: nonzero ends the
+// decode with WI_DC_STOPPED.
 int wi_jpeg_dc_decode(const uint8_t *jpeg, size_t length, wi_dc_colours colours, int width, int height,
-                      uint8_t *pixels, wi_buffer *coefficients);
+                      uint8_t *pixels, wi_buffer *coefficients, int (*stop)(void));
 
 #endif

@@ -4,6 +4,7 @@
 
 #include "CJPEGCodec.h"
 #include "CBitmapKernels.h"
+#include "jpeg_api.h"
 #include "jpeg_dc.h"
 #include "thread_state.h"
 
@@ -11,8 +12,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <jpeglib.h>
-#include <setjmp.h>
 #include <turbojpeg.h>
 
 static tjhandle wi_tj_decompressor(wi_thread_state *state) {
@@ -61,9 +60,20 @@ int wi_tj_header(const void *jpeg, size_t length, int *width, int *height, int *
     return 0;
 }
 
-// Decodes into `pixels` as RGBA. Any libjpeg warning counts as a failure: TurboJPEG cannot tell a
-// harmless one from a broken stream.
-static int wi_tj_decode_into(wi_thread_state *state, const void *jpeg, size_t length, int width, int height, uint8_t *pixels) {
+// Decodes into `pixels` as RGBA at DCT scale 1/`shrink` (`width` x `height`). Any libjpeg
+// warning counts as a failure: TurboJPEG cannot tell a harmless one from a broken stream. A
+// progressive file goes through libjpeg's API with the same settings (jpeg_reader.c), where
+// `stop` can end its reading of the scans; a sequential one costs a pass over its data.
+static int wi_tj_decode_into(wi_thread_state *state, const void *jpeg, size_t length, int shrink, int width, int height,
+                             uint8_t *pixels, int (*stop)(void)) {
+    if (state == NULL) {
+        return -1;
+    }
+    if (wi_jpeg_progressive_scans(jpeg, length, 1) > 0) {
+        int status = wi_jpeg_decode_rgba8(jpeg, length, shrink, 1, width, height, pixels, stop, state->error,
+                                          sizeof(state->error));
+        return status;
+    }
     tjhandle handle = wi_tj_decompressor(state);
     if (handle == NULL) {
         return wi_tj_fail(state, NULL, "cannot start a decoder");
@@ -74,8 +84,9 @@ static int wi_tj_decode_into(wi_thread_state *state, const void *jpeg, size_t le
     return 0;
 }
 
-int wi_tj_decode_rgba8(const void *jpeg, size_t length, int width, int height, uint8_t *pixels) {
-    return wi_tj_decode_into(wi_thread_state_get(), jpeg, length, width, height, pixels);
+int wi_tj_decode_rgba8(const void *jpeg, size_t length, int shrink, int width, int height, uint8_t *pixels,
+                       int (*stop)(void)) {
+    return wi_tj_decode_into(wi_thread_state_get(), jpeg, length, shrink, width, height, pixels, stop);
 }
 
 // MARK: Progressive files at 1/8
@@ -185,38 +196,21 @@ size_t wi_jpeg_dc_scans(const uint8_t *jpeg, size_t length, uint8_t *out) {
     return 0;
 }
 
-typedef struct {
-    struct jpeg_error_mgr manager;
-    jmp_buf jump;
-} wi_jpeg_error;
-
-static void wi_jpeg_fail(j_common_ptr info) {
-    longjmp(((wi_jpeg_error *)(void *)info->err)->jump, 1);
-}
-
-// Like TurboJPEG, a warning (corrupt data) counts as a failure.
-static void wi_jpeg_message(j_common_ptr info, int level) {
-    if (level < 0) {
-        longjmp(((wi_jpeg_error *)(void *)info->err)->jump, 1);
-    }
-}
-
 // Decodes `jpeg` at 1/8 into `pixels` (RGBA, `width` x `height`): from the DC coefficients
 // alone when no component is subsampled (jpeg_dc.c); else, unless `dc_only`, with libjpeg's
 // own API, for the one setting TurboJPEG does not offer: no interblock smoothing, which would
-// invent AC coefficients for a file without its AC scans. A WI_DC_* result.
+// invent AC coefficients for a file without its AC scans. Like TurboJPEG, a warning (corrupt
+// data) counts as a failure. `stop` is asked as the scans are read. A WI_DC_* result.
 static int wi_jpeg_decode_eighth(const uint8_t *jpeg, size_t length, int width, int height, uint8_t *pixels,
-                                 int dc_only) {
+                                 int dc_only, int (*stop)(void)) {
     wi_thread_state *state = wi_thread_state_get();
     if (state == NULL) {
         return WI_DC_FAILED;
     }
     struct jpeg_decompress_struct info;
-    wi_jpeg_error error;
-    info.err = jpeg_std_error(&error.manager);
-    error.manager.error_exit = wi_jpeg_fail;
-    error.manager.emit_message = wi_jpeg_message;
-    if (setjmp(error.jump)) {
+    wi_jpeg_handlers handlers;
+    info.err = wi_jpeg_handlers_errors(&handlers, 1, 1);
+    if (setjmp(handlers.jump)) {
         jpeg_destroy_decompress(&info);
         return WI_DC_FAILED;
     }
@@ -231,42 +225,31 @@ static int wi_jpeg_decode_eighth(const uint8_t *jpeg, size_t length, int width, 
                   : info.jpeg_color_space == JCS_RGB && info.num_components == 3   ? WI_DC_RGB
                                                                                      : -1;
     }
+    jpeg_destroy_decompress(&info);
     if (colours >= 0) {
-        int status = wi_jpeg_dc_decode(jpeg, length, (wi_dc_colours)colours, width, height, pixels, &state->dc_coefficients);
+        int status = wi_jpeg_dc_decode(jpeg, length, (wi_dc_colours)colours, width, height, pixels, &state->dc_coefficients, stop);
         wi_buffer_trim(&state->dc_coefficients);
         if (status != WI_DC_NOT_TAKEN) {
-            jpeg_destroy_decompress(&info);
             return status;
         }
     }
     if (dc_only) {
-        jpeg_destroy_decompress(&info);
         return WI_DC_NOT_TAKEN;
     }
-    info.scale_num = 1;
-    info.scale_denom = 8;
-    info.do_block_smoothing = FALSE;
-    info.out_color_space = JCS_EXT_RGBA;
-    jpeg_start_decompress(&info);
-    if ((int)info.output_width != width || (int)info.output_height != height || info.output_components != 4) {
-        jpeg_destroy_decompress(&info);
-        return WI_DC_FAILED;
+    switch (wi_jpeg_decode_rgba8(jpeg, length, 8, 0, width, height, pixels, stop, state->error, sizeof(state->error))) {
+    case 0: return WI_DC_DONE;
+    case WI_JPEG_STOPPED: return WI_DC_STOPPED;
+    default: return WI_DC_FAILED;
     }
-    while (info.output_scanline < info.output_height) {
-        JSAMPROW row = pixels + (size_t)info.output_scanline * (size_t)width * 4;
-        jpeg_read_scanlines(&info, &row, 1);
-    }
-    jpeg_finish_decompress(&info);
-    jpeg_destroy_decompress(&info);
-    return WI_DC_DONE;
 }
 
 int wi_jpeg_dc_rgba8(const uint8_t *jpeg, size_t length, int width, int height, uint8_t *pixels) {
-    return wi_jpeg_decode_eighth(jpeg, length, width, height, pixels, 1);
+    return wi_jpeg_decode_eighth(jpeg, length, width, height, pixels, 1, NULL);
 }
 
 int wi_tj_thumbnail_rgba8(const void *jpeg, size_t length, int shrink, int scaled_width, int scaled_height,
-                          int used_width, int used_height, uint8_t *pixels, int width, int height, int orientation) {
+                          int used_width, int used_height, uint8_t *pixels, int width, int height, int orientation,
+                          int (*stop)(void)) {
     wi_thread_state *state = wi_thread_state_get();
     if (state == NULL) {
         return -1;
@@ -283,16 +266,20 @@ int wi_tj_thumbnail_rgba8(const void *jpeg, size_t length, int shrink, int scale
     if (dc_only != NULL) {
         dc_length = wi_jpeg_dc_scans(jpeg, length, dc_only);
     }
-    int read_dc_only = dc_length > 0 && wi_jpeg_decode_eighth(dc_only, dc_length, scaled_width, scaled_height, decoded, 0) == WI_DC_DONE;
+    int eighth = dc_length > 0 ? wi_jpeg_decode_eighth(dc_only, dc_length, scaled_width, scaled_height, decoded, 0, stop) : WI_DC_NOT_TAKEN;
     wi_buffer_trim(&state->dc_only);
-    // Anything the shortened file does not decode cleanly, the whole file decides.
-    int status = 0;
-    if (!read_dc_only && wi_tj_decode_into(state, jpeg, length, scaled_width, scaled_height, decoded) != 0) {
-        status = -1;
-    } else if (used_width > scaled_width || used_height > scaled_height ||
-               wi_resample_rgba8(decoded, used_width, used_height, (size_t)scaled_width * 4, pixels, width, height,
-                                 orientation, 0) != 0) {
+    // Anything the shortened file does not decode cleanly, the whole file decides; a stop ends it.
+    int status = eighth == WI_DC_STOPPED ? WI_JPEG_STOPPED : 0;
+    if (status == 0 && eighth != WI_DC_DONE) {
+        status = wi_tj_decode_into(state, jpeg, length, shrink, scaled_width, scaled_height, decoded, stop);
+    }
+    if (status == 0 && (used_width > scaled_width || used_height > scaled_height ||
+                        wi_resample_rgba8(decoded, used_width, used_height, (size_t)scaled_width * 4, pixels, width,
+                                          height, orientation, 0) != 0)) {
         status = wi_tj_fail(state, NULL, "cannot resize");
+    }
+    if (status == WI_JPEG_STOPPED) {
+        snprintf(state->error, sizeof(state->error), "%s", "stopped midway");
     }
     wi_buffer_trim(&state->decoded);
     return status;

@@ -2,9 +2,10 @@
 // pass-through image set at the pipeline's end, and a stop once it is spent. Work that no
 // limit counts (a vector render of thousands of shapes, a loader's own loops) is stopped at the
 // next region asked for once the budget is spent, whoever reads the pipeline: our renders in
-// the calling thread or libvips' savers in their workers. A region already being computed runs
-// to its end: what a loader does within one call (poppler's page, librsvg's tile) is bounded by
-// a child process instead (child_process.c).
+// the calling thread or libvips' savers in their workers. Within a region, a loader that calls
+// back as it goes (libjpeg's progress monitor, libwebp's row jobs: wi_budget_poll) stops there;
+// what a loader does within one call that calls nothing back (poppler's page, librsvg's tile)
+// is bounded by a child process instead (child_process.c).
 //
 // CPU time rather than wall time: it counts the work the input asks for, so that a busy machine
 // (or a test run beside others) does not stop a decode that would fit.
@@ -85,6 +86,47 @@ void wi_budget_counting_end(wi_budget_counting previous) {
     counted_mark = wi_thread_cpu_ns();
 }
 
+// The regions of budgets' images this thread is computing, innermost first (each on the stack
+// of its wi_budget_generate), with the thread's CPU time up to which each has been counted:
+// what wi_budget_poll reads from inside a loader.
+typedef struct wi_budget_region {
+    wi_budget *budget;
+    int64_t mark;
+    struct wi_budget_region *outer;
+} wi_budget_region;
+static _Thread_local wi_budget_region *open_regions;
+
+// Counts this thread's CPU time up to `now` into each region it is computing.
+static void wi_budget_count_regions(int64_t now) {
+    for (wi_budget_region *region = open_regions; region != NULL; region = region->outer) {
+        wi_budget_add(region->budget, now - region->mark);
+        region->mark = now;
+        if (counted_budget == region->budget) {
+            // Counted just now, not again by the thread's own count.
+            counted_mark = now;
+        }
+    }
+}
+
+int wi_budget_active(void) {
+    return open_regions != NULL || counted_budget != NULL;
+}
+
+int wi_budget_poll(void) {
+    int spent = 0;
+    if (open_regions != NULL) {
+        wi_budget_count_regions(wi_thread_cpu_ns());
+        for (wi_budget_region *region = open_regions; region != NULL; region = region->outer) {
+            spent |= atomic_load(&region->budget->spent);
+        }
+    }
+    if (counted_budget != NULL) {
+        wi_budget_count_thread(counted_budget);
+        spent |= atomic_load(&counted_budget->spent);
+    }
+    return spent;
+}
+
 // A pointer the Swift side owns, per thread: which budgets this thread made while it watches.
 static _Thread_local void *wi_budget_watch;
 
@@ -101,6 +143,10 @@ int wi_budget_checkpoint(wi_budget *budget) {
     return atomic_load(&budget->spent);
 }
 
+static void wi_budget_error(wi_budget *budget) {
+    vips_error(WI_BUDGET_DOMAIN, "over the time budget of %lld ms of CPU time", (long long)(budget->limit_ns / 1000000));
+}
+
 static int wi_budget_generate(VipsRegion *out, void *sequence, void *a, void *b, gboolean *stop) {
     (void)a;
     (void)stop;
@@ -111,19 +157,25 @@ static int wi_budget_generate(VipsRegion *out, void *sequence, void *a, void *b,
     // (drawing the last region on a canvas, say) is counted first: a long run of such work
     // between regions is stopped at the next region, not after it ends.
     if (wi_budget_checkpoint(budget)) {
-        vips_error(WI_BUDGET_DOMAIN, "over the time budget of %lld ms of CPU time",
-                   (long long)(budget->limit_ns / 1000000));
+        wi_budget_error(budget);
         return -1;
     }
-    // The input's work is done in this thread, inside vips_region_prepare.
-    int64_t start = wi_thread_cpu_ns();
+    // The input's work is done in this thread, inside vips_region_prepare, where a loader may
+    // poll the budget (wi_budget_poll) and count it as it goes.
+    wi_budget_region region = {budget, wi_thread_cpu_ns(), open_regions};
+    open_regions = &region;
     VipsRect *area = &out->valid;
     int failed = vips_region_prepare(in, area) != 0 || vips_region_region(out, in, area, area->left, area->top) != 0;
+    open_regions = region.outer;
     int64_t end = wi_thread_cpu_ns();
-    wi_budget_add(budget, end - start);
+    wi_budget_add(budget, end - region.mark);
     if (counted_budget == budget) {
         // Counted just now, not again by the thread's own count.
         counted_mark = end;
+    }
+    if (failed && atomic_load(&budget->spent)) {
+        // A loader that stopped for the budget midway says only that it failed.
+        wi_budget_error(budget);
     }
     return failed ? -1 : 0;
 }

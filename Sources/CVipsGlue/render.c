@@ -10,7 +10,9 @@
 #include "CVipsGlue.h"
 #include "tiles.h"
 
+#include <errno.h>
 #include <string.h>
+#include <unistd.h>
 
 int wi_each_tile_row(VipsImage *image, void (*row)(const VipsPel *pixels, int left, int width, int y, void *user), void *user) {
     VipsRegion *region = vips_region_new(image);
@@ -89,4 +91,48 @@ void *wi_render_rgba8(VipsImage *image, size_t *length) {
     void *pixels = wi_render_tiles(rgba, length);
     g_object_unref(rgba);
     return pixels;
+}
+
+typedef struct {
+    int fd;
+    off_t offset;
+    size_t row;
+    int failed;
+} wi_file_target;
+
+static void wi_write_row(const VipsPel *pixels, int left, int width, int y, void *user) {
+    wi_file_target *target = user;
+    size_t length = (size_t)width * 4;
+    off_t at = target->offset + (off_t)((size_t)y * target->row + (size_t)left * 4);
+    for (size_t done = 0; !target->failed && done < length;) {
+        ssize_t written = pwrite(target->fd, pixels + done, length - done, at + (off_t)done);
+        if (written < 0 && errno == EINTR) {
+            continue;
+        }
+        target->failed = written <= 0;
+        done += written > 0 ? (size_t)written : 0;
+    }
+}
+
+int wi_render_rgba8_to_file(VipsImage *image, int fd, off_t offset) {
+    if (image->BandFmt != VIPS_FORMAT_UCHAR || (image->Bands != 3 && image->Bands != 4)) {
+        vips_error("wi_render_rgba8_to_file", "%s", "8-bit RGB or RGBA expected");
+        return -1;
+    }
+    wi_warnings_clear();
+    VipsImage *rgba = image->Bands == 4 ? image : wi_alpha_band_lazy(image, 1);
+    if (rgba == NULL) {
+        return -1;
+    }
+    if (rgba == image) {
+        g_object_ref(rgba);
+    }
+    wi_file_target target = {fd, offset, (size_t)image->Xsize * 4, 0};
+    int failed = wi_each_tile_row(rgba, wi_write_row, &target) != 0;
+    g_object_unref(rgba);
+    if (!failed && target.failed) {
+        vips_error("wi_render_rgba8_to_file", "cannot write the pixels: %s", strerror(errno));
+        failed = 1;
+    }
+    return failed ? -1 : 0;
 }

@@ -1,4 +1,5 @@
 #include "CVipsGlue.h"
+#include "CBitmapKernels.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -37,6 +38,9 @@ int wi_init(const char *argv0, int concurrency) {
     if (concurrency > 0) {
         vips_concurrency_set(concurrency);
     }
+    // Long work inside one call asks the decode's time budget as it goes.
+    wi_webp_budget_install();
+    wi_kernels_set_stop(wi_budget_poll);
     return 0;
 }
 

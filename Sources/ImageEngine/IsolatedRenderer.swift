@@ -90,20 +90,11 @@ public struct IsolatedRenderer: Sendable {
         guard fstat(file, &fileStatus) == 0, bands == 4, width > 0, height > 0, !count.overflow,
               Int(fileStatus.st_size) == 12 + count.partialValue
         else { throw .failed("the renderer wrote an image of another size than it says") }
-        guard let memory = g_try_malloc(gsize(count.partialValue)) else {
-            throw .failed("cannot allocate \(width)x\(height) pixels")
+        // Mapped, not copied: the memory file's pages become the bitmap's.
+        guard let pixels = PixelBuffer(mapping: file, offset: 12, count: count.partialValue, width: width, height: height, bands: bands) else {
+            throw .failed("cannot map \(width)x\(height) pixels: \(String(cString: strerror(errno)))")
         }
-        var done = 0
-        while done < count.partialValue {
-            let read = pread(file, memory + done, count.partialValue - done, off_t(12 + done))
-            if read < 0 && errno == EINTR { continue }
-            guard read > 0 else {
-                g_free(memory)
-                throw .failed("cannot read the rendered pixels")
-            }
-            done += read
-        }
-        return PixelBuffer(adopting: memory, count: count.partialValue, width: width, height: height, bands: bands)
+        return pixels
     }
 
     // MARK: The child
@@ -124,16 +115,32 @@ public struct IsolatedRenderer: Sendable {
         }
         let data = FileHandle.standardInput.readDataToEndOfFile()
         do {
-            let image = try VipsImageRef.load(
-                arguments[1], data: data, options: arguments[2], loaderOptions: arguments[3] == "-" ? nil : arguments[3]
-            )
-            guard image.isEightBit, image.bands == 3 || image.bands == 4 else {
-                throw VipsError("the loader made \(image.bands) bands of another format than 8-bit RGB or RGBA")
+            try Vips.start()
+            let size: (width: Int, height: Int)
+            if arguments[1] == "webpload_buffer" {
+                // A still WebP at full size, decoded straight into the output: libvips' loader
+                // would decode it into a temporary image first (a file, past 100 MB), then copy.
+                var (width, height): (Int32, Int32) = (0, 0)
+                let status = data.withUnsafeBytes { bytes in
+                    wi_webp_decode_to_file(bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), bytes.count, 1, 12, &width, &height)
+                }
+                guard status == 0 else { throw Vips.lastError(or: "cannot decode the WebP") }
+                size = (Int(width), Int(height))
+            } else {
+                let image = try VipsImageRef.load(
+                    arguments[1], data: data, options: arguments[2], loaderOptions: arguments[3] == "-" ? nil : arguments[3]
+                )
+                guard image.isEightBit, image.bands == 3 || image.bands == 4 else {
+                    throw VipsError("the loader made \(image.bands) bands of another format than 8-bit RGB or RGBA")
+                }
+                // Rendered straight into the output (a memory file), not held whole first.
+                guard wi_render_rgba8_to_file(image.pointer, 1, 12) == 0 else { throw Vips.lastError(or: "cannot compute pixels") }
+                size = (image.width, image.height)
             }
-            let pixels = try image.renderRGBA()
-            let header = [UInt32(pixels.width), UInt32(pixels.height), UInt32(pixels.bands)].map(\.littleEndian)
-            let written = header.withUnsafeBytes { Self.writeAll($0, to: 1) } && pixels.withUnsafeBytes { Self.writeAll($0, to: 1) }
-            if !written { throw VipsError("cannot write the pixels: \(String(cString: strerror(errno)))") }
+            let header = [UInt32(size.width), UInt32(size.height), 4].map(\.littleEndian)
+            guard header.withUnsafeBytes({ pwrite(1, $0.baseAddress, 12, 0) }) == 12 else {
+                throw VipsError("cannot write the pixels: \(String(cString: strerror(errno)))")
+            }
             return 0
         } catch {
             FileHandle.standardError.write(Data("\(error)\n".utf8))

@@ -1,10 +1,11 @@
 import CLibvips
+import Glibc
 
 /// An immutable 8-bit bitmap in memory, rows top to bottom, bands interleaved.
 ///
 /// `@unchecked Sendable`: the bytes are written only before the buffer is handed out (filled,
 /// then possibly colour-converted in place by its maker), and only read afterwards; the memory
-/// is freed in `deinit`, when nobody can read it any more.
+/// is freed (or unmapped) in `deinit`, when nobody can read it any more.
 public final class PixelBuffer: @unchecked Sendable {
     public let width: Int
     public let height: Int
@@ -12,6 +13,8 @@ public final class PixelBuffer: @unchecked Sendable {
     public let bands: Int
     let baseAddress: UnsafeMutableRawPointer
     public let count: Int
+    /// The memory map the bytes lie in (its start and length), when mapped from a file.
+    private let mapping: (start: UnsafeMutableRawPointer, length: Int)?
 
     /// Takes ownership of memory allocated with glib's allocator (libvips' output).
     init(adopting memory: UnsafeMutableRawPointer, count: Int, width: Int, height: Int, bands: Int) {
@@ -20,6 +23,20 @@ public final class PixelBuffer: @unchecked Sendable {
         self.width = width
         self.height = height
         self.bands = bands
+        mapping = nil
+    }
+
+    /// The `count` bytes of `file` from `offset` on (a child renderer's memory file), mapped
+    /// copy-on-write rather than copied; nil when they cannot be mapped.
+    init?(mapping file: Int32, offset: Int, count: Int, width: Int, height: Int, bands: Int) {
+        let length = offset + count
+        guard let start = mmap(nil, length, PROT_READ | PROT_WRITE, MAP_PRIVATE, file, 0), start != MAP_FAILED else { return nil }
+        self.baseAddress = start + offset
+        self.count = count
+        self.width = width
+        self.height = height
+        self.bands = bands
+        mapping = (start, length)
     }
 
     /// Copies `bytes` (width * height * bands of them).
@@ -32,6 +49,7 @@ public final class PixelBuffer: @unchecked Sendable {
         self.width = width
         self.height = height
         self.bands = bands
+        mapping = nil
     }
 
     /// A buffer of `width * height * bands` bytes filled by `initializer`.
@@ -44,6 +62,7 @@ public final class PixelBuffer: @unchecked Sendable {
         self.width = width
         self.height = height
         self.bands = bands
+        mapping = nil
     }
 
     /// A buffer of `width * height * bands` bytes every one of which `initializer` writes (not
@@ -57,10 +76,11 @@ public final class PixelBuffer: @unchecked Sendable {
         self.width = width
         self.height = height
         self.bands = bands
+        mapping = nil
     }
 
     deinit {
-        g_free(baseAddress)
+        if let mapping { munmap(mapping.start, mapping.length) } else { g_free(baseAddress) }
     }
 
     /// Bytes per row.

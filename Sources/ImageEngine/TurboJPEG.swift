@@ -1,4 +1,5 @@
 import CJPEGCodec
+import CVipsGlue
 import Foundation
 
 /// libjpeg-turbo's TurboJPEG API: JPEG decode with DCT scaling and JPEG encode straight
@@ -45,7 +46,9 @@ public enum TurboJPEG {
     /// converting the colours from `colourProfile` to sRGB when given (check it with
     /// `ColourConversion.supports`), turned upright from EXIF `orientation`. Any libjpeg
     /// warning is an error: TurboJPEG cannot tell a harmless one (stray bytes between markers)
-    /// from a broken stream, so such files are left to a stricter reader.
+    /// from a broken stream, so such files are left to a stricter reader. A progressive file's
+    /// reading asks the calling thread's time budget (`WorkBudget.counting`) at every row of
+    /// blocks of every scan, and fails once it is spent.
     public static func decode(
         _ data: Data, header: Header, shrink: Int = 1, colourProfile: Data?, orientation: Int
     ) throws(VipsError) -> PixelBuffer {
@@ -54,8 +57,8 @@ public enum TurboJPEG {
         let pixels = PixelBuffer(width: size.width, height: size.height, bands: 4) { output in
             status = data.withUnsafeBytes { bytes in
                 wi_tj_decode_rgba8(
-                    bytes.baseAddress, bytes.count, Int32(size.width), Int32(size.height),
-                    output.baseAddress?.assumingMemoryBound(to: UInt8.self)
+                    bytes.baseAddress, bytes.count, Int32(shrink), Int32(size.width), Int32(size.height),
+                    output.baseAddress?.assumingMemoryBound(to: UInt8.self), wi_budget_poll
                 )
             }
         }
@@ -68,7 +71,8 @@ public enum TurboJPEG {
     /// give the same pixels), crops like libvips' shrunk `jpegload` (to the stored size over
     /// `shrink`, rounded down), resizes to `size` (upright) with Lanczos-3
     /// (`PixelBuffer.resampled`), converts from `colourProfile` when given, and turns the
-    /// result upright from EXIF `orientation`: RGBA8, alpha 255.
+    /// result upright from EXIF `orientation`: RGBA8, alpha 255. As `decode`, it asks the
+    /// calling thread's time budget as it goes.
     public static func thumbnail(
         _ data: Data, header: Header, shrink: Int, size: (width: Int, height: Int), colourProfile: Data?, orientation: Int
     ) throws(VipsError) -> PixelBuffer {
@@ -86,7 +90,7 @@ public enum TurboJPEG {
                 wi_tj_thumbnail_rgba8(
                     bytes.baseAddress, bytes.count, Int32(shrink), Int32(scaled.width), Int32(scaled.height),
                     Int32(used.width), Int32(used.height), output.assumingMemoryBound(to: UInt8.self), Int32(stored.width), Int32(stored.height),
-                    Int32(orientation)
+                    Int32(orientation), wi_budget_poll
                 )
             }
         })

@@ -112,6 +112,14 @@ extension VipsImageRef {
         try call("thumbnail_image", "width=\(width),height=\(height),size=\(sizing.rawValue)")
     }
 
+    /// This image held whole in memory once first read, for random access to a sequential
+    /// load: one tile of the whole image, computed by the thread that first asks (within the
+    /// time budget of a budgeted image below), where a random-access load would decode in
+    /// libvips' workers, out of any budget's sight.
+    public func heldWhole() throws(VipsError) -> VipsImageRef {
+        try call("tilecache", "tile_width=\(width),tile_height=\(height),max_tiles=1,access=random,threaded=true")
+    }
+
     /// This image turned upright by its EXIF orientation (which is then 1).
     public func autorotated() throws(VipsError) -> VipsImageRef {
         try call("autorot")

@@ -71,10 +71,25 @@ public final class WorkBudget: @unchecked Sendable {
     /// The CPU time the calling thread has used so far.
     public static var threadCPUTime: Duration { .nanoseconds(wi_thread_cpu_ns()) }
 
+    /// The error a spent budget stops work with.
+    public var stop: VipsError { VipsError("\(WI_BUDGET_DOMAIN): over the time budget of \(limit) of CPU time") }
+
     /// Throws the error a spent budget stops a pipeline with, once it is spent: for work
     /// between pipelines (an animation's next frame).
     public func check() throws(VipsError) {
-        if isSpent { throw VipsError("\(WI_BUDGET_DOMAIN): over the time budget of \(limit) of CPU time") }
+        if isSpent { throw stop }
+    }
+
+    /// Runs `body` as `counting` does, for work that a spent budget stops midway (a decoder or
+    /// kernel that asks it as it goes, `wi_budget_poll`), which then says only that it failed: a
+    /// failure once the budget is spent is the budget's stop.
+    public func stopping<R>(_ body: () throws(VipsError) -> R) throws(VipsError) -> R {
+        do {
+            return try counting(body)
+        } catch {
+            if !error.isOverTimeBudget, isSpent { throw VipsError("\(stop.message); \(error.message)") }
+            throw error
+        }
     }
 }
 

@@ -1,19 +1,24 @@
 import Foundation
+import ImageEngine
 import WebImage
 
 // Helper process for the decode-bomb tests:
 //   decode-probe <file> [--thumbnail N] [--encode FORMAT] [--encode-limit PIXELS]
-//                [--animation-budget MS] [--repeat N]
+//                [--budget MS] [--animation-budget MS] [--repeat N]
 // decodes the file with the library's default options, as `ImageCodersManager.shared` does for
 // any caller (with `--thumbnail`, to fit N x N pixels; with `--encode`, lazily, then encodes it
 // as FORMAT, every frame of an animation, as `webimage convert` does, within
-// `encodeMaxTotalPixelCount` PIXELS when given; with `--animation-budget`, an animation's frames
-// within MS milliseconds of CPU time; with `--repeat`, N times over, the last outcome
-// printed: memory a failed run keeps shows as a peak that grows with N), and prints one line with
-// the outcome ("decoded WxH, N frames", "encoded N bytes" or "refused: <reason>"), then one
-// with this process's peak resident memory ("peak <bytes>"), read from /proc/self/status. The
-// parent cannot learn it from wait4: a child spawned with posix_spawn shares the parent's
-// memory until exec, and Linux keeps that peak as the child's ru_maxrss.
+// `encodeMaxTotalPixelCount` PIXELS when given; with `--budget`, a still image (or an
+// animation's first frame) within MS milliseconds of CPU time, full size or thumbnail; with
+// `--animation-budget`, an animation's frames within MS milliseconds; with `--repeat`, N times
+// over, the last outcome printed: memory a failed run keeps shows as a peak that grows with
+// N), and prints one line with the outcome ("decoded WxH, N frames", "encoded N bytes" or
+// "refused: <reason>"), one with this process's peak resident memory ("peak <bytes>"), read
+// from /proc/self/status, and one with the CPU time the decodes and encodes took, every thread
+// of the process and of its child renderer counted ("cpu <nanoseconds>", from getrusage: what a
+// budget stop is bounded by, whatever else the machine runs). The parent cannot learn the peak from wait4: a child
+// spawned with posix_spawn shares the parent's memory until exec, and Linux keeps that peak as
+// the child's ru_maxrss.
 
 var arguments = CommandLine.arguments.dropFirst()
 var options = ImageCoderOptions()
@@ -37,6 +42,10 @@ while let argument = arguments.popFirst() {
     case "--encode-limit":
         guard let pixels = arguments.popFirst().flatMap(Int.init) else { break }
         options.encodeMaxTotalPixelCount = pixels
+    case "--budget":
+        guard let milliseconds = arguments.popFirst().flatMap(Int.init) else { break }
+        options.decodeTimeBudget.thumbnail = .milliseconds(milliseconds)
+        options.decodeTimeBudget.fullSize = .milliseconds(milliseconds)
     case "--animation-budget":
         guard let milliseconds = arguments.popFirst().flatMap(Int.init) else { break }
         options.decodeTimeBudget.animation = .milliseconds(milliseconds)
@@ -48,10 +57,24 @@ while let argument = arguments.popFirst() {
     }
 }
 guard let path, target != .undefined, let data = FileManager.default.contents(atPath: path) else {
-    FileHandle.standardError.write(Data("usage: decode-probe <readable file> [--thumbnail N] [--encode FORMAT] [--encode-limit PIXELS] [--animation-budget MS] [--repeat N]\n".utf8))
+    FileHandle.standardError.write(Data("usage: decode-probe <readable file> [--thumbnail N] [--encode FORMAT] [--encode-limit PIXELS] [--budget MS] [--animation-budget MS] [--repeat N]\n".utf8))
     exit(2)
 }
+
+/// The CPU time every thread of this process and its ended children (the renderer of a PDF, a
+/// large SVG or lossless WebP) have used, in nanoseconds.
+func processCPUTime() -> Int {
+    [RUSAGE_SELF, RUSAGE_CHILDREN].reduce(0) { total, who in
+        var usage = rusage()
+        getrusage(__rusage_who_t(who.rawValue), &usage)
+        return total + (usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) * 1_000_000_000 + (usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) * 1_000
+    }
+}
+
+// libvips' start is the process's, not the decode's.
+try? Vips.start()
 var outcome = ""
+let started = processCPUTime()
 for _ in 0..<repeats {
     do throws(ImageCodingError) {
         let image = try ImageCodersManager.shared.decode(data, options: options)
@@ -65,8 +88,10 @@ for _ in 0..<repeats {
         outcome = "refused: \(error)"
     }
 }
+let used = processCPUTime() - started
 print(outcome)
 let status = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? ""
 let peakKilobytes = status.split(separator: "\n").first { $0.hasPrefix("VmHWM:") }
     .flatMap { $0.split(separator: " ").dropFirst().first }.flatMap { Int($0) }
 print("peak \((peakKilobytes ?? 0) * 1024)")
+print("cpu \(used)")

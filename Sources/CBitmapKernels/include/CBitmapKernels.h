@@ -11,13 +11,19 @@
 // Per-thread scratch buffers, which the JPEG codec (CJPEGCodec) keeps too.
 #include "wi_scratch_buffer.h"
 
+/// What the kernels ask as they go, every few rows of a large bitmap: nonzero stops the work,
+/// which then fails (the decode's time budget, wi_budget_poll, set once by CVipsGlue's
+/// wi_init). NULL (the default): nothing stops them.
+void wi_kernels_set_stop(int (*stop)(void));
+
 /// Resizes an 8-bit RGBA bitmap (`src_stride` bytes a row) down to `width` x `height` (each at
 /// most the source's) into `dst` (`width * height * 4` bytes): a box shrink for reductions past
 /// 4x, then Lanczos-3 with libvips' sample centres and edge copying. With `premultiply`, the
 /// colours are weighted by alpha meanwhile (8-bit premultiplied, as Pillow resizes RGBA), so
 /// that transparent pixels do not bleed into their neighbours; without it, every band is
-/// filtered alike (for opaque bitmaps). Returns 0, or -1 on bad sizes or no memory. `dst`
-/// receives the result turned upright from EXIF `orientation` (1-8; 5-8 swap the sides).
+/// filtered alike (for opaque bitmaps). Returns 0, or -1 on bad sizes, no memory or a stop
+/// (wi_kernels_set_stop). `dst` receives the result turned upright from EXIF `orientation`
+/// (1-8; 5-8 swap the sides).
 int wi_resample_rgba8(const uint8_t *src, int src_width, int src_height, size_t src_stride, uint8_t *dst, int width,
                       int height, int orientation, int premultiply);
 

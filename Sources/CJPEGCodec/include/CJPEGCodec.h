@@ -6,20 +6,56 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/// What a decode returns when its `stop` said to stop midway (a spent time budget).
+#define WI_JPEG_STOPPED (-2)
+
 /// TurboJPEG with per-thread handles and buffers. Each returns 0, or -1 with a message for
-/// `wi_tj_error` (this thread's last failure).
+/// `wi_tj_error` (this thread's last failure); the decodes return WI_JPEG_STOPPED when `stop`
+/// (NULL: none), asked as a progressive file is read, said to stop.
 const char *wi_tj_error(void);
 /// Stored size, and whether the file is CMYK or YCCK.
 int wi_tj_header(const void *jpeg, size_t length, int *width, int *height, int *is_cmyk);
-/// Decodes at the DCT scale giving `width` x `height` into `pixels` (RGBA8, alpha 255). Any
-/// libjpeg warning is a failure.
-int wi_tj_decode_rgba8(const void *jpeg, size_t length, int width, int height, uint8_t *pixels);
+/// Decodes at DCT scale 1/`shrink`, giving `width` x `height`, into `pixels` (RGBA8, alpha
+/// 255). Any libjpeg warning is a failure. A progressive file is read by libjpeg's own API
+/// (wi_jpeg_decode_rgba8), which `stop` can end between rows of blocks.
+int wi_tj_decode_rgba8(const void *jpeg, size_t length, int shrink, int width, int height, uint8_t *pixels,
+                       int (*stop)(void));
 /// Decodes at DCT scale 1/`shrink`, giving `scaled_width` x `scaled_height`, then resizes its
 /// top-left `used_width` x `used_height` to `width` x `height` (stored orientation) into
 /// `pixels`, upright from `orientation` (wi_resample_rgba8). At 1/8 a progressive file is read
 /// from the scans such a decode uses only (wi_jpeg_dc_scans): the same pixels.
 int wi_tj_thumbnail_rgba8(const void *jpeg, size_t length, int shrink, int scaled_width, int scaled_height,
-                          int used_width, int used_height, uint8_t *pixels, int width, int height, int orientation);
+                          int used_width, int used_height, uint8_t *pixels, int width, int height, int orientation,
+                          int (*stop)(void));
+
+/// Decodes `jpeg` whole with libjpeg's API at DCT scale 1/`shrink` into `pixels` (RGBA8, alpha
+/// 255, `width` x `height`: the scaled size, rounded up), with libjpeg's defaults as TurboJPEG
+/// sets them, block smoothing on or off (`smoothing`). Any warning is a failure. `stop` (NULL:
+/// none) is asked at every row of blocks of every scan and every row read. Returns 0, -1 with
+/// the reason in `message` (`capacity` bytes), or WI_JPEG_STOPPED.
+int wi_jpeg_decode_rgba8(const uint8_t *jpeg, size_t length, int shrink, int smoothing, int width, int height,
+                         uint8_t *pixels, int (*stop)(void), char *message, size_t capacity);
+
+/// A JPEG's rows read as libvips' jpegload reads them (libjpeg's output colour space, CMYK
+/// inverted, DCT scale 1/`shrink`, 100 warnings a failure, and a truncated file too when
+/// `fail_on_truncation`: fail_on=truncated, else fail_on=none), by libjpeg's API with `stop`
+/// (NULL: none) asked at every row of blocks of every scan and every row read: for progressive
+/// files, which libjpeg reads whole before their first row. The reader keeps a copy of the
+/// bytes; NULL when out of memory.
+typedef struct wi_jpeg_reader wi_jpeg_reader;
+wi_jpeg_reader *wi_jpeg_reader_new(const uint8_t *jpeg, size_t length, int shrink, int fail_on_truncation,
+                                   int (*stop)(void));
+/// Reads the header: the size rows come out at (the scaled size, rounded up: wider and taller
+/// than jpegload's, which crops) and their samples a pixel. 0, or -1 (wi_jpeg_reader_message).
+int wi_jpeg_reader_open(wi_jpeg_reader *reader, int *width, int *height, int *bands);
+/// The next `count` rows from row `top` (rows come in order, each read once) into `rows`,
+/// `stride` bytes apart: 0, -1 (wi_jpeg_reader_message) or WI_JPEG_STOPPED. `reader` is a
+/// wi_jpeg_reader, untyped to serve as a wi_rows_fill (CVipsGlue).
+int wi_jpeg_reader_rows(void *reader, int top, int count, uint8_t *rows, size_t stride);
+/// Why the reader last failed (a wi_jpeg_reader, untyped to serve as a wi_rows_message).
+const char *wi_jpeg_reader_message(void *reader);
+/// Frees a wi_jpeg_reader (untyped to serve as a release callback).
+void wi_jpeg_reader_free(void *reader);
 /// A progressive JPEG without the scans a 1/8 decode does not read, written to `out` (at least
 /// `length` + 2 bytes): every segment but the AC scans of full-resolution components (a 1/8
 /// decode reads only their DC; subsampled chroma goes through a small IDCT that reads all its

@@ -97,6 +97,11 @@ VipsImage *wi_placeholder(int width, int height, int bands);
 /// `*length` bytes (rows packed); NULL with libvips' error on failure.
 void *wi_render(VipsImage *image, size_t *length);
 
+/// Computes the 8-bit RGB or RGBA `image` in the calling thread, tile by tile, as RGBA (an
+/// opaque alpha added) into the file `fd` from `offset` on, rows packed, without holding it
+/// whole: a child renderer's answer. 0, or -1 with libvips' error.
+int wi_render_rgba8_to_file(VipsImage *image, int fd, off_t offset);
+
 /// Computes the 8-bit RGBA `image` tile by tile onto the RGBA8 canvas (`canvas_width` x
 /// `canvas_height`, rows packed) with its top-left corner at (`x`, `y`): replacing the pixels
 /// there, or blended over them ("source over") when `blend`. Returns 0, or -1 with libvips'
@@ -111,6 +116,38 @@ typedef int (*wi_frame_fill)(void *context, int index, uint8_t *pixels);
 /// back to an earlier frame computes it again). `release(context)` runs when the image is gone
 /// (or at once, on failure). NULL with libvips' error.
 VipsImage *wi_frames_lazy(int width, int frame_height, int count, void *context, wi_frame_fill fill, void (*release)(void *));
+
+/// Computes rows `top` to `top + count - 1` of an image into `rows` (`stride` bytes apart); 0
+/// on success.
+typedef int (*wi_rows_fill)(void *context, int top, int count, uint8_t *rows, size_t stride);
+/// Why the last fill failed.
+typedef const char *(*wi_rows_message)(void *context);
+
+/// A lazy image with the fields and metadata of `like` (an image a libvips loader made from the
+/// same file, its header read), its rows computed by `fill` `width` x `height` (at least
+/// `like`'s size; cropped to it), top to bottom, each once, in strips of 8 (a sequential line
+/// cache, as libvips' jpegload reads); a failure says `message`'s reason. `release(context)`
+/// runs when the image is gone (or at once, on failure). NULL with libvips' error.
+VipsImage *wi_rows_lazy(VipsImage *like, int width, int height, void *context, wi_rows_fill fill,
+                        wi_rows_message message, void (*release)(void *));
+
+/// A still WebP's rows, decoded by libwebp (as libvips' webpload decodes: RGBA, row jobs asked
+/// for, scaled by libwebp to `width` x `height` when that is not its size) in the thread that
+/// asks for the first rows, where a budget sees the decode (libvips' loader decodes in its
+/// workers, into a temporary image): a wi_rows_fill for wi_rows_lazy, `bands` 3 (alpha
+/// dropped) or 4. The reader keeps a copy of the bytes; NULL when out of memory or given a bad
+/// size.
+typedef struct wi_webp_reader wi_webp_reader;
+wi_webp_reader *wi_webp_reader_new(const uint8_t *webp, size_t length, int width, int height, int bands);
+/// A wi_rows_fill; `reader` is a wi_webp_reader.
+int wi_webp_reader_rows(void *reader, int top, int count, uint8_t *rows, size_t stride);
+/// Why the reader failed ("stopped midway": a spent budget ended libwebp's decode).
+const char *wi_webp_reader_message(void *reader);
+void wi_webp_reader_free(void *reader);
+/// Decodes a still WebP whole at its size (as wi_webp_reader does) straight into the file `fd`
+/// (a memory file), from `offset` on, rows packed RGBA, sizing the file to fit: a child
+/// renderer's answer, with no copy held beside it. 0 with its size, or -1 with libvips' error.
+int wi_webp_decode_to_file(const uint8_t *webp, size_t length, int fd, off_t offset, int *width, int *height);
 
 /// Integer metadata, or `fallback` when absent.
 int wi_get_int(VipsImage *image, const char *name, int fallback);
@@ -178,6 +215,22 @@ void wi_budget_counting_end(wi_budget_counting previous);
 /// Counts the calling thread's work so far when it counts into `budget`; then 1 once the
 /// budget is spent, else 0.
 int wi_budget_checkpoint(wi_budget *budget);
+
+/// From inside a loader's work: counts the calling thread's CPU time so far into every budget
+/// whose region it is computing (wi_budget_lazy) and the one it counts its own work into
+/// (wi_budget_counting_begin); then 1 when one of them is spent, else 0 (also when the thread
+/// works under none). For loaders that call back as they go: a stop there lands within the
+/// work between two calls, not at the end of the region.
+int wi_budget_poll(void);
+
+/// 1 when the calling thread computes a region of a budget's image or counts its own work into
+/// a budget (wi_budget_poll has something to read), else 0.
+int wi_budget_active(void);
+
+/// Makes libwebp's lossy decoder run its row jobs in the calling thread when that thread works
+/// under a budget, and end the decode once the budget is spent (webp_budget.c). Once per
+/// process, before any WebP is read (wi_init calls it).
+void wi_webp_budget_install(void);
 
 /// `in` as it is (fields, metadata, pixels), its regions computed under `budget` (which the
 /// image holds a reference to): each counts the CPU time its input took, and once the budget

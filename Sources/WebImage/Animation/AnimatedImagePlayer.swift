@@ -7,7 +7,10 @@ internal import ImageEngine
 /// elapsed times `playbackRate`, through as many frames as that time covers. Frames are
 /// decoded ahead, in the order they will show, into a buffer of at most `maxBufferSize` bytes;
 /// a frame not decoded when due is skipped (the previous one stays on screen) rather than
-/// stalling the animation. Handlers run on the thread that ticks, outside the player's lock.
+/// stalling the animation, and a frame that does not decode is left out of play, its error
+/// kept (`frameDecodingError`) and reported (`animationFrameErrorHandler`): a decode limit's or
+/// the time budget's stop is `overLimit`. Handlers run on the thread that ticks (an error
+/// handler, on the thread that decoded), outside the player's lock.
 public final class AnimatedImagePlayer: Sendable {
     /// The animation.
     public let provider: any AnimatedImageProvider
@@ -18,6 +21,8 @@ public final class AnimatedImagePlayer: Sendable {
     private let executor: FrameDecodeExecutor
     /// Seconds each frame shows, read once from the provider.
     private let durations: [TimeInterval]
+    /// The provider's format, as its data says (for the error of a frame it gives no reason for).
+    private let format: ImageFormat
     private let state: Locked<PlayerState>
 
     /// A player for `provider` driven by `clock`, decoding ahead through `executor`; nil for a
@@ -32,6 +37,7 @@ public final class AnimatedImagePlayer: Sendable {
         self.totalFrameCount = count
         self.clock = clock
         self.executor = executor
+        format = provider.animatedImageData.map { ImageFormat(sniffing: $0) } ?? .undefined
         // Durations that are not positive finite numbers show for 100 ms, as browsers do.
         durations = (0..<count).map { index in
             let duration = provider.animatedImageDuration(at: index)
@@ -58,6 +64,9 @@ public final class AnimatedImagePlayer: Sendable {
     public var bufferedFrameCount: Int { state.withLock { $0.buffer.count } }
     /// Frames passed over without being shown (not decoded in time, or within one long tick).
     public var skippedFrameCount: Int { state.withLock { $0.skippedFrameCount } }
+    /// Why the last frame left out of play did not decode (`overLimit`: a decode limit or the
+    /// time budget stopped it); nil while every frame asked for decoded.
+    public var frameDecodingError: ImageCodingError? { state.withLock { $0.frameError } }
 
     // MARK: Settings
 
@@ -106,6 +115,13 @@ public final class AnimatedImagePlayer: Sendable {
         set { state.withLock { $0.loopHandler = newValue } }
     }
 
+    /// Called with the index and the error of each frame that does not decode (then left out
+    /// of play), on the thread that decoded it.
+    public var animationFrameErrorHandler: (@Sendable (Int, ImageCodingError) -> Void)? {
+        get { state.withLock { $0.frameErrorHandler } }
+        set { state.withLock { $0.frameErrorHandler = newValue } }
+    }
+
     // MARK: Control
 
     /// Starts or resumes playing from where the player is; after the last loop, starts over.
@@ -140,7 +156,8 @@ public final class AnimatedImagePlayer: Sendable {
     }
 
     /// Shows frame `index` now (decoding it here if not buffered), at the start of loop
-    /// `loopCount`; calls the frame handler before returning. Out-of-range indexes are ignored.
+    /// `loopCount`; calls the frame handler before returning. Out-of-range indexes are ignored,
+    /// and so is a frame that does not decode (its error reported as for any frame).
     public func seekToFrame(at index: Int, loopCount: Int) {
         guard (0..<totalFrameCount).contains(index) else { return }
         let buffered = state.withLock { $0.buffer[index] }
@@ -236,14 +253,15 @@ public final class AnimatedImagePlayer: Sendable {
                 return index
             }
             guard let index = next else { return }
-            let frame = decodedFrame(at: index)
+            guard let frame = decodedFrame(at: index) else {
+                // Left out (and reported); the others still play.
+                state.withLock { state in
+                    if state.generation == generation { state.undecodable.insert(index) }
+                }
+                continue
+            }
             state.withLock { state in
                 guard state.generation == generation else { return }
-                guard let frame else {
-                    // Left out; the others still play.
-                    state.undecodable.insert(index)
-                    return
-                }
                 if window(state).contains(index) { state.buffer[index] = frame }
                 if state.frameBytes == 0 { state.frameBytes = frame.pixelWidth * frame.pixelHeight * 4 }
             }
@@ -264,9 +282,18 @@ public final class AnimatedImagePlayer: Sendable {
         return indexes
     }
 
-    /// Frame `index`, its pixels decoded.
+    /// Frame `index`, its pixels decoded; nil when it does not decode, its error kept and
+    /// handed to the error handler.
     private func decodedFrame(at index: Int) -> Image? {
-        guard let frame = provider.animatedImageFrame(at: index) else { return nil }
-        return try? frame.decoded()
+        do {
+            return try provider.frameOrError(at: index, format: format).decoded()
+        } catch {
+            let handler = state.withLock { state in
+                state.frameError = error
+                return state.frameErrorHandler
+            }
+            handler?(index, error)
+            return nil
+        }
     }
 }

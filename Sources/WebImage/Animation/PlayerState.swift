@@ -21,6 +21,9 @@ struct PlayerState {
     var maxBufferSize = 0
     var frameHandler: (@Sendable (Int, Image) -> Void)?
     var loopHandler: (@Sendable (Int) -> Void)?
+    var frameErrorHandler: (@Sendable (Int, ImageCodingError) -> Void)?
+    /// Why the last frame left out did not decode.
+    var frameError: ImageCodingError?
 
     var buffer: [Int: Image] = [:]
     /// Bytes of one decoded frame, known after the first decode.

@@ -70,6 +70,17 @@ public protocol ProgressiveImageCoder: ImageCoder {
     func updateIncrementalData(_ data: Data, finished: Bool)
     /// The image as far as decoded: partial (`isIncremental`) until the data is finished.
     func incrementalDecodedImage(options: ImageCoderOptions) -> Image?
+    /// `incrementalDecodedImage(options:)`, saying why there is no image: nil only while the
+    /// bytes so far give none yet; `overLimit` when a decode limit or the time budget stops the
+    /// decode of what has arrived (there the optional form answers nil too).
+    func decodeIncrementally(options: ImageCoderOptions) throws(ImageCodingError) -> Image?
+}
+
+extension ProgressiveImageCoder {
+    /// Unless implemented: `incrementalDecodedImage(options:)`, whose nil gives no reason.
+    public func decodeIncrementally(options: ImageCoderOptions) throws(ImageCodingError) -> Image? {
+        incrementalDecodedImage(options: options)
+    }
 }
 
 /// A coder whose instances give the frames of one animated file: SDWebImage's `SDAnimatedImageCoder`.

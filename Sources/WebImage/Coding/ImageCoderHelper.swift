@@ -82,13 +82,16 @@ public enum ImageCoderHelper {
     }
 
     /// The frames of `image` with their durations (one frame of duration 0 for a still image);
-    /// nil when a frame cannot be decoded.
+    /// nil when a frame cannot be decoded (`decodeFrames(from:)` says why).
     public static func frames(from image: Image) -> [ImageFrame]? {
-        var frames: [ImageFrame] = []
-        for index in 0..<image.frameCount {
-            guard let frame = image.frame(at: index) else { return nil }
-            frames.append(ImageFrame(image: frame, duration: image.frameDuration(at: index)))
+        try? decodeFrames(from: image)
+    }
+
+    /// `frames(from:)`, saying why a frame cannot be given (`Image.decodeFrame(at:)`):
+    /// `overLimit` when a decode limit or the time budget stopped it.
+    public static func decodeFrames(from image: Image) throws(ImageCodingError) -> [ImageFrame] {
+        try (0..<image.frameCount).map { index throws(ImageCodingError) in
+            ImageFrame(image: try image.decodeFrame(at: index), duration: image.frameDuration(at: index))
         }
-        return frames
     }
 }

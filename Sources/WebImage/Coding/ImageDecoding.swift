@@ -41,7 +41,7 @@ public enum ImageDecoding {
             let image = try coder.decode(data, options: coderOptions)
             guard image.pixelWidth > 0, image.pixelHeight > 0 else { throw ImageCodingError.emptyData }
             guard coderOptions.decodePreloadsAllFrames, image.isAnimated, let provider = image.animatedImageProvider else { return image }
-            return Image(sharing: image, animatedImageProvider: PreloadedFramesProvider(provider))
+            return Image(sharing: image, animatedImageProvider: PreloadedFramesProvider(image, provider: provider))
         } catch {
             logger.debug("image data does not decode", metadata: ["name": "\(name ?? "-")", "reason": "\(error)"])
             throw .badImageData

@@ -1,7 +1,7 @@
 import Foundation
 
 /// The frames of an animation made from images in memory (`ImageCoderHelper.animatedImage`).
-struct ImageFramesProvider: AnimatedImageProvider {
+struct ImageFramesProvider: ThrowingAnimatedImageProvider {
     let frames: [ImageFrame]
 
     /// Nothing: the frames were never encoded.
@@ -10,8 +10,9 @@ struct ImageFramesProvider: AnimatedImageProvider {
     /// Forever, as SDWebImage's frames-made animations play.
     var animatedImageLoopCount: Int { 0 }
 
-    func animatedImageFrame(at index: Int) -> Image? {
-        frames.indices.contains(index) ? frames[index].image : nil
+    func decodeFrame(at index: Int) throws(ImageCodingError) -> Image {
+        guard frames.indices.contains(index) else { throw .noFrame(index, of: frames.count, format: frames.first?.image.format ?? .undefined) }
+        return frames[index].image
     }
 
     func animatedImageDuration(at index: Int) -> TimeInterval {

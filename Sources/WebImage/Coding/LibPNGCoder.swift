@@ -70,7 +70,7 @@ public final class LibPNGCoder: ThrowingImageCoder {
         }
         // A file libpng refuses (16-bit samples) or stops at is read by libvips' loader, which
         // gives the same size or the error.
-        let libvips = loader.recipe(for: data, plan: plan, frames: .still, budget: options.decodeTimeBudget.limit(for: plan))
+        let libvips = loader.recipe(for: data, header: header, plan: plan, frames: .still, budget: options.decodeTimeBudget.limit(for: plan))
         let recipe = ImageRecipe { () throws(VipsError) in
             do { return try VipsImageRef.wrapping(bitmap()) } catch { return try libvips.prepare() }
         }

@@ -2,15 +2,17 @@ import Foundation
 
 /// An animation's frames decoded all at once and kept: what `.preloadAllFrames` gives a load
 /// (SDWebImage calls `preloadAllFrames` on the decoded image). The data and loop count are
-/// the original provider's; a frame that does not decode stays nil, as it would on demand.
-struct PreloadedFramesProvider: AnimatedImageProvider {
+/// the original provider's; a frame that does not decode keeps its error (a decode limit or the
+/// time budget's stop: `overLimit`), as it would on demand.
+struct PreloadedFramesProvider: ThrowingAnimatedImageProvider {
     private let original: any AnimatedImageProvider
-    private let frames: [Image?]
+    private let frames: [Result<Image, ImageCodingError>]
 
-    init(_ original: any AnimatedImageProvider) {
-        self.original = original
-        frames = (0..<original.animatedImageFrameCount).map { index in
-            original.animatedImageFrame(at: index).flatMap { try? $0.decoded() }
+    /// `image`'s frames, decoded now.
+    init(_ image: Image, provider: any AnimatedImageProvider) {
+        original = provider
+        frames = (0..<provider.animatedImageFrameCount).map { index in
+            Result { () throws(ImageCodingError) in try image.decodeFrame(at: index).decoded() }
         }
     }
 
@@ -18,12 +20,13 @@ struct PreloadedFramesProvider: AnimatedImageProvider {
     var animatedImageFrameCount: Int { frames.count }
     var animatedImageLoopCount: Int { original.animatedImageLoopCount }
 
-    func animatedImageFrame(at index: Int) -> Image? {
-        frames.indices.contains(index) ? frames[index] : nil
+    func decodeFrame(at index: Int) throws(ImageCodingError) -> Image {
+        guard frames.indices.contains(index) else { throw .noFrame(index, of: frames.count, format: .undefined) }
+        return try frames[index].get()
     }
 
     var animatedImageMemoryCost: Int {
-        frames.reduce(0) { $0 + ($1?.memoryCost ?? 0) }
+        frames.reduce(0) { $0 + ((try? $1.get())?.memoryCost ?? 0) }
     }
 
     func animatedImageDuration(at index: Int) -> TimeInterval {

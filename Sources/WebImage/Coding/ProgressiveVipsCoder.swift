@@ -47,35 +47,50 @@ public final class ProgressiveVipsCoder: ProgressiveImageCoder {
         }
     }
 
+    /// `decodeIncrementally(options:)`, nil where it throws.
     public func incrementalDecodedImage(options: ImageCoderOptions) -> Image? {
+        try? decodeIncrementally(options: options)
+    }
+
+    public func decodeIncrementally(options: ImageCoderOptions) throws(ImageCodingError) -> Image? {
         let (data, finished, partialPNG) = state.withLock { state in
             (state.data, state.finished, state.finished ? nil : state.pngDecoder?.snapshot())
         }
-        if finished { return ImageCodersManager.shared.decodedImage(with: data, options: options) }
+        if finished { return try ImageCodersManager.shared.decode(data, options: options) }
         let format = ImageFormat(sniffing: data)
         switch format {
         case .png:
             return partialPNG.map { Image(bitmap: $0, scale: options.decodeScaleFactor, format: .png, isIncremental: true) }
         case .jpeg, .gif:
-            return Self.partialImage(data, format: format, options: options)
+            return try Self.partialImage(data, format: format, options: options)
         default:
             return nil
         }
     }
 
-    /// libvips decodes a JPEG or GIF prefix with the missing part filled in; nil until the
-    /// header and some image data are there.
-    private static func partialImage(_ data: Data, format: ImageFormat, options: ImageCoderOptions) -> Image? {
-        guard let loader = VipsLoader(format: format),
-              (try? DecodeLimits.check(data, format: format, options: options)) != nil,
-              var image = try? VipsImageRef.load(loader.operation, data: data, options: "fail_on=none"),
-              image.width * image.pageHeight <= options.decodeMaxPixelCount
-        else { return nil }
+    /// libvips decodes a JPEG or GIF prefix with the missing part filled in (a progressive
+    /// JPEG by our reader), under a full-size time budget of its own; nil until the header and
+    /// some image data are there. A prefix over a decode limit, or whose decode the budget
+    /// stopped, is `overLimit` (`tooManyPixels` over the pixel limit).
+    private static func partialImage(_ data: Data, format: ImageFormat, options: ImageCoderOptions) throws(ImageCodingError) -> Image? {
+        guard let loader = VipsLoader(format: format) else { return nil }
+        try DecodeLimits.check(data, format: format, options: options)
+        let budget = WorkBudget(limit: options.decodeTimeBudget.fullSize)
+        let loaded = format == .jpeg && VipsLoader.isProgressiveJPEG(data)
+            ? try? VipsImageRef.loadProgressiveJPEG(data, failsOnTruncation: false)
+            : try? VipsImageRef.load(loader.operation, data: data, options: "fail_on=none")
+        guard var image = loaded else { return nil }
+        guard image.width * image.pageHeight <= options.decodeMaxPixelCount else {
+            throw .tooManyPixels(width: image.width, height: image.pageHeight, limit: options.decodeMaxPixelCount)
+        }
         do {
-            if image.orientation > 1 { image = try image.autorotated() }
-            let pixels = try image.normalizedToSRGB().renderRGBA()
+            image = try image.budgeted(by: budget)
+            // Turned upright from the whole image, read once (the reader is sequential).
+            if image.orientation > 1 { image = try image.heldWhole().autorotated() }
+            let pixels = try budget.stopping { () throws(VipsError) in try image.normalizedToSRGB().renderRGBA() }
             return Image(bitmap: pixels, scale: options.decodeScaleFactor, format: format, isIncremental: true)
         } catch {
+            if error.isOverTimeBudget { throw ImageCodingError(decoding: format, error) }
             return nil
         }
     }

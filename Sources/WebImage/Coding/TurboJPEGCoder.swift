@@ -48,33 +48,31 @@ public final class TurboJPEGCoder: ThrowingImageCoder {
         let profile = VipsImageRef.isSRGBProfile(header.iccProfile) ? nil : header.iccProfile
         // A grey or broken profile: libvips knows what to do with it.
         if let profile, !ColourConversion.supports(profile, bands: 4) { return try fallback.decode(data, options: options) }
+        let plan = DecodePlan(header: header, options: options)
         let work: Work?
         do {
-            work = try Self.work(for: data, stored: stored, header: header, profile: profile, options: options)
+            work = try Self.work(for: data, stored: stored, header: header, profile: profile, plan: plan)
         } catch {
             throw .corruptData(format: .jpeg, reason: error.message)
         }
         guard let work else { return try fallback.decode(data, options: options) }
-        // A file TurboJPEG stops at (any libjpeg warning) is read by libvips' jpegload, which
-        // fails on truncation and tolerates stray bytes: the same size either way. Both decodes
-        // count against the scan limit.
+        let limit = options.decodeTimeBudget.limit(for: plan)
         let recipe = ImageRecipe { () throws(VipsError) in
-            do { return try VipsImageRef.wrapping(work.bitmap()) } catch {
-                do throws(ImageCodingError) {
-                    try DecodeLimits.checkSecondJPEGDecode(data, options: options)
-                } catch {
-                    throw VipsError(error.description)
-                }
-                return try work.libvips()
-            }
+            try Self.image(of: work, budget: WorkBudget(limit: limit), data: data, options: options)
         }
         var pixels: PixelBuffer?
         if !options.decodeUseLazyDecoding {
+            let budget = WorkBudget(limit: limit)
             do {
-                pixels = try work.bitmap()
+                pixels = try budget.stopping(work.bitmap)
             } catch {
+                if error.isOverTimeBudget { throw ImageCodingError(decoding: .jpeg, error) }
                 try DecodeLimits.checkSecondJPEGDecode(data, options: options)
-                do { pixels = try work.libvips().normalizedToSRGB().renderRGBA() } catch { throw .corruptData(format: .jpeg, reason: error.message) }
+                do {
+                    pixels = try budget.stopping { () throws(VipsError) in try work.libvips(budget).normalizedToSRGB().renderRGBA() }
+                } catch {
+                    throw ImageCodingError(decoding: .jpeg, error)
+                }
             }
         }
         return Image(
@@ -84,21 +82,40 @@ public final class TurboJPEGCoder: ThrowingImageCoder {
         )
     }
 
+    /// `work` decoded within `budget`: TurboJPEG's bitmap, or for a file TurboJPEG stops at (any
+    /// libjpeg warning), libvips' reading of it (which fails on truncation and tolerates stray
+    /// bytes: the same size either way), lazy. Both decodes count against the scan limit and
+    /// the budget; a decode the budget stopped is not read again. (The decode without lazy
+    /// decoding, in `decode`, does the same.)
+    private static func image(of work: Work, budget: WorkBudget, data: Data, options: ImageCoderOptions) throws(VipsError) -> VipsImageRef {
+        do {
+            return try VipsImageRef.wrapping(budget.stopping(work.bitmap))
+        } catch {
+            if error.isOverTimeBudget { throw error }
+        }
+        do throws(ImageCodingError) {
+            try DecodeLimits.checkSecondJPEGDecode(data, options: options)
+        } catch {
+            throw VipsError(error.description)
+        }
+        return try work.libvips(budget)
+    }
+
     /// A decode this coder takes: the upright size, the bitmap TurboJPEG makes, and libvips'
-    /// reading for files TurboJPEG stops at.
+    /// reading for files TurboJPEG stops at, its pixels under the budget given.
     private struct Work {
         let size: (width: Int, height: Int)
         let bitmap: @Sendable () throws(VipsError) -> PixelBuffer
-        let libvips: @Sendable () throws(VipsError) -> VipsImageRef
+        let libvips: @Sendable (WorkBudget) throws(VipsError) -> VipsImageRef
     }
 
-    /// The work for `options`, or nil when the decoded bitmap would pass 4 megapixels: larger
+    /// The work for `plan`, or nil when the decoded bitmap would pass 4 megapixels: larger
     /// images stream through libvips instead of being held whole.
     private static func work(
-        for data: Data, stored: TurboJPEG.Header, header: VipsHeader, profile: Data?, options: ImageCoderOptions
+        for data: Data, stored: TurboJPEG.Header, header: VipsHeader, profile: Data?, plan: DecodePlan
     ) throws(VipsError) -> Work? {
         let orientation = header.orientation
-        switch DecodePlan(header: header, options: options).mode {
+        switch plan.mode {
         case .full:
             guard stored.width * stored.height <= BitmapThumbnail.maxPixelCount else { return nil }
             return Work(
@@ -106,9 +123,9 @@ public final class TurboJPEGCoder: ThrowingImageCoder {
                 bitmap: { () throws(VipsError) in
                     try TurboJPEG.decode(data, header: stored, colourProfile: profile, orientation: orientation)
                 },
-                libvips: { () throws(VipsError) in
-                    let image = try VipsImageRef.load("jpegload_buffer", data: data, options: "fail_on=truncated")
-                    return orientation > 1 ? try image.autorotated() : image
+                libvips: { (budget) throws(VipsError) in
+                    let image = try VipsLoader.budgetedJPEG(data, shrink: 1, budget: budget)
+                    return orientation > 1 ? try image.heldWhole().autorotated() : image
                 }
             )
         case let .thumbnail(width, height, stretch):
@@ -127,8 +144,8 @@ public final class TurboJPEGCoder: ThrowingImageCoder {
                 bitmap: { () throws(VipsError) in
                     try TurboJPEG.thumbnail(data, header: stored, shrink: shrink, size: size, colourProfile: profile, orientation: orientation)
                 },
-                libvips: { () throws(VipsError) in
-                    try VipsImageRef.load("jpegload_buffer", data: data, options: "fail_on=truncated,shrink=\(libvipsShrink)")
+                libvips: { (budget) throws(VipsError) in
+                    try VipsLoader.budgetedJPEG(data, shrink: libvipsShrink, budget: budget)
                         .thumbnail(width: width, height: height, sizing: stretch ? .force : .down)
                 }
             )
@@ -139,14 +156,7 @@ public final class TurboJPEGCoder: ThrowingImageCoder {
     /// shrink to fit it (each side on its own when stretched, never below 1), then a DCT scale
     /// that leaves at least a factor of 2 for the resize, never larger than the shorter side.
     static func libvipsJPEGShrink(header: VipsHeader, width: Int, height: Int, stretch: Bool) -> Int {
-        let swapped = header.orientation >= 5
-        var horizontal = Double(header.storedWidth) / Double(swapped ? height : width)
-        var vertical = Double(header.storedHeight) / Double(swapped ? width : height)
-        if !stretch {
-            let fit = max(horizontal, vertical)
-            (horizontal, vertical) = (fit, fit)
-        }
-        let shrink = min(max(1, horizontal), max(1, vertical))
+        let shrink = VipsLoader.libvipsCommonShrink(header: header, width: width, height: height, stretch: stretch)
         var factor = shrink >= 16 ? 8 : shrink >= 8 ? 4 : shrink >= 4 ? 2 : 1
         // libvips 8.14's loader makes a side of `side / factor` pixels, rounded down, and aborts
         // the process (a failed assertion, not an error) when that is 0: a JPEG 3 pixels wide and

@@ -3,13 +3,12 @@ internal import ImageEngine
 
 /// The frames of one animated GIF or WebP, each decoded by libvips when asked for, in one
 /// forward pass over the file when asked for in order (`VipsFrameCursor`).
-public final class VipsAnimatedImageCoder: AnimatedImageCoder, FrameFailureRecording {
+public final class VipsAnimatedImageCoder: AnimatedImageCoder, ThrowingAnimatedImageProvider {
     private let data: Data
     private let loader: VipsLoader
     private let header: VipsHeader
     private let options: ImageCoderOptions
     private let cursor: VipsFrameCursor
-    private let failure = Locked<ImageCodingError?>(nil)
 
     init(data: Data, loader: VipsLoader, header: VipsHeader, plan: DecodePlan, options: ImageCoderOptions) {
         self.data = data
@@ -30,22 +29,21 @@ public final class VipsAnimatedImageCoder: AnimatedImageCoder, FrameFailureRecor
     public var animatedImageFrameCount: Int { header.pageCount }
     public var animatedImageLoopCount: Int { header.loop }
 
-    public func animatedImageFrame(at index: Int) -> Image? {
-        guard index >= 0, index < header.pageCount else { return nil }
+    /// Frame `index`; `overLimit` once the pass over the frames has spent its time budget
+    /// (`decodeTimeBudget.animation`).
+    public func decodeFrame(at index: Int) throws(ImageCodingError) -> Image {
+        guard index >= 0, index < header.pageCount else { throw .noFrame(index, of: header.pageCount, format: loader.format) }
         let pixels: PixelBuffer
         do {
             pixels = try WorkBudget.attributingStops { () throws(VipsError) in try cursor.frame(at: index) }
         } catch {
-            failure.withLock { $0 = ImageCodingError(decoding: loader.format, error) }
-            return nil
+            throw ImageCodingError(decoding: loader.format, error)
         }
         return Image(
             recipe: .bitmap(pixels), pixels: pixels, pixelWidth: pixels.width, pixelHeight: pixels.height,
             scale: options.decodeScaleFactor, format: loader.format, hasAlpha: header.hasAlpha
         )
     }
-
-    var lastFrameFailure: ImageCodingError? { failure.withLock { $0 } }
 
     public func animatedImageDuration(at index: Int) -> TimeInterval {
         guard index >= 0, index < header.pageCount else { return 0 }

@@ -58,7 +58,7 @@ final class VipsFrameCursor: Sendable {
             guard frameHeight > 0, (index + 1) * frameHeight <= strip.height else {
                 throw VipsError("no frame \(index) in an animation of \(strip.height / max(1, frameHeight)) frames")
             }
-            let pixels = try current.budget.counting { () throws(VipsError) -> PixelBuffer in
+            let pixels = try current.budget.stopping { () throws(VipsError) -> PixelBuffer in
                 try shaped(try strip.extractingArea(x: 0, y: index * frameHeight, width: strip.width, height: frameHeight))
             }
             current.next = index + 1

@@ -49,12 +49,18 @@ public final class VipsImageCoder: ThrowingImageCoder {
             }
             isolated = !work.rendersWithinBudget(outputPixels: plan.maxPixelCount(header: header))
         }
+        // A large lossless WebP: libwebp decodes it in one call that nothing stops (100 MP from
+        // 46 bytes: about 1.9 s of CPU here), so it decodes in the child process as a PDF does.
+        if format == .webP, header.storedWidth * header.storedHeight > BitmapThumbnail.maxPixelCount,
+           VipsLoader.isStillWebP(data), WebPFrames.isLossless(data) {
+            isolated = true
+        }
         if isolated, let renderer = IsolatedRenderer.standard {
             // The child has what is left of the budget once the header and the checks are read.
             let left = options.decodeTimeBudget.limit(for: plan) - (WorkBudget.threadCPUTime - started)
             return try Self.isolatedImage(
                 data, format: format, call: loader.loadCall(plan: plan, frames: .still), renderer: renderer,
-                budget: max(.milliseconds(1), left), options: options
+                budget: max(.milliseconds(1), left), options: options, hasAlpha: format == .webP ? header.hasAlpha : true
             )
         }
         let animated = header.pageCount > 1 && loader.isAnimatable && !options.decodeFirstFrameOnly
@@ -63,8 +69,8 @@ public final class VipsImageCoder: ThrowingImageCoder {
             : nil
         return try Self.image(
             from: loader.recipe(
-                for: data, plan: plan, frames: animated ? .first : .still, budget: options.decodeTimeBudget.limit(for: plan),
-                colour: animated ? nil : header.colourToConvert.map { ($0, header) }
+                for: data, header: header, plan: plan, frames: animated ? .first : .still,
+                budget: options.decodeTimeBudget.limit(for: plan), convertsColour: !animated
             ),
             format: format, options: options, provider: provider, sourceByteCount: data.count, metadata: header.metadata,
             colorInfo: options.decodeToHDR && header.gainMap != nil ? header.colorInfo.gainMapRendition : header.colorInfo,
@@ -116,9 +122,11 @@ public final class VipsImageCoder: ThrowingImageCoder {
     }
 
     /// `data` loaded by `call` and rendered in a child process (`IsolatedRenderer`) that
-    /// `budget` of CPU time ends: at once, lazy decoding or not.
+    /// `budget` of CPU time ends: at once, lazy decoding or not (a PDF, a large SVG, a large
+    /// lossless WebP).
     static func isolatedImage(
-        _ data: Data, format: ImageFormat, call: LoadCall, renderer: IsolatedRenderer, budget: Duration, options: ImageCoderOptions
+        _ data: Data, format: ImageFormat, call: LoadCall, renderer: IsolatedRenderer, budget: Duration, options: ImageCoderOptions,
+        hasAlpha: Bool = true
     ) throws(ImageCodingError) -> Image {
         let pixels: PixelBuffer
         do {
@@ -133,7 +141,8 @@ public final class VipsImageCoder: ThrowingImageCoder {
         }
         return Image(
             recipe: .bitmap(pixels), pixels: pixels, pixelWidth: pixels.width, pixelHeight: pixels.height,
-            scale: options.decodeScaleFactor, format: format, hasAlpha: true, isVector: true, sourceByteCount: data.count
+            scale: options.decodeScaleFactor, format: format, hasAlpha: hasAlpha, isVector: format == .svg || format == .pdf,
+            sourceByteCount: data.count
         )
     }
 

@@ -150,9 +150,25 @@ struct VipsLoader: Sendable {
     /// The pipeline that decodes `data` (a still image, or `frames` of an animation) by `plan`,
     /// its pixels computed under a new `WorkBudget` of `budget` for each build.
     func recipe(
-        for data: Data, plan: DecodePlan, frames: Frames, budget: Duration, colour: (ColourEncoding, VipsHeader)? = nil
+        for data: Data, header: VipsHeader, plan: DecodePlan, frames: Frames, budget: Duration, convertsColour: Bool = false
     ) -> ImageRecipe {
-        if let (colour, header) = colour { return convertingRecipe(for: data, plan: plan, colour: colour, header: header, budget: budget) }
+        if convertsColour, let colour = header.colourToConvert {
+            return convertingRecipe(for: data, plan: plan, colour: colour, header: header, budget: budget)
+        }
+        if format == .jpeg, Self.isProgressiveJPEG(data) {
+            // At the DCT scale libvips' thumbnail would load it.
+            return readerRecipe(plan: plan, budget: budget) { box throws(VipsError) in
+                let shrink = box.map { TurboJPEGCoder.libvipsJPEGShrink(header: header, width: $0.width, height: $0.height, stretch: $0.stretch) }
+                return try VipsImageRef.loadProgressiveJPEG(data, shrink: shrink ?? 1)
+            }
+        }
+        if Self.isStillWebP(data) {
+            // Scaled by libwebp as libvips' thumbnail would load it.
+            return readerRecipe(plan: plan, budget: budget) { box throws(VipsError) in
+                let shrink = box.map { Self.libvipsCommonShrink(header: header, width: $0.width, height: $0.height, stretch: $0.stretch) }
+                return try VipsImageRef.loadStillWebP(data, scale: shrink.map { 1 / $0 })
+            }
+        }
         let call = loadCall(plan: plan, frames: frames)
         let source = ImageRecipe { () throws(VipsError) in
             try VipsImageRef.load(call.operation, data: data, options: call.options, loaderOptions: call.loaderOptions)
@@ -162,6 +178,69 @@ struct VipsLoader: Sendable {
             return source.appending { image throws(VipsError) in try image.autorotated() }
         }
         return source
+    }
+
+    /// libvips 8.14's `vips_thumbnail_calculate_common_shrink` for a thumbnail of `width` x
+    /// `height`: the box in stored orientation, the shrink to fit it (each side on its own when
+    /// stretched, never below 1), the smaller of the two.
+    static func libvipsCommonShrink(header: VipsHeader, width: Int, height: Int, stretch: Bool) -> Double {
+        let swapped = header.orientation >= 5
+        var horizontal = Double(header.storedWidth) / Double(swapped ? height : width)
+        var vertical = Double(header.storedHeight) / Double(swapped ? width : height)
+        if !stretch {
+            let fit = max(horizontal, vertical)
+            (horizontal, vertical) = (fit, fit)
+        }
+        return min(max(1, horizontal), max(1, vertical))
+    }
+
+    /// True for a still WebP (no animation frames): read by our reader
+    /// (`VipsImageRef.loadStillWebP`), in the thread a budget counts, where libvips' loader
+    /// decodes in its workers.
+    static func isStillWebP(_ data: Data) -> Bool {
+        ImageFormat(sniffing: data) == .webP && WebPFrames.codedPixelCount(in: data) == 0
+    }
+
+    /// True for a JPEG libjpeg reads whole before its first row (progressive): read by our
+    /// reader (`VipsImageRef.loadProgressiveJPEG`), which the budget stops between rows of
+    /// blocks, where jpegload reads every scan in one call.
+    static func isProgressiveJPEG(_ data: Data) -> Bool {
+        DecodeCost.progressiveJPEGScans(in: data, countingUpTo: 1) > 0
+    }
+
+    /// A JPEG loaded at DCT scale 1/`shrink`, sequential (rows read top to bottom, once), its
+    /// pixels computed under `budget`: a progressive one by our reader, which the budget stops
+    /// between rows of blocks, another by jpegload.
+    static func budgetedJPEG(_ data: Data, shrink: Int, budget: WorkBudget) throws(VipsError) -> VipsImageRef {
+        let image = isProgressiveJPEG(data)
+            ? try VipsImageRef.loadProgressiveJPEG(data, shrink: shrink)
+            : try VipsImageRef.load("jpegload_buffer", data: data, options: "fail_on=truncated,access=sequential,shrink=\(shrink)")
+        return try image.budgeted(by: budget)
+    }
+
+    /// A thumbnail's box: at most `width` x `height`, or exactly that when `stretch`.
+    typealias ThumbnailBox = (width: Int, height: Int, stretch: Bool)
+
+    /// The pipeline of a file our own reader loads (a progressive JPEG, a still WebP) where
+    /// libvips' loader would read it in a call, or in threads, a budget cannot stop or see:
+    /// `load` (at full size, or shrunk on load as libvips' thumbnail would for `box`) under a new
+    /// `WorkBudget` of `budget`, then libvips' thumbnail of that, as `thumbnail_buffer` makes it.
+    /// Turned upright from the whole image held in memory (one tile, computed by the thread that
+    /// first asks, under the budget): the readers are sequential.
+    private func readerRecipe(
+        plan: DecodePlan, budget: Duration, load: @escaping @Sendable (_ box: ThumbnailBox?) throws(VipsError) -> VipsImageRef
+    ) -> ImageRecipe {
+        switch plan.mode {
+        case .full(let orientation):
+            let source = ImageRecipe { () throws(VipsError) in try load(nil).budgeted(by: WorkBudget(limit: budget)) }
+            guard orientation > 1 else { return source }
+            return source.appending { image throws(VipsError) in try image.heldWhole().autorotated() }
+        case let .thumbnail(width, height, stretch):
+            return ImageRecipe { () throws(VipsError) in
+                try load((width, height, stretch)).budgeted(by: WorkBudget(limit: budget))
+                    .thumbnail(width: width, height: height, sizing: stretch ? .force : .down)
+            }
+        }
     }
 
     /// The pipeline for a source whose samples libvips would misread (PQ, HLG, wide primaries):

@@ -220,18 +220,29 @@ struct AnimationFrames: Sendable {
     }
 
     /// Frame `index`, 8-bit RGBA, scaled as the first (a new pipeline each call: a lazy frame's
-    /// sequential loader can be read once).
+    /// sequential loader can be read once). The frames come from one pass of the animation's
+    /// provider, which its time budget bounds as a whole, the first included unless it is
+    /// decoded already.
     func frame(at index: Int) throws -> VipsImageRef {
-        try Self.frame(of: image, at: index, format: format, maxPixelSize: maxPixelSize)
+        try Self.frame(of: image, at: index, format: format, maxPixelSize: maxPixelSize, fromPass: !image.isDecoded)
     }
 
-    private static func frame(of image: Image, at index: Int, format: ImageFormat, maxPixelSize: CGSize) throws -> VipsImageRef {
-        guard let frame = image.frame(at: index) else {
-            if let failure = (image.animatedImageProvider as? any FrameFailureRecording)?.lastFrameFailure,
-               case .overLimit = failure {
-                throw failure
+    /// Frame `index` of `image`: with `fromPass`, the first too from the animation's provider
+    /// (a pass over its frames), else from the image itself (built, not decoded, when lazy).
+    private static func frame(
+        of image: Image, at index: Int, format: ImageFormat, maxPixelSize: CGSize, fromPass: Bool = false
+    ) throws -> VipsImageRef {
+        let frame: Image
+        do {
+            if index == 0, fromPass, let provider = image.animatedImageProvider {
+                frame = try provider.frameOrError(at: 0, format: image.format)
+            } else {
+                frame = try image.decodeFrame(at: index)
             }
-            throw ImageCodingError.encodingFailed(format: format, reason: "frame \(index) cannot be decoded")
+        } catch {
+            // A decode limit or the time budget stopped it: the decode's error, as for a still image.
+            if case .overLimit = error { throw error }
+            throw ImageCodingError.encodingFailed(format: format, reason: "frame \(index) cannot be decoded: \(error)")
         }
         guard frame.pixelWidth == image.pixelWidth, frame.pixelHeight == image.pixelHeight else {
             throw ImageCodingError.encodingFailed(format: format, reason: "frame \(index) has another size")

@@ -107,7 +107,7 @@ import WebImageTestSupport
 
     @Test func animationBudgetCoversEveryFrame() throws {
         // 60 frames composed on an 800x800 canvas; the first frame has its own budget.
-        let data = DecodeWorkBombTests.gifOfOnePixelFrames(side: 800, frames: 60)
+        let data = Heavy.DecodeWorkBombTests.gifOfOnePixelFrames(side: 800, frames: 60)
         var options = ImageCoderOptions()
         options.decodeTimeBudget.animation = .milliseconds(1)
         let image = try ImageCodersManager.shared.decode(data, options: options)
@@ -126,11 +126,11 @@ import WebImageTestSupport
     /// 20 refusals to 60, past the warm-up of libvips' workers and their malloc arenas (the peak
     /// after one refusal is the process's, 90 MB; after 20 about 140 MB, and it stays there).
     @Test func refusedAnimatedWebPSavesKeepNoMemory() async throws {
-        let data = DecodeWorkBombTests.gifOfOnePixelFrames(side: 1000, frames: 30)
+        let data = Heavy.DecodeWorkBombTests.gifOfOnePixelFrames(side: 1000, frames: 30)
         let arguments = ["--encode", "webp", "--animation-budget", "1", "--repeat"]
         let environment = TestAllowance.peakMeasuringEnvironment
-        let twenty = try await DecodeWorkBombTests.probePeak(data, arguments + ["20"], outcome: "refused:", environment: environment)
-        let sixty = try await DecodeWorkBombTests.probePeak(data, arguments + ["60"], outcome: "refused:", environment: environment)
+        let twenty = try await Heavy.DecodeWorkBombTests.probePeak(data, arguments + ["20"], outcome: "refused:", environment: environment)
+        let sixty = try await Heavy.DecodeWorkBombTests.probePeak(data, arguments + ["60"], outcome: "refused:", environment: environment)
         // 40 refusals more held 480 MB with the leak; the whole suite's load once added 45 MB
         // without it (malloc's arenas, as threads come and go), under a 40 MB bound.
         #expect(sixty - twenty < TestAllowance.bytes(100 << 20), "peak \(twenty >> 20) MB after 20 refusals, \(sixty >> 20) MB after 60")
@@ -219,5 +219,195 @@ import WebImageTestSupport
         #expect(throws: IsolatedRenderer.Failure.self) {
             try renderer.render("svgload_buffer", options: "", loaderOptions: nil, data: Data("<svg".utf8), budget: .seconds(2))
         }
+    }
+}
+
+// MARK: Work between two checks
+
+extension DecodeTimeBudgetTests {
+    /// What a decode the budget stops may take past its budget, in CPU time of the work (every
+    /// thread of the decoding process, its start left out): the header reads and checks, which
+    /// the budget does not count, and the last row of blocks (a progressive JPEG), row of
+    /// macroblocks (WebP) or rows of a kernel before the check that sees the budget spent.
+    /// Stretched under a sanitizer.
+    static let stopMargin = TestAllowance.time(.milliseconds(50))
+
+    /// A progressive 4:2:0 JPEG of mid-grey whose scans are mostly AC refinements, as
+    /// scripts/decode-bombs/bombs.py writes it (`jpeg_refinement_scans`): each band of each
+    /// component sent at Al 13, then refined 13 times down to 0, every coefficient zero. Each
+    /// refinement scan walks every block of its component on a few bytes of end-of-band runs.
+    static func jpegOfRefinementScans(width: Int, height: Int, lumaBands: Int, chromaBands: Int) -> Data {
+        func segment(_ marker: UInt8, _ body: [UInt8]) -> [UInt8] {
+            [0xFF, marker, UInt8((body.count + 2) >> 8), UInt8((body.count + 2) & 0xFF)] + body
+        }
+        func big16(_ value: Int) -> [UInt8] { [UInt8(value >> 8), UInt8(value & 0xFF)] }
+        var bytes: [UInt8] = [0xFF, 0xD8] + segment(0xDB, [0] + [UInt8](repeating: 1, count: 64))
+        bytes += segment(0xC2, [8] + big16(height) + big16(width) + [3, 1, 0x22, 0, 2, 0x11, 0, 3, 0x11, 0])
+        // DC: category 0 in one bit. AC: the end-of-band runs EOB0 to EOB14, 4 bits each.
+        bytes += segment(0xC4, [0x00, 1] + [UInt8](repeating: 0, count: 15) + [0])
+        bytes += segment(0xC4, [0x10, 0, 0, 0, 15] + [UInt8](repeating: 0, count: 12) + (0..<15).map { UInt8($0 << 4) })
+        // The DC scan, interleaved: six blocks a 16x16 MCU, one zero bit each, padded with ones.
+        let bits = (width + 15) / 16 * ((height + 15) / 16) * 6
+        bytes += segment(0xDA, [3, 1, 0, 2, 0, 3, 0, 0, 0, 0]) + [UInt8](repeating: 0, count: bits / 8)
+        if bits % 8 != 0 { bytes.append(UInt8((1 << (8 - bits % 8)) - 1)) }
+        for (component, sampling) in [(UInt8(1), 2), (2, 1), (3, 1)] {
+            let blocks = ((width * sampling + 1) / 2 + 7) / 8 * (((height * sampling + 1) / 2 + 7) / 8)
+            let data = endOfBandRuns(blocks: blocks)
+            let bandCount = component == 1 ? lumaBands : chromaBands
+            let step = (63 + bandCount - 1) / bandCount
+            for start in stride(from: 1, through: 63, by: step) {
+                for (high, low) in [(0, 13)] + (0...12).reversed().map({ ($0 + 1, $0) }) {
+                    bytes += segment(0xDA, [1, component, 0, UInt8(start), UInt8(min(63, start + step - 1)), UInt8(high << 4 | low)]) + data
+                }
+            }
+        }
+        return Data(bytes + [0xFF, 0xD9])
+    }
+
+    /// The entropy-coded data of a progressive AC scan of `blocks` all-zero blocks: end-of-band
+    /// runs of up to 32,767 blocks, EOBr coded as r in 4 bits then r extra bits, 0xFF stuffed.
+    static func endOfBandRuns(blocks: Int) -> [UInt8] {
+        var out: [UInt8] = []
+        var bits = 0
+        var count = 0
+        func write(_ value: Int, _ size: Int) {
+            bits = bits << size | value & ((1 << size) - 1)
+            count += size
+            while count >= 8 {
+                count -= 8
+                let byte = UInt8(bits >> count & 0xFF)
+                out.append(byte)
+                if byte == 0xFF { out.append(0) }
+            }
+            bits &= (1 << count) - 1
+        }
+        var left = blocks
+        while left > 0 {
+            let run = min(left, 32_767)
+            let r = Int.bitWidth - 1 - run.leadingZeroBitCount
+            write(r, 4)
+            write(run - (1 << r), r)
+            left -= run
+        }
+        if count > 0 { write((1 << (8 - count)) - 1, 8 - count) }
+        return out
+    }
+
+    /// Expects `data` decoded in decode-probe (`arguments`: its thumbnail size, if any) with a
+    /// budget of `budget` to be stopped by it within `budget` and `stopMargin` of the process's
+    /// CPU time (every thread: libvips' workers too, where a loader decoding in them once went
+    /// unseen), and with no budget in the way to take more than that, so that the bound tells a
+    /// stop within a unit of work from one at its end.
+    static func expectStoppedInTime(
+        _ data: Data, _ format: ImageFormat, _ arguments: [String] = [], budget: Duration, sourceLocation: SourceLocation = #_sourceLocation
+    ) async throws {
+        let milliseconds = Int(budget / .milliseconds(1))
+        let stopped = try await Heavy.DecodeWorkBombTests.probe(data, arguments + ["--budget", "\(milliseconds)"], sourceLocation: sourceLocation)
+        #expect(
+            stopped.outcome.hasPrefix("refused: \(format) over a decode limit") && stopped.outcome.contains("decodeTimeBudget"),
+            "\(stopped.outcome)", sourceLocation: sourceLocation
+        )
+        #expect(stopped.cpu < budget + stopMargin, "stopped after \(stopped.cpu) of CPU time", sourceLocation: sourceLocation)
+        let whole = try await Heavy.DecodeWorkBombTests.probe(data, arguments + ["--budget", "600000"], sourceLocation: sourceLocation)
+        #expect(whole.outcome.hasPrefix("decoded"), "\(whole.outcome)", sourceLocation: sourceLocation)
+        #expect(whole.cpu > budget + stopMargin, "the whole decode took \(whole.cpu) of CPU time", sourceLocation: sourceLocation)
+    }
+
+    /// A progressive JPEG decoded whole at most 4 MP (TurboJPEG's decode, by libjpeg's API)
+    /// and over (libvips, through our reader): libjpeg reads every scan before the first row,
+    /// and the budget stopped it only once all were read (a 100 MP file: 3.6 s of CPU for a
+    /// 3 s budget, through `webimage convert`).
+    @Test(arguments: [2_000, 4_000])
+    func aProgressiveJPEGStopsWithinARowOfBlocks(side: Int) async throws {
+        let data = Self.jpegOfRefinementScans(width: side, height: side, lumaBands: 4, chromaBands: 1)
+        try await Self.expectStoppedInTime(data, .jpeg, budget: .milliseconds(20))
+    }
+
+    /// Thumbnails of one: at 1/8 (TurboJPEG's thumbnail reads only the chroma scans of a
+    /// 4:2:0 file, which its smaller IDCT needs whole) and at 1/2 (libvips' thumbnail of our
+    /// reader's rows).
+    @Test(arguments: [64, 1_500])
+    func aProgressiveJPEGThumbnailStopsWithinARowOfBlocks(side: Int) async throws {
+        let data = Self.jpegOfRefinementScans(width: 4_000, height: 4_000, lumaBands: 1, chromaBands: 3)
+        try await Self.expectStoppedInTime(data, .jpeg, ["--thumbnail", "\(side)"], budget: .milliseconds(20))
+    }
+}
+
+// MARK: WebP
+
+extension DecodeTimeBudgetTests {
+    /// A lossy WebP of `side` x `side` of diagonal stripes (work for libwebp in every
+    /// macroblock), encoded fast by libvips' saver.
+    static func lossyWebP(side: Int) throws -> Data {
+        let stripes = PixelBuffer(width: side, height: side, bands: 3) { buffer in
+            for row in 0..<side {
+                for column in 0..<side {
+                    let at = (row * side + column) * 3
+                    buffer[at] = UInt8(truncatingIfNeeded: row &+ column)
+                    buffer[at + 1] = UInt8(truncatingIfNeeded: row &* 3)
+                    buffer[at + 2] = UInt8(truncatingIfNeeded: column &* 5)
+                }
+            }
+        }
+        return try VipsImageRef.wrapping(stripes).save("webpsave_buffer", options: "Q=90,effort=0")
+    }
+
+    /// libvips' WebP loader decoded the whole image in its workers into a temporary image,
+    /// where the budget saw none of it (a 100 MP WebP decoded whole whatever the budget); ours
+    /// decodes in the thread the budget counts, and libwebp's row jobs ask it.
+    @Test func aLossyWebPStopsWithinARowOfMacroblocks() async throws {
+        let data = try Self.lossyWebP(side: 4_000)
+        try await Self.expectStoppedInTime(data, .webP, budget: .milliseconds(20))
+    }
+
+    /// A lossless WebP of `width` x `height` whose every prefix code has one symbol (its pixels
+    /// take no bits), through a predictor, a cross-colour and a subtract-green transform, as
+    /// scripts/decode-bombs/bombs.py writes it (`webp_lossless_constant`): libwebp decodes it
+    /// in one call that calls nothing back.
+    static func losslessWebPOfNoBits(width: Int, height: Int) -> Data {
+        var bits: UInt64 = 0
+        var count = 0
+        var bytes: [UInt8] = []
+        func put(_ value: Int, _ size: Int) {
+            bits |= UInt64(value) << UInt64(count)
+            count += size
+            while count >= 8 {
+                bytes.append(UInt8(bits & 0xFF))
+                bits >>= 8
+                count -= 8
+            }
+        }
+        func oneSymbolCodes(_ green: Int, _ red: Int, _ blue: Int, _ alpha: Int) {
+            for symbol in [green, red, blue, alpha] { put(1, 1); put(0, 1); put(1, 1); put(symbol, 8) }
+            put(1, 1); put(0, 1); put(0, 1); put(0, 1)
+        }
+        put(0x2F, 8)
+        put(width - 1, 14); put(height - 1, 14); put(0, 1); put(0, 3)
+        put(1, 1); put(0, 2); put(0, 3); put(0, 1)
+        oneSymbolCodes(13, 0, 0, 255)
+        put(1, 1); put(1, 2); put(0, 3); put(0, 1)
+        oneSymbolCodes(0x25, 0x13, 0x31, 255)
+        put(1, 1); put(2, 2); put(0, 1); put(0, 1); put(0, 1)
+        oneSymbolCodes(0x40, 0x20, 0x10, 255)
+        if count > 0 { bytes.append(UInt8(bits & 0xFF)) }
+        func little32(_ value: Int) -> [UInt8] { (0..<4).map { UInt8(truncatingIfNeeded: value >> (8 * $0)) } }
+        let chunk = Array("VP8L".utf8) + little32(bytes.count) + bytes + (bytes.count % 2 == 1 ? [0] : [])
+        let payload = Array("WEBP".utf8) + chunk
+        return Data(Array("RIFF".utf8) + little32(payload.count) + payload)
+    }
+
+    @Test func aLargeLosslessWebPDecodesInAChildProcess() throws {
+        let data = Self.losslessWebPOfNoBits(width: 4_000, height: 3_000)
+        Self.expectOverBudget(.webP, inChild: true) {
+            _ = try ImageCodersManager.shared.decode(data, options: Self.options(budget: .milliseconds(20)))
+        }
+        // In the child, as libvips decodes it here.
+        let image = try TestImages.decoded(data)
+        #expect(image.pixelWidth == 4_000 && !image.hasAlpha)
+        let small = Self.losslessWebPOfNoBits(width: 64, height: 48)
+        let libvips = try VipsImageRef.load("webpload_buffer", data: data).normalizedToSRGB().withAlpha().render()
+        #expect(try image.renderedPixels().withUnsafeBytes { Array($0) } == libvips.withUnsafeBytes { Array($0) })
+        // A small one decodes here.
+        #expect(try TestImages.decoded(small).pixelWidth == 64)
     }
 }

@@ -2,6 +2,7 @@ import Foundation
 import ImageEngine
 import Testing
 import WebImage
+import WebImageTestServer
 import WebImageTestSupport
 
 /// The TurboJPEG engine gives what the libvips coder gives, and hands over what it does not take.
@@ -18,7 +19,7 @@ import WebImageTestSupport
         try #require(first.pixelWidth == second.pixelWidth && first.pixelHeight == second.pixelHeight)
         return try first.withUnsafeRGBA8Bytes { a in
             try second.withUnsafeRGBA8Bytes { b in
-                zip(a, b).reduce(0) { max($0, abs(Int($1.0) - Int($1.1))) }
+                SampleDifference(a, bands: 4, b, bands: 4, pixels: first.pixelWidth * first.pixelHeight, channels: 4).largest
             }
         }
     }
@@ -261,6 +262,19 @@ import WebImageTestSupport
         #expect(abs(large.count - libvips.count) * 5 < libvips.count)
     }
 
+    /// Default options, their time budget stretched under a sanitizer as the tests' bounds are:
+    /// a whole-suite ThreadSanitizer run, about 5 times slower, had the 2000x2000 thumbnail of
+    /// TestImageLarge.jpg (18 MP, progressive) below stopped by its 2 s budget.
+    static var sanitizerOptions: ImageCoderOptions {
+        var options = ImageCoderOptions()
+        let budget = options.decodeTimeBudget
+        options.decodeTimeBudget = DecodeTimeBudget(
+            thumbnail: TestAllowance.time(budget.thumbnail), fullSize: TestAllowance.time(budget.fullSize),
+            animation: TestAllowance.time(budget.animation)
+        )
+        return options
+    }
+
     @Test func handsOverWhatItDoesNotTake() throws {
         // Alpha to flatten: libvips blends it onto the background.
         let transparent = try TestImages.decoded(try TestImages.data("sdwebimage/TestImage.png"))
@@ -277,7 +291,7 @@ import WebImageTestSupport
         #expect(large.pixelWidth == 5250 && large.pixelHeight == 3450)
         // A thumbnail whose DCT-scaled decode would pass 4 megapixels (2625x1725 here): libvips'
         // own thumbnail, sample for sample.
-        var big = ImageCoderOptions()
+        var big = Self.sanitizerOptions
         big.decodeThumbnailPixelSize = CGSize(width: 2000, height: 2000)
         let data = try TestImages.data("sdwebimage/TestImageLarge.jpg")
         let handedOver = try TurboJPEGCoder.shared.decode(data, options: big)
