@@ -19,6 +19,18 @@ public struct DecodeTimeBudget: Sendable, Equatable {
         self.animation = animation
     }
 
+    /// This budget less `spent` on each of its limits (none under a millisecond), for a decode
+    /// that follows work on the same source which the budget should count too, such as reading
+    /// its header first (`ImageHeader(probing:)` parses a whole SVG).
+    public func less(_ spent: Duration) -> DecodeTimeBudget {
+        func left(_ limit: Duration) -> Duration { max(.milliseconds(1), limit - max(.zero, spent)) }
+        return DecodeTimeBudget(thumbnail: left(thumbnail), fullSize: left(fullSize), animation: left(animation))
+    }
+
+    /// The CPU time the calling thread has run, as budgets count it: the difference of two
+    /// readings is the work done between them in this thread.
+    public static var threadCPUTime: Duration { WorkBudget.threadCPUTime }
+
     /// The budget of a decode by `plan` (a still image or an animation's first frame).
     func limit(for plan: DecodePlan) -> Duration {
         switch plan.mode {

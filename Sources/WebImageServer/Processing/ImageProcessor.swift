@@ -47,7 +47,10 @@ public struct ImageProcessor: Sendable {
             return ProcessedImage(unprocessed: source, header: try SourceInspection.header(of: source))
         }
         // `enforce_thumbnail`: a HEIC or AVIF source's embedded thumbnail is the source, its limits too.
+        // Reading the header counts in the decode's time budget: for an SVG it is a whole parse.
+        let started = DecodeTimeBudget.threadCPUTime
         let header = try SourceInspection.header(of: source, embeddedThumbnail: options.enforceThumbnail)
+        let budget = ImageCoderOptions().decodeTimeBudget.less(DecodeTimeBudget.threadCPUTime - started)
         var format = try plan.format(for: header)
         let animated = plan.isAnimated(header) && OutputFormatPlan.animates(format)
         // imgproxy's `max_animation_frames`: an animation's first frames are processed, the rest dropped.
@@ -59,7 +62,9 @@ public struct ImageProcessor: Sendable {
             unprocessed.sourceFacts = facts
             return unprocessed
         }
-        let steps = ProcessingSteps(header: header, options: options, format: format, animated: animated, coders: coders, watermark: watermark)
+        let steps = ProcessingSteps(
+            header: header, options: options, format: format, animated: animated, budget: budget, coders: coders, watermark: watermark
+        )
         let resized = try steps.run(source)
         let image = try steps.watermarked(try steps.finish(resized.image), dprScale: resized.dprScale)
         format = OutputFormatPlan.format(format, fitting: image)

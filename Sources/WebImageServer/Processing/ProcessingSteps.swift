@@ -10,6 +10,8 @@ struct ProcessingSteps {
     let options: ProcessingOptions
     let format: ImageFormat
     let animated: Bool
+    /// The decode's time budget, less what reading the header took.
+    let budget: DecodeTimeBudget
     let coders: ImageCodersManager
     /// The mark `watermark` draws; nil: none configured.
     let watermark: WatermarkMark?
@@ -119,6 +121,7 @@ struct ProcessingSteps {
         decoding.decodeFrameLimit = max(1, options.maxAnimationFrames)
         decoding.decodePreserveAspectRatio = false
         decoding.decodeEmbeddedThumbnail = options.enforceThumbnail
+        decoding.decodeTimeBudget = budget
         // Only a format that holds HDR needs it kept: for the others the decoder tone maps.
         decoding.decodeToHDR = options.preserveHDR && format.holdsHighDynamicRange
         if let box { decoding.decodeThumbnailPixelSize = CGSize(width: box.width, height: box.height) }
