@@ -68,7 +68,7 @@ run_watched() {
 # run_suite LOG BINARY [ARGS...]: the test binary's run, watched (run_watched) and judged
 # (judge_test_run). With ARGS, one run with them (LOG). Without, the whole suite as
 # scripts/test.sh runs it: every suite but the heavy ones, at most WEBIMAGE_TEST_WIDTH (8) test
-# cases at a time (LOG.parallel), then the `Heavy` suites one at a time (LOG.heavy).
+# cases at a time (LOG.parallel), then the `Heavy` suites one test at a time (LOG.heavy).
 # Fails when a step fails; the environment goes to both steps.
 run_suite() {
     local log=$1 binary=$2 status=0
@@ -81,7 +81,8 @@ run_suite() {
     run_watched "$log.parallel" env SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH="${WEBIMAGE_TEST_WIDTH:-8}" \
         "$binary" --testing-library swift-testing --skip '\.Heavy/' || status=$?
     judge_test_run "$log.parallel" "$(expected_tests "$binary" --skip '\.Heavy/')" || status=1
-    run_watched "$log.heavy" "$binary" --testing-library swift-testing --filter '\.Heavy/' || status=$?
+    run_watched "$log.heavy" env SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH=1 \
+        "$binary" --testing-library swift-testing --filter '\.Heavy/' || status=$?
     judge_test_run "$log.heavy" "$(expected_tests "$binary" --filter '\.Heavy/')" || status=1
     return "$status"
 }
