@@ -30,12 +30,14 @@ final class ServeProcess: Sendable {
     }
 
     /// `webimage arguments` run in `folder` to its end: its exit status, standard error, and
-    /// the time its threads (and its children's) waited for a processor (`RunQueueWatch`).
-    static func run(_ arguments: [String], in folder: URL) async throws -> (status: Int32, standardError: String, waited: Duration) {
+    /// the CPU time it took, its children's (a renderer's) included.
+    static func run(_ arguments: [String], in folder: URL) async throws -> (status: Int32, standardError: String, cpuTime: Duration) {
         let process = Process()
         let program: URL = try #require(TestExecutable.url("webimage"))
-        process.executableURL = program
-        process.arguments = arguments
+        // Through a shell whose `times` writes, last, the CPU time its children took (the
+        // command's, and the renderer's it waited for), user then system.
+        process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        process.arguments = ["-c", "\"$0\" \"$@\"; status=$?; times >&2; exit $status", program.path] + arguments
         process.currentDirectoryURL = folder
         let errors = Pipe()
         process.standardOutput = FileHandle.nullDevice
@@ -43,12 +45,22 @@ final class ServeProcess: Sendable {
         let exited = AsyncStream<Int32>.makeStream()
         process.terminationHandler = { exited.continuation.yield($0.terminationStatus) }
         try process.run()
-        let watch = RunQueueWatch([process.processIdentifier], justStarted: true)
         var data = Data()
         for await chunk in Self.chunks(of: errors.fileHandleForReading) { data.append(chunk) }
         var statuses = exited.stream.makeAsyncIterator()
         let status = await statuses.next() ?? -1
-        return (status, String(decoding: data, as: UTF8.self), await watch.stop())
+        var lines = String(decoding: data, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        while lines.last == "" { lines.removeLast() }
+        // `times`: the shell's own line, then its children's: "0m5.120000s 0m0.180000s".
+        let children = lines.popLast() ?? ""
+        _ = lines.popLast()
+        let seconds = children.split(separator: " ").compactMap { field -> Double? in
+            let parts = field.dropLast().split(separator: "m")
+            guard parts.count == 2, let minutes = Double(parts[0]), let rest = Double(parts[1]) else { return nil }
+            return minutes * 60 + rest
+        }
+        #expect(seconds.count == 2, "the shell's times: \(children)")
+        return (status, lines.joined(separator: "\n"), .milliseconds(Int((seconds.reduce(0, +) * 1000).rounded())))
     }
 
     /// Starts `webimage serve` on 127.0.0.1 (an ephemeral port) with `settings`, and returns
