@@ -37,14 +37,13 @@ status=0
 # allocator_may_return_null=1: an allocation too large for memory returns NULL, as glibc's does
 # (RenderTests checks that such a render is an error); without it TSan's allocator ends the
 # process ("allocation-size-too-big"), which exitcode=0 would hide.
-# suppressions: reports that are not our code's, each with why (scripts/tsan-suppressions.txt).
 # WEBIMAGE_TEST_TIME_SCALE, WEBIMAGE_TEST_MEMORY_SCALE: the tests' time and memory bounds,
 # stretched for the sanitizer's slowdown and shadow memory (Tests/WebImageTestServer/TestAllowance.swift).
 # run_watched (test-run.sh): a run silent for 10 minutes is stuck; its stacks are kept and it fails.
 binary=.build-tsan/debug/swift-webimagePackageTests.xctest
 expected=$(expected_tests "$binary" "$@")
 # run_suite (test-run.sh): without arguments, the two steps of scripts/test.sh.
-export G_SLICE=always-malloc TSAN_OPTIONS="exitcode=0 allocator_may_return_null=1 log_path=$logs/tsan suppressions=$PWD/scripts/tsan-suppressions.txt" \
+export G_SLICE=always-malloc TSAN_OPTIONS="exitcode=0 allocator_may_return_null=1 log_path=$logs/tsan" \
     WEBIMAGE_TEST_TIME_SCALE=${WEBIMAGE_TEST_TIME_SCALE:-4} WEBIMAGE_TEST_MEMORY_SCALE=${WEBIMAGE_TEST_MEMORY_SCALE:-2}
 run_suite "$logs/run.log" "$binary" "$@" || status=$?
 reports=$(cat "$logs"/tsan.* 2>/dev/null | grep -c "WARNING: ThreadSanitizer" || true)
