@@ -153,13 +153,18 @@ public final class VipsImageCoder: ThrowingImageCoder {
         let kept = options.keptMetadata(of: image)
         guard let saver = VipsSaver(format: format, keepsMetadata: kept != nil, options: options) else { throw .unsupportedFormat(format) }
         return try ImageCodingError.catchingEncodeFailures(to: format, from: image.format) {
-            var source = try saver.frames(of: image, options: options)
-            source = try saver.preparing(source, options: options)
-            if let kept { source = try source.replacingMetadata(with: kept) }
-            guard options.encodeMaxFileSize > 0, saver.isLossy else {
-                return try saver.save(source, quality: options.encodeCompressionQuality)
+            let frames = try saver.frames(of: image, options: options)
+            do {
+                var source = try saver.preparing(frames.image, options: options)
+                if let kept { source = try source.replacingMetadata(with: kept) }
+                guard options.encodeMaxFileSize > 0, saver.isLossy else {
+                    return try saver.save(source, quality: options.encodeCompressionQuality)
+                }
+                return try saver.saveFitting(source, maxBytes: options.encodeMaxFileSize, quality: options.encodeCompressionQuality)
+            } catch {
+                // A frame's own error says why the save failed.
+                throw frames.frameError?.error ?? error
             }
-            return try saver.saveFitting(source, maxBytes: options.encodeMaxFileSize, quality: options.encodeCompressionQuality)
         }
     }
 }

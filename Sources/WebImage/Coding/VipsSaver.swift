@@ -75,22 +75,30 @@ struct VipsSaver: Sendable {
 
     /// The image to save: an animation strip (all frames top to bottom, with timing) when the
     /// format animates and the image is animated, else the first frame. The strip is lazy and
-    /// decodes one frame at a time as the saver reads it (`VipsImageRef.lazyFrames`).
-    func frames(of image: Image, options: ImageCoderOptions) throws -> VipsImageRef {
+    /// decodes one frame at a time as the saver reads it (`VipsImageRef.lazyFrames`); the first
+    /// error a frame throws is kept in `frameError`.
+    func frames(of image: Image, options: ImageCoderOptions) throws -> (image: VipsImageRef, frameError: FirstFrameError?) {
         guard supportsAnimation, image.isAnimated, !options.encodeFirstFrameOnly else {
             let still = try image.makeVipsImage()
             // Decoded pixels are RGBA even when opaque: drop that band rather than flatten it.
-            return !image.hasAlpha && still.bands == 4 ? try still.extractingBands(from: 0, count: 3) : still
+            return (!image.hasAlpha && still.bands == 4 ? try still.extractingBands(from: 0, count: 3) : still, nil)
         }
         let frames = try AnimationFrames(of: image, format: format, options: options)
+        let frameError = FirstFrameError()
         let strip = try VipsImageRef.lazyFrames(width: frames.width, frameHeight: frames.height, count: frames.count) { index, output in
-            let pixels = try frames.frame(at: index).renderRGBA()
-            guard pixels.count == output.count else { throw VipsError("frame \(index) has another size") }
-            pixels.withUnsafeBytes { output.copyMemory(from: $0) }
+            do {
+                let pixels = try frames.frame(at: index).renderRGBA()
+                guard pixels.count == output.count else { throw VipsError("frame \(index) has another size") }
+                pixels.withUnsafeBytes { output.copyMemory(from: $0) }
+            } catch {
+                frameError.record(error)
+                throw error
+            }
         }
-        return try strip.withAnimation(
+        let animation = try strip.withAnimation(
             pageHeight: frames.height, delays: frames.delays, loop: Self.storableLoopCount(image.loopCount)
         )
+        return (animation, frameError)
     }
 
     /// A frame duration in whole milliseconds: durations come from any `AnimatedImageProvider`,
@@ -249,4 +257,19 @@ struct AnimationFrames: Sendable {
         }
         return try frame.makeVipsImage().scaledDown(toFit: maxPixelSize).withAlpha()
     }
+}
+
+/// The first error a frame of a lazy animation strip threw while a saver read it. The saver's
+/// own failure carries the frame's message through libvips' error buffer, which is the
+/// process's: another thread's failure read in between can take that message out of it, and
+/// the save would then fail as "the animated WebP save failed", not as the frame's error (a
+/// decode budget's stop, say), which this keeps.
+final class FirstFrameError: Sendable {
+    private let first = Locked<(any Error)?>(nil)
+
+    func record(_ error: any Error) {
+        first.withLock { if $0 == nil { $0 = error } }
+    }
+
+    var error: (any Error)? { first.withLock { $0 } }
 }

@@ -93,6 +93,17 @@ import WebImageTestSupport
         #expect(try (0..<10).allSatisfy { try whole.decodeFrame(at: $0).pixelWidth == 400 })
     }
 
+    /// A frame's error reaches the encode's caller as that error, whichever saver reads the
+    /// frames: libvips' error buffer, which once carried it, is the process's, and a whole-suite
+    /// run saw another test's failure take the stop out of it ("the animated WebP save failed").
+    @Test(arguments: [ImageFormat.webP, .gif, .png])
+    func aFrameErrorIsTheEncodesError(format: ImageFormat) throws {
+        let stop = ImageCodingError.overLimit(format: .gif, reason: "frame 2 stopped by a provider of this test")
+        let first = try TestImages.decoded(Heavy.DecodeWorkBombTests.gifOfOnePixelFrames(side: 64, frames: 1))
+        let image = Image(sharing: first, animatedImageProvider: FrameStoppingProvider(first: first, frames: 4, stoppedFrame: 2, stop: stop))
+        #expect(throws: stop) { try ImageCodersManager.shared.encode(image, format: format, options: ImageCoderOptions()) }
+    }
+
     @Test func anAPNGFrameTheBudgetStoppedIsAnErrorThatSaysSo() throws {
         let data = try Heavy.DecodeWorkBombTests.apng(
             width: 300, height: 300, canvas: Heavy.DecodeWorkBombTests.imageData(of: Heavy.DecodeWorkBombTests.blue(side: 300)), smallFrames: 5
@@ -172,4 +183,21 @@ final class FirstFrameInBudgetCoder: AnimatedImageCoder, ThrowingAnimatedImagePr
     func decodedImage(with data: Data, options: ImageCoderOptions) -> WebImage.Image? { nil }
     func canEncode(to format: ImageFormat) -> Bool { false }
     func encodedData(with image: WebImage.Image, format: ImageFormat, options: ImageCoderOptions) -> Data? { nil }
+}
+
+/// Frames that are all `first`, but for `stoppedFrame`, which throws `stop`.
+struct FrameStoppingProvider: ThrowingAnimatedImageProvider {
+    let first: WebImage.Image
+    let frames: Int
+    let stoppedFrame: Int
+    let stop: ImageCodingError
+
+    var animatedImageData: Data? { nil }
+    var animatedImageFrameCount: Int { frames }
+    var animatedImageLoopCount: Int { 0 }
+    func decodeFrame(at index: Int) throws(ImageCodingError) -> WebImage.Image {
+        if index == stoppedFrame { throw stop }
+        return first
+    }
+    func animatedImageDuration(at index: Int) -> TimeInterval { 0.1 }
 }
