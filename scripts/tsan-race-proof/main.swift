@@ -7,6 +7,11 @@
 //            race; on a counter, so that it cannot corrupt a dictionary into an endless probe,
 //            which made this mode hang once in a while)
 //   mutex    both under Synchronization.Mutex: reports expected on Linux (TSan does not see its futex)
+// and an order that Swift's runtime keeps with an atomic of its own, built without ThreadSanitizer,
+// so that TSan reports it although it is ordered (tsan-suppressions.txt skips it):
+//   continuation  a task resumed from another thread, often before it reached its await: reports
+//                 between `withUnsafeThrowingContinuation` and `UnsafeContinuation.resume`
+//                 (swiftlang/swift#57803), on the cooperative pool, no executor of ours involved
 import Foundation
 import Synchronization
 
@@ -32,6 +37,21 @@ func work(thread: Int) {
     }
 }
 
+if mode == "continuation" {
+    let done = DispatchSemaphore(value: 0)
+    Task.detached {
+        var sum = 0
+        for i in 0..<500 {
+            sum += try await withUnsafeThrowingContinuation { continuation in
+                Thread.detachNewThread { continuation.resume(returning: i) }
+            }
+        }
+        print("continuation: \(sum)")
+        done.signal()
+    }
+    done.wait()
+    exit(0)
+}
 let finished = DispatchSemaphore(value: 0)
 for index in 0..<2 {
     Thread.detachNewThread {
