@@ -39,40 +39,40 @@ local function mix(origin)
     return {
         -- The same URLs every time: results from the memory cache.
         { "hit", 200, 30, {
-            "/insecure/rs:fill:300:200/plain/" .. http("rocket.jpg"),
-            "/insecure/rs:fit:150:150/plain/" .. localFile("astronaut.png"),
-            "/insecure/rs:fill:100:100/plain/" .. http("TestImage.gif"),
-            "/insecure/rs:fill:300:200/plain/" .. localFile("TestImageLarge.jpg"),
+            "/unsafe/rs:fill:300:200/plain/" .. http("rocket.jpg"),
+            "/unsafe/rs:fit:150:150/plain/" .. localFile("astronaut.png"),
+            "/unsafe/rs:fill:100:100/plain/" .. http("TestImage.gif"),
+            "/unsafe/rs:fill:300:200/plain/" .. localFile("TestImageLarge.jpg"),
         } },
         -- A new result of a source the server has: made, stored on disk and in memory.
-        { "result-miss", 200, 20, each(both, "/insecure/SIZE/cb:{n}/plain/SOURCE") },
+        { "result-miss", 200, 20, each(both, "/unsafe/SIZE/cb:{n}/plain/SOURCE") },
         -- A new source URL: fetched from the origin, stored in the source cache.
-        { "source-miss", 200, 10, each(remote, "/insecure/SIZE/cb:{n}/plain/SOURCE%3Fr%3D{n}") },
+        { "source-miss", 200, 10, each(remote, "/unsafe/SIZE/cb:{n}/plain/SOURCE%3Fr%3D{n}") },
         -- No resizing: the whole image decoded and encoded again.
         { "full-size", 200, 5, (function()
             local paths = {}
-            for _, source in ipairs(both) do paths[#paths + 1] = "/insecure/cb:{n}/plain/" .. source end
+            for _, source in ipairs(both) do paths[#paths + 1] = "/unsafe/cb:{n}/plain/" .. source end
             return paths
         end)() },
         -- TestImageLarge.jpg (5250x3450): thumbnails, shrunk on load, and full size.
         { "large", 200, 2.5, {
-            "/insecure/rs:fill:300:200/cb:{n}/plain/" .. http("TestImageLarge.jpg"),
-            "/insecure/rs:fit:800:800/cb:{n}/plain/" .. localFile("TestImageLarge.jpg"),
-            "/insecure/rs:fill:100:100/cb:{n}/plain/" .. http("TestImageLarge.jpg") .. "%3Fr%3D{n}",
-            "/insecure/rs:fit:1920:1080/cb:{n}/plain/" .. localFile("TestImageLarge.jpg"),
-            "/insecure/rs:fill:300:200/cb:{n}/plain/" .. localFile("TestImageLarge.jpg"),
+            "/unsafe/rs:fill:300:200/cb:{n}/plain/" .. http("TestImageLarge.jpg"),
+            "/unsafe/rs:fit:800:800/cb:{n}/plain/" .. localFile("TestImageLarge.jpg"),
+            "/unsafe/rs:fill:100:100/cb:{n}/plain/" .. http("TestImageLarge.jpg") .. "%3Fr%3D{n}",
+            "/unsafe/rs:fit:1920:1080/cb:{n}/plain/" .. localFile("TestImageLarge.jpg"),
+            "/unsafe/rs:fill:300:200/cb:{n}/plain/" .. localFile("TestImageLarge.jpg"),
         } },
-        { "large-full-size", 200, 0.5, { "/insecure/cb:{n}/plain/" .. localFile("TestImageLarge.jpg") } },
+        { "large-full-size", 200, 0.5, { "/unsafe/cb:{n}/plain/" .. localFile("TestImageLarge.jpg") } },
         -- Errors the mix asks for.
-        { "missing-http", 404, 3, { "/insecure/rs:fill:300:200/plain/" .. http("missing-{n}.jpg") } },
-        { "missing-local", 404, 2, { "/insecure/rs:fill:300:200/plain/" .. localFile("missing-{n}.jpg") } },
-        { "corrupt-http", 422, 2, { "/insecure/rs:fill:300:200/cb:{n}/plain/" .. http("corrupt.jpg") } },
-        { "corrupt-local", 422, 2, { "/insecure/rs:fill:300:200/cb:{n}/plain/" .. localFile("corrupt.png") } },
+        { "missing-http", 404, 3, { "/unsafe/rs:fill:300:200/plain/" .. http("missing-{n}.jpg") } },
+        { "missing-local", 404, 2, { "/unsafe/rs:fill:300:200/plain/" .. localFile("missing-{n}.jpg") } },
+        { "corrupt-http", 422, 2, { "/unsafe/rs:fill:300:200/cb:{n}/plain/" .. http("corrupt.jpg") } },
+        { "corrupt-local", 422, 2, { "/unsafe/rs:fill:300:200/cb:{n}/plain/" .. localFile("corrupt.png") } },
         -- The source guard refuses a link-local address (cloud metadata).
-        { "refused-guard", 404, 2, { "/insecure/rs:fill:300:200/plain/" .. escaped("http://169.254.169.254/latest/{n}.jpg") } },
+        { "refused-guard", 404, 2, { "/unsafe/rs:fill:300:200/plain/" .. escaped("http://169.254.169.254/latest/{n}.jpg") } },
         -- A host not in ALLOWED_SOURCES.
-        { "refused-not-allowed", 404, 2, { "/insecure/rs:fill:300:200/plain/" .. escaped("http://example.com/{n}.jpg") } },
-        { "bad-option", 400, 1, { "/insecure/rs:fill:wide:200/plain/" .. http("rocket.jpg") } },
+        { "refused-not-allowed", 404, 2, { "/unsafe/rs:fill:300:200/plain/" .. escaped("http://example.com/{n}.jpg") } },
+        { "bad-option", 400, 1, { "/unsafe/rs:fill:wide:200/plain/" .. http("rocket.jpg") } },
     }
 end
 

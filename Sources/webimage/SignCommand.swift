@@ -3,25 +3,31 @@ import Foundation
 import WebImageServer
 
 struct SignCommand: ParsableCommand {
+    /// `WEBIMAGE_KEY or IMGPROXY_KEY` for `\.keys`: where the server reads the setting from.
+    private static func variables(of property: PartialKeyPath<ImageServerConfiguration>) -> String {
+        ImageServerConfiguration.environmentNames(of: property).joined(separator: " or ")
+    }
+
     static let configuration = CommandConfiguration(
         commandName: "sign",
         abstract: "Print the signed imgproxy path of a source processed by options.",
         discussion: """
-            Without --key and --salt, the first pair of WEBIMAGE_KEY and WEBIMAGE_SALT (hex, \
-            comma-separated) signs; with neither, the path is printed unsigned under "insecure". \
-            The signature size comes from --signature-size, else WEBIMAGE_SIGNATURE_SIZE, else 32.
+            Without --key and --salt, the first pair of the server's keys and salts signs \
+            (\(variables(of: \.keys)), \(variables(of: \.salts)): hex, comma-separated); with \
+            neither, the path is printed unsigned under "unsafe". The signature size comes from \
+            --signature-size, else \(variables(of: \.signatureSize)), else 32.
             Example: webimage sign --key 736563726574 --salt 68656c6c6f rs:fill:300:400:0/g:sm \
             http://example.com/images/curiosity.jpg --format png
             """
     )
 
-    @Option(help: "The key in hex (default: WEBIMAGE_KEY).")
+    @Option(help: "The key in hex (default: \(variables(of: \.keys))).")
     var key: String?
 
-    @Option(help: "The salt in hex (default: WEBIMAGE_SALT).")
+    @Option(help: "The salt in hex (default: \(variables(of: \.salts))).")
     var salt: String?
 
-    @Option(help: "Bytes of the signature kept, 1 to 32 (default: WEBIMAGE_SIGNATURE_SIZE, else 32).")
+    @Option(help: "Bytes of the signature kept, 1 to 32 (default: \(variables(of: \.signatureSize)), else 32).")
     var signatureSize: Int?
 
     @Argument(help: "Processing options, slash-separated, such as rs:fill:300:200/g:sm ('' for none).")
@@ -42,27 +48,20 @@ struct SignCommand: ParsableCommand {
     var encoding: Encoding = .base64
 
     func run() throws {
-        let environment = ProcessInfo.processInfo.environment
         let path = ImagePathBuilder.path(
             options: options, sourceURL: sourceURL, format: format, encoding: encoding == .plain ? .plain : .base64
         )
-        let keys = key ?? environment["WEBIMAGE_KEY"] ?? ""
-        let salts = salt ?? environment["WEBIMAGE_SALT"] ?? ""
-        let size: Int
-        if let signatureSize {
-            size = signatureSize
-        } else if let text = environment["WEBIMAGE_SIGNATURE_SIZE"] {
-            guard let value = Int(text) else { throw ValidationError("WEBIMAGE_SIGNATURE_SIZE is not a number: \(text)") }
-            size = value
-        } else {
-            size = 32
-        }
         do {
+            // The server's own settings, read as `webimage serve` reads them, under the flags.
+            let settings = try ImageServerConfiguration.reading([\.keys, \.salts, \.signatureSize])
+            let keys = key ?? settings.keys.joined(separator: ",")
+            let salts = salt ?? settings.salts.joined(separator: ",")
             guard let pair = try URLSigningKey.pairs(hexKeys: keys, hexSalts: salts).first else {
-                print("/insecure" + path)
+                // imgproxy's word for a path whose signature is not checked.
+                print("/unsafe" + path)
                 return
             }
-            print(try URLSigner(key: pair, signatureSize: size).signedPath(path))
+            print(try URLSigner(key: pair, signatureSize: signatureSize ?? settings.signatureSize).signedPath(path))
         } catch {
             throw ValidationError("\(error)")
         }

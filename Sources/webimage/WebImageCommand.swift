@@ -2,23 +2,36 @@ import ArgumentParser
 import Foundation
 import Logging
 import WebImage
+import WebImageServer
 
 @main
 struct WebImageCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "webimage",
         abstract: "Decode, inspect and convert images with swift-webimage.",
-        discussion: "The library's log goes to stderr at level WEBIMAGE_LOG_LEVEL (default: error; trace, debug, info, notice, warning).",
+        discussion: """
+            The library's log goes to stderr at the server's log level setting \
+            (\(ImageServerConfiguration.environmentNames(of: \.logLevel).joined(separator: " or ")): \
+            trace, debug, info, notice, warning, error, critical); these commands' default is error, \
+            as each reports its own failures, `serve`'s is info.
+            """,
         subcommands: [InfoCommand.self, ConvertCommand.self, FramesCommand.self, FetchCommand.self, PrefetchCommand.self, CacheCommand.self, SignCommand.self, ServeCommand.self]
     )
 
-    /// The library's log at `WEBIMAGE_LOG_LEVEL` (errors only by default: each command reports
-    /// its failures itself, one line each), then the command.
+    /// The library's log at the server's log level setting (errors only by default: each command
+    /// reports its failures itself, one line each), then the command.
     static func main() async {
-        // `serve` sets up its own log once its settings are read (LOG_FORMAT, LOG_LEVEL); the
-        // other commands report their own failures.
+        // `serve` sets up its own log once its settings are read (LOG_FORMAT, LOG_LEVEL).
         if CommandLine.arguments.dropFirst().first != "serve" {
-            let level = ProcessInfo.processInfo.environment["WEBIMAGE_LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:)) ?? .error
+            var quiet = ImageServerConfiguration()
+            quiet.logLevel = .error
+            let level: Logger.Level
+            do {
+                level = try ImageServerConfiguration.reading([\.logLevel], over: quiet).logLevel
+            } catch {
+                FileHandle.standardError.write(Data("Error: \(error)\n".utf8))
+                Foundation.exit(EX_USAGE)
+            }
             LoggingSystem.bootstrap { label in
                 var handler = StreamLogHandler.standardError(label: label)
                 handler.logLevel = level

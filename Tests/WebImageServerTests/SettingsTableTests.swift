@@ -51,6 +51,29 @@ import WebImageTestSupport
         return lines.joined(separator: "\n")
     }
 
+    /// Settings are named through the table, never by a literal: a `WEBIMAGE_*` or `IMGPROXY_*`
+    /// name in the code (outside comments) is the prefixes' declaration or one of the names the
+    /// project reads for other purposes (`SettingNames.readElsewhere`, the TSan build's flag).
+    @Test func noSettingIsNamedByALiteralInTheCode() throws {
+        let sources = Self.docsFile.deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Sources")
+        let allowed = Set(SettingNames.readElsewhere.map { "WEBIMAGE_" + $0 } + ["WEBIMAGE_", "IMGPROXY_", "WEBIMAGE_TSAN"])
+        let name = /(WEBIMAGE|IMGPROXY)_[A-Z0-9_]*/
+        var found: [String] = []
+        var files = 0
+        let enumerator = try #require(FileManager.default.enumerator(at: sources, includingPropertiesForKeys: nil))
+        for case let file as URL in enumerator where file.pathExtension == "swift" {
+            files += 1
+            for (number, line) in try String(contentsOf: file, encoding: .utf8).split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+                if line.trimmingCharacters(in: .whitespaces).hasPrefix("//") { continue }
+                for match in line.matches(of: name) where !allowed.contains(String(match.output.0)) {
+                    found.append("\(file.lastPathComponent):\(number + 1): \(match.output.0)")
+                }
+            }
+        }
+        #expect(files > 200)
+        #expect(found.isEmpty, "\(found)")
+    }
+
     @Test func docsListEverySettingAsDeclared() throws {
         var text = try String(contentsOf: Self.docsFile, encoding: .utf8)
         let start = try #require(text.range(of: Self.tableStart), "docs/server.md has no settings table start marker")

@@ -7,8 +7,21 @@ extension ImageServerConfiguration {
     /// listing every setting that does not parse, is refused, or contradicts another.
     public init(reading reader: ConfigReader) throws(ImageServerConfigurationError) {
         self.init()
+        var problems = apply(Self.settings, from: reader)
+        if keys.count != salts.count {
+            problems.append("\(Self.names(of: \.keys)) and \(Self.names(of: \.salts)): \(keys.count) keys for \(salts.count) salts (they pair in order)")
+        }
+        if let prometheusBind, prometheusBind == bind {
+            problems.append("\(Self.names(of: \.prometheusBind)): must differ from \(Self.names(of: \.bind))")
+        }
+        guard problems.isEmpty else { throw ImageServerConfigurationError(problems: problems) }
+    }
+
+    /// The settings `reader` holds of `settings`, applied to this configuration: one problem
+    /// line for each that does not parse or is refused.
+    private mutating func apply(_ settings: [ImageServerSetting], from reader: ConfigReader) -> [String] {
         var problems: [String] = []
-        for setting in Self.settings {
+        for setting in settings {
             let readsEmpty = if case .read(let binding) = setting.state { binding.readsEmpty } else { false }
             guard let (key, text) = setting.keys.lazy.compactMap({ key in reader.settingText(key, readsEmpty: readsEmpty).map { (key, $0) } }).first
             else { continue }
@@ -23,13 +36,32 @@ extension ImageServerConfiguration {
                 problems.append("\(ImageServerSetting.names(of: key)): not supported yet; the server does not start with it set")
             }
         }
-        if keys.count != salts.count {
-            problems.append("\(Self.names(of: \.keys)) and \(Self.names(of: \.salts)): \(keys.count) keys for \(salts.count) salts (they pair in order)")
+        return problems
+    }
+
+    /// The settings of `properties` alone, read from `environment` as `load` reads it (`WEBIMAGE_*`,
+    /// then imgproxy's `IMGPROXY_*`) over `base`, for a tool that needs a few of the server's
+    /// settings: `webimage sign` its keys, salts and signature size, the other commands their log
+    /// level. Other names set are not looked at, nor settings checked against each other.
+    public static func reading(
+        _ properties: [PartialKeyPath<ImageServerConfiguration>], over base: ImageServerConfiguration = ImageServerConfiguration(),
+        environment: [String: String] = ProcessInfo.processInfo.environment
+    ) throws(ImageServerConfigurationError) -> ImageServerConfiguration {
+        let settings = settings.filter { setting in
+            guard case .read(let binding) = setting.state else { return false }
+            return properties.contains(binding.property)
         }
-        if let prometheusBind, prometheusBind == bind {
-            problems.append("\(Self.names(of: \.prometheusBind)): must differ from \(Self.names(of: \.bind))")
-        }
+        var configuration = base
+        let problems = configuration.apply(settings, from: ConfigReader(providers: environmentProviders(environment)))
         guard problems.isEmpty else { throw ImageServerConfigurationError(problems: problems) }
+        return configuration
+    }
+
+    /// The environment's settings, under each prefix in turn.
+    private static func environmentProviders(_ environment: [String: String]) -> [any ConfigProvider] {
+        ImageServerSetting.environmentPrefixes.map { prefix in
+            EnvironmentVariablesProvider(environmentVariables: environment).prefixKeys(with: ConfigKey(String(prefix.dropLast()).lowercased()))
+        }
     }
 
     /// Reads the settings as `webimage serve` does: `arguments` (flags such as
@@ -42,9 +74,7 @@ extension ImageServerConfiguration {
         arguments: [String] = CommandLine.arguments, environment: [String: String] = ProcessInfo.processInfo.environment
     ) async throws -> ImageServerConfiguration {
         let flags = CommandLineArgumentsProvider(arguments: arguments)
-        let variables: [any ConfigProvider] = ImageServerSetting.environmentPrefixes.map { prefix in
-            EnvironmentVariablesProvider(environmentVariables: environment).prefixKeys(with: ConfigKey(String(prefix.dropLast()).lowercased()))
-        }
+        let variables = environmentProviders(environment)
         let first = ConfigReader(providers: [flags] + variables)
         var providers: [any ConfigProvider] = [flags] + variables
         var jsonKeys: [String] = []

@@ -261,9 +261,26 @@ extension ImageServerConfiguration {
 
     /// `WEBIMAGE_KEY (--key)` for `\.keys`: the setting of `property` as a user writes it.
     static func names(of property: PartialKeyPath<ImageServerConfiguration>) -> String {
-        for setting in settings {
-            if case .read(let binding) = setting.state, binding.property == property { return ImageServerSetting.names(of: setting.key) }
-        }
-        return "\(property)"
+        key(of: property).map(ImageServerSetting.names(of:)) ?? "\(property)"
+    }
+
+    /// `WEBIMAGE_KEY` for `\.keys`: the environment variable of `property`'s setting, as an error
+    /// names it.
+    static func environmentName(of property: PartialKeyPath<ImageServerConfiguration>) -> String {
+        key(of: property).map(ImageServerSetting.environmentName(of:)) ?? "\(property)"
+    }
+
+    /// `["WEBIMAGE_KEY", "IMGPROXY_KEY"]` for `\.keys`: the environment variables the setting of
+    /// `property` is read from, in the order they are read (a tool's help names them so).
+    public static func environmentNames(of property: PartialKeyPath<ImageServerConfiguration>) -> [String] {
+        guard let key = key(of: property) else { return [] }
+        return ImageServerSetting.environmentPrefixes.map { $0 + ImageServerSetting.unprefixedEnvironmentName(of: key) }
+    }
+
+    /// The key of the setting read into `property`.
+    private static func key(of property: PartialKeyPath<ImageServerConfiguration>) -> String? {
+        settings.first { setting in
+            if case .read(let binding) = setting.state { binding.property == property } else { false }
+        }?.key
     }
 }

@@ -200,7 +200,7 @@ public final class ImageServer: Sendable {
         metrics.cacheLookup(tier: "miss")
         if fallbackImage != nil, case .remote(let url) = job.request.source, !allowedSources.allows(url) {
             metrics.sourcesRefused.increment()
-            throw ImageServerError.sourceRefused("\(url.absoluteString) is not in WEBIMAGE_ALLOWED_SOURCES")
+            throw ImageServerError.sourceRefused("\(url.absoluteString) is not in \(ImageServerConfiguration.environmentName(of: \.allowedSources))")
         }
         // A source fetched with the request's cookies is not in the source store.
         if ifNoneMatch != nil, job.sourceCookie == nil, let version = EntityTag.sourceVersion(validators: await sources.storedValidators(of: job.request.source)) {

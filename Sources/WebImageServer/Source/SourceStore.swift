@@ -97,14 +97,14 @@ final class SourceStore: Sendable {
         let limit = maximumBytes > 0 ? maximumBytes : downloader.config.maximumResponseSize
         switch source {
         case .local(let path):
-            guard let localRoot else { throw ImageServerError.unsupportedSourceScheme("local (no WEBIMAGE_LOCAL_FILESYSTEM_ROOT)") }
+            guard let localRoot else { throw ImageServerError.unsupportedSourceScheme("local (no \(ImageServerConfiguration.environmentName(of: \.localFilesystemRoot)))") }
             return try await localRoot.read(path, maximumBytes: limit)
         case .remote(let url):
-            guard allowedSources.allows(url) else { throw ImageServerError.sourceRefused("\(url.absoluteString) is not in WEBIMAGE_ALLOWED_SOURCES") }
+            guard allowedSources.allows(url) else { throw ImageServerError.sourceRefused("\(url.absoluteString) is not in \(ImageServerConfiguration.environmentName(of: \.allowedSources))") }
             if let cookie { return try await fetch(url, maximumBytes: limit, cookie: cookie) }
             return try await stored(source, limit: limit, logger: logger) { try await self.fetch(url, maximumBytes: $0) }
         case .s3(let object):
-            guard let s3 else { throw ImageServerError.unsupportedSourceScheme("s3 (no WEBIMAGE_USE_S3)") }
+            guard let s3 else { throw ImageServerError.unsupportedSourceScheme("s3 (no \(ImageServerConfiguration.environmentName(of: \.usesS3)))") }
             return try await stored(source, limit: limit, logger: logger) { try await s3.fetch(object, maximumBytes: $0) }
         }
     }

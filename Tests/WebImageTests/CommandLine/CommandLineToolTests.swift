@@ -22,6 +22,23 @@ import WebImageTestSupport
         #expect(lines.last?.contains("TestLoopCount.gif: gif 72x48 frames=2 loop=1 bits=8 ") == true, "\(lines)")
     }
 
+    /// The commands' log level is the server's setting, read as the server reads it: imgproxy's
+    /// name and its `warn` work, and a value that is no level stops the command, by the
+    /// setting's names, before it does anything.
+    @Test func theLogLevelIsTheServersSettingAndABadOneStopsTheCommand() async throws {
+        let webimage = try ChildProcess.executable("webimage")
+        func info(_ level: String) async throws -> ChildProcess.Result {
+            try await ChildProcess.run(
+                executable: URL(fileURLWithPath: "/usr/bin/env"), ["-i", "IMGPROXY_LOG_LEVEL=\(level)", webimage.path, "info", Self.path("photos/rocket.jpg")]
+            )
+        }
+        let warn = try await info("warn")
+        #expect(warn.status == 0 && warn.standardOutput.contains("rocket.jpg: jpeg 640x427"), "\(warn.standardError)")
+        let bad = try await info("loud")
+        #expect(bad.status == 64 && bad.standardOutput.isEmpty, "\(bad.standardOutput)")
+        #expect(bad.standardError.contains("WEBIMAGE_LOG_LEVEL (--log-level)") && bad.standardError.contains("loud"), "\(bad.standardError)")
+    }
+
     @Test func infoOnAFileItCannotReadExitsNonZeroWithTheReasonAndStillReportsTheOthers() async throws {
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("webimage-cli-\(UUID().uuidString).jpg")
         defer { try? FileManager.default.removeItem(at: scratch) }
