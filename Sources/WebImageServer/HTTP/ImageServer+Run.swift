@@ -9,17 +9,20 @@ import ServiceLifecycle
 import WebImage
 
 extension ImageServer {
-    /// The downloader a server fetches sources with (`makeDownloaderConfig(configuration:)`).
-    public static func makeDownloader(configuration: ImageServerConfiguration) -> ImageDownloader {
-        ImageDownloader(config: makeDownloaderConfig(configuration: configuration))
+    /// The downloader a server fetches sources with (`makeDownloaderConfig(configuration:metricsFactory:)`).
+    public static func makeDownloader(configuration: ImageServerConfiguration, metricsFactory: (any MetricsFactory)? = nil) -> ImageDownloader {
+        ImageDownloader(config: makeDownloaderConfig(configuration: configuration, metricsFactory: metricsFactory))
     }
 
-    /// The settings of a server's downloader: its limits from `configuration`, and a source guard
+    /// The settings of a server's downloader: its limits from `configuration`, a source guard
     /// that refuses loopback, private and link-local addresses on every hop unless the
-    /// configuration allows them. A service that wants more (allowed hosts or networks, its own
-    /// resolver) starts from these.
-    public static func makeDownloaderConfig(configuration: ImageServerConfiguration) -> ImageDownloaderConfig {
+    /// configuration allows them, and its counters on `metricsFactory` (nil: the global one). A
+    /// service that wants more (allowed hosts or networks, its own resolver) starts from these.
+    public static func makeDownloaderConfig(
+        configuration: ImageServerConfiguration, metricsFactory: (any MetricsFactory)? = nil
+    ) -> ImageDownloaderConfig {
         var config = ImageDownloaderConfig()
+        config.metricsFactory = metricsFactory
         // DOWNLOAD_TIMEOUT bounds the whole download, as imgproxy's does; it is also the idle
         // timeout of each attempt.
         config.downloadTimeout = configuration.downloadTimeout
@@ -43,15 +46,18 @@ extension ImageServer {
         logger: Logger, onListening: @escaping @Sendable (Int) async -> Void = { _ in }
     ) throws -> some ApplicationProtocol {
         let server = try ImageServer(
-            configuration: configuration, parser: parser, downloader: downloader ?? makeDownloader(configuration: configuration),
+            configuration: configuration, parser: parser,
+            downloader: downloader ?? makeDownloader(configuration: configuration, metricsFactory: metricsFactory),
             metricsFactory: metricsFactory
         )
         return application(serving: server, logger: logger, onListening: onListening)
     }
 
-    /// The HTTP application serving `server`'s routes at the root (`makeApplication`).
+    /// The HTTP application serving `server`'s routes at the root (`makeApplication`); once it
+    /// listens, and `otherServersListen` has returned, it says so and calls `onListening`.
     private static func application(
-        serving server: ImageServer, logger: Logger, onListening: @escaping @Sendable (Int) async -> Void
+        serving server: ImageServer, logger: Logger, otherServersListen: @escaping @Sendable () async -> Void = {},
+        onListening: @escaping @Sendable (Int) async -> Void
     ) -> some ApplicationProtocol {
         let configuration = server.configuration
         let router = Router(context: ImageServerContext.self)
@@ -66,6 +72,7 @@ extension ImageServer {
             services: [StoreWritesService(server: server)],
             onServerRunning: { channel in
                 let port = channel.localAddress?.port ?? configuration.bind.port
+                await otherServersListen()
                 logger.notice("webimage serve: listening on http://\(configuration.bind.host):\(port)")
                 await onListening(port)
             },
@@ -94,23 +101,25 @@ extension ImageServer {
         )
     }
 
-    /// Runs the server as `webimage serve` does until SIGTERM or SIGINT: then it stops accepting,
-    /// waits up to `shutdownTimeout` for the requests in flight, and returns. With
-    /// `prometheusBind`, metrics (this server's and the library's) are served at `/metrics` there.
-    /// `onListening` is called with the bound port once the server accepts connections.
+    /// Runs the server as `webimage serve` does until SIGTERM or SIGINT (or until the calling task
+    /// is cancelled): then it stops accepting, waits up to `shutdownTimeout` for the requests in
+    /// flight, and returns. It counts on `metricsFactory` (nil: the process's `MetricsSystem`, as
+    /// the host bootstrapped it), or, with `prometheusBind`, on a registry of its own served at
+    /// `/metrics` there (this server's counters and its downloads' and caches'); it bootstraps
+    /// no process-wide system. `onListening` is called with the bound port once the server, and
+    /// `/metrics` when served, accept connections.
     public static func run(
         configuration: ImageServerConfiguration, parser: any ImageRequestParser, logger: Logger,
+        metricsFactory: (any MetricsFactory)? = nil,
         onListening: @escaping @Sendable (Int) async -> Void = { _ in }
     ) async throws {
         if let refusal = configuration.refusalToStart { throw refusal }
         var services: [any Service] = []
-        var metricsFactory: (any MetricsFactory)?
+        var metricsFactory = metricsFactory
+        let (metricsListening, metricsListener) = AsyncStream<Void>.makeStream()
         if let prometheusBind = configuration.prometheusBind {
             let registry = PrometheusCollectorRegistry()
-            let factory = PrometheusMetricsFactory(registry: registry)
-            // The library's counters (caches, downloads) go to the global factory.
-            MetricsSystem.bootstrap(factory)
-            metricsFactory = factory
+            metricsFactory = PrometheusMetricsFactory(registry: registry)
             let router = Router()
             router.get("metrics") { _, _ -> Response in
                 var headers = HTTPFields()
@@ -120,16 +129,23 @@ extension ImageServer {
             services.append(Application(
                 router: router,
                 configuration: ApplicationConfiguration(address: .hostname(prometheusBind.host, port: prometheusBind.port), serverName: "webimage"),
+                onServerRunning: { _ in metricsListener.finish() },
                 logger: logger
             ))
+        } else {
+            metricsListener.finish()
         }
         let server = try ImageServer(
-            configuration: configuration, parser: parser, downloader: makeDownloader(configuration: configuration), metricsFactory: metricsFactory
+            configuration: configuration, parser: parser,
+            downloader: makeDownloader(configuration: configuration, metricsFactory: metricsFactory), metricsFactory: metricsFactory
         )
         // A watermark from a URL is fetched before the server listens: one that cannot be had
         // stops the start, naming the setting (as imgproxy's start does).
         _ = try await server.watermarkImage?.mark(downloader: server.downloader)
-        services.insert(application(serving: server, logger: logger, onListening: onListening), at: 0)
+        let application = application(serving: server, logger: logger, otherServersListen: {
+            for await _ in metricsListening {}
+        }, onListening: onListening)
+        services.insert(application, at: 0)
         let group = ServiceGroup(configuration: ServiceGroupConfiguration(
             services: services.map { ServiceGroupConfiguration.ServiceConfiguration(service: $0) },
             gracefulShutdownSignals: [.sigterm, .sigint],

@@ -101,7 +101,7 @@ public final class ImageServer: Sendable {
     public convenience init(configuration: ImageServerConfiguration, metricsFactory: (any MetricsFactory)? = nil) throws {
         try self.init(
             configuration: configuration, parser: configuration.makeParser(),
-            downloader: ImageServer.makeDownloader(configuration: configuration), metricsFactory: metricsFactory
+            downloader: ImageServer.makeDownloader(configuration: configuration, metricsFactory: metricsFactory), metricsFactory: metricsFactory
         )
     }
 
