@@ -7,11 +7,16 @@
 //            race; on a counter, so that it cannot corrupt a dictionary into an endless probe,
 //            which made this mode hang once in a while)
 //   mutex    both under Synchronization.Mutex: reports expected on Linux (TSan does not see its futex)
-// and an order that Swift's runtime keeps with an atomic of its own, built without ThreadSanitizer,
-// so that TSan reports it although it is ordered (tsan-suppressions.txt skips it):
+// and two orders that Swift's runtime keeps with atomics of its own, built without ThreadSanitizer,
+// so that TSan reports them although they are ordered (tsan-suppressions.txt skips where they
+// occur in code not ours):
 //   continuation  a task resumed from another thread, often before it reached its await: reports
 //                 between `withUnsafeThrowingContinuation` and `UnsafeContinuation.resume`
 //                 (swiftlang/swift#57803), on the cooperative pool, no executor of ours involved
+//   refcount      an object read by a thread that then drops its reference, and written by one
+//                 that waited until `isKnownUniquelyReferenced` said its reference was the last
+//                 (as SwiftNIO's pooled receive buffers are reused): reports between the read
+//                 and the write, which the reference count orders
 import Foundation
 import Synchronization
 
@@ -52,6 +57,23 @@ if mode == "continuation" {
     done.wait()
     exit(0)
 }
+if mode == "refcount" {
+    final class Shared: @unchecked Sendable {
+        var value = 1
+    }
+    var owned = Shared()
+    // The reader's reference, handed over at its thread's start (an order TSan sees).
+    let handed = Unmanaged.passRetained(owned)
+    Thread.detachNewThread {
+        let copy = handed.takeRetainedValue()
+        if copy.value < 0 { print("never") }
+    }
+    while !isKnownUniquelyReferenced(&owned) {}
+    owned.value = 2
+    print("refcount: \(owned.value)")
+    exit(0)
+}
+
 let finished = DispatchSemaphore(value: 0)
 for index in 0..<2 {
     Thread.detachNewThread {
