@@ -35,6 +35,10 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
+        // Spans (the requests' work, `traceparent` to origins) on whatever tracer the host set up.
+        .package(url: "https://github.com/apple/swift-distributed-tracing", from: "1.7.3"),
+        // `webimage serve`'s exporter: OTLP over HTTP only (the gRPC trait would build grpc-swift).
+        .package(url: "https://github.com/swift-otel/swift-otel", from: "1.6.0", traits: ["OTLPHTTP"]),
         // `swift package generate-documentation --target WebImage` (the DocC catalog, built in CI).
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
@@ -108,6 +112,8 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOFoundationCompat", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                // The trace context sent on to origins (`ImageDownloaderConfig.propagatesTraceContext`).
+                .product(name: "Instrumentation", package: "swift-distributed-tracing"),
             ],
             swiftSettings: fuzzedSwift
         ),
@@ -135,6 +141,7 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
             ],
             swiftSettings: fuzzedSwift
         ),
@@ -163,6 +170,10 @@ let package = Package(
                 "webimage-render",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
+                // `serve`'s spans exported over OTLP/HTTP, the one process-wide tracer bootstrapped in its main.
+                .product(name: "OTel", package: "swift-otel"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
         // Direct C calls (libvips, TurboJPEG) the coder benchmark compares us against.
@@ -222,6 +233,8 @@ let package = Package(
                 "WebImage", "ImageEngine", "cache-stress-writer", "decode-probe", "orc-race-probe", "webimage", "webimage-render",
                 "WebImageTestServer", "WebImageTestSupport",
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
+                .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
             ],
             // Read by path (TestImages.fixture), not bundled.
             exclude: ["Fixtures"]
@@ -242,6 +255,8 @@ let package = Package(
                 .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
+                .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
             ]
         ),
     ],

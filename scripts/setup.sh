@@ -24,3 +24,4 @@ fi
 command -v swift >/dev/null || { echo "swift is not on PATH: install Swift 6.1 or newer first" >&2; exit 1; }
 bash "$(dirname "$0")/moto-venv.sh"
 bash "$(dirname "$0")/pyimgproxy-venv.sh"
+bash "$(dirname "$0")/otlp-venv.sh"

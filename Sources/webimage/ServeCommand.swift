@@ -45,7 +45,8 @@ struct ServeCommand: AsyncParsableCommand {
         let logger = Logger(label: "swift-webimage.server")
         // The lines of the last tenth of a second wait for their batch, and their writer ends.
         do {
-            try await ImageServer.run(configuration: configuration, parser: parser, logger: logger)
+            let tracing = try ServeTracing.bootstrap(configuration: configuration, environment: ProcessInfo.processInfo.environment, logger: logger)
+            try await ImageServer.run(configuration: configuration, parser: parser, logger: logger, services: tracing)
         } catch {
             await ImageServerLogHandler.shutdown()
             throw error

@@ -22,7 +22,7 @@ import WebImageTestSupport
         let server = try ImageServer(configuration: Self.configuration(origin: "lane"))
         let router = Router(context: ImageServerContext.self)
         server.addRoutes(to: router)
-        let responder = ImageServerResponder(router: router, server: server)
+        let responder = ImageServerResponder(router: router, server: server, traces: false)
         // Whatever a client sends after the prefix goes to the image parser, which refuses it; the
         // router matches components as sent (case and dot segments included), and so does the lane.
         for path in ["/img/unsafe/rs:fit:10:10/plain/x.jpg", "/img//unsafe/plain/x.jpg", "/img/sig/readyish/x", "/img/healthy/x",

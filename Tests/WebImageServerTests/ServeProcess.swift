@@ -29,9 +29,12 @@ final class ServeProcess: Sendable {
         return String(decoding: data, as: UTF8.self)
     }
 
-    /// `webimage arguments` run in `folder` to its end: its exit status, standard error, and
-    /// the CPU time it took, its children's (a renderer's) included.
-    static func run(_ arguments: [String], in folder: URL) async throws -> (status: Int32, standardError: String, cpuTime: Duration) {
+    /// `webimage arguments` run in `folder` (with `environment` over this process's) to its end:
+    /// its exit status, standard error, and the CPU time it took, its children's (a renderer's)
+    /// included.
+    static func run(
+        _ arguments: [String], in folder: URL, environment: [String: String] = [:]
+    ) async throws -> (status: Int32, standardError: String, cpuTime: Duration) {
         let process = Process()
         let program: URL = try #require(TestExecutable.url("webimage"))
         // Through a shell whose `times` writes, last, the CPU time its children took (the
@@ -39,6 +42,7 @@ final class ServeProcess: Sendable {
         process.executableURL = URL(fileURLWithPath: "/bin/sh")
         process.arguments = ["-c", "\"$0\" \"$@\"; status=$?; times >&2; exit $status", program.path] + arguments
         process.currentDirectoryURL = folder
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         let errors = Pipe()
         process.standardOutput = FileHandle.nullDevice
         process.standardError = errors

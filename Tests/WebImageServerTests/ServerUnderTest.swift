@@ -25,6 +25,8 @@ final class ServerUnderTest: Sendable {
         // with `remoteConnectionClosed` (AsyncHTTPClient does not retry it), which a whole-suite
         // ThreadSanitizer run saw once.
         configuration.connectionPool.idleTimeout = .seconds(4)
+        // No tracer of its own: made inside a test's `withTracer`, it would keep that tracer.
+        configuration.tracing.tracer = nil
         return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
     }()
 

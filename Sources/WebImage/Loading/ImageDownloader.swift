@@ -60,6 +60,9 @@ public final class ImageDownloader: ImageLoader {
         // A refused connection fails at once instead of being retried until the deadline.
         clientConfig.connectionPool.retryConnectionEstablishment = false
         clientConfig.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = max(8, config.maxConcurrentDownloads)
+        // No span or header of the client's own: it would take the context of the task that runs
+        // the transfer, which may be another caller's; `makeOperation` sends the caller's.
+        clientConfig.tracing.tracer = nil
         clients = DownloadClients(configuration: clientConfig)
         hops = HopByHopClient(clients: clients, sourceGuard: config.sourceGuard, maximumRedirects: config.maximumRedirects)
         observability = DownloadObservability(factory: config.metricsFactory ?? MetricsSystem.factory)
@@ -299,6 +302,8 @@ public final class ImageDownloader: ImageLoader {
             guard let modified = modifier.modifiedRequest(with: request) else { return nil }
             request = modified
         }
+        // After the modifier: a signing one (S3's) does not sign the trace headers.
+        if config.propagatesTraceContext { TraceHeaders.inject(into: &request) }
         let environment = DownloadEnvironment(
             hops: hops, config: config,
             responseModifier: context?.downloadResponseModifier ?? state.responseModifier,

@@ -55,6 +55,12 @@ public struct ImageDownloaderConfig: Sendable {
     public var cookieStorage: HTTPCookieStorage = .shared
     /// Where the download counters go; nil uses the global `MetricsSystem` backend.
     public var metricsFactory: (any MetricsFactory)?
+    /// Sends the caller's trace context (its task's `ServiceContext`) on every request, in the
+    /// headers of the instrument in force (W3C `traceparent` with an OpenTelemetry tracer), so
+    /// that an origin's spans join the caller's trace (default: true; without an instrument,
+    /// nothing is sent). The context is the caller's, not that of whichever task runs the
+    /// transfer: a download that waited for a slot runs in another.
+    public var propagatesTraceContext = true
 
     /// The default configuration.
     public init() {}

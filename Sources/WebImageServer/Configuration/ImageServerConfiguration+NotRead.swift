@@ -79,7 +79,6 @@ extension ImageServerConfiguration {
         .refused("datadogEnableAdditionalMetrics", "extra metrics via DogStatsD"),
         .refused("datadogPropagateExternal", "propagate trace headers"),
         // metrics/otel
-        .refused("openTelemetryEnable", "enable OTLP traces"),
         .refused("openTelemetryEnableMetrics", "enable OTLP metrics"),
         .refused("openTelemetryEnableLogs", "export logs via OTLP (new 4.0)"),
         .refused("openTelemetryLoggerName", "instrumentation scope name for logs"),
@@ -87,7 +86,6 @@ extension ImageServerConfiguration {
         .refused("openTelemetryClientCert", "client cert"),
         .refused("openTelemetryClientKey", "client key"),
         .refused("openTelemetryTraceIdGenerator", "trace ID generator"),
-        .refused("openTelemetryPropagateExternal", "propagate trace headers"),
         // metrics/cloudwatch
         .refused("cloudWatchServiceName", "ServiceName dimension (enables)"),
         .refused("cloudWatchNamespace", "namespace"),

@@ -36,6 +36,14 @@ extension ImageServerConfiguration {
         .read("cacheControlPassthrough", \.cacheControlPassthrough, .bool, "send the source's `Cache-Control` / `Expires` instead"),
         .read("useEtag", \.usesETag, .bool, aliases: ["etagEnabled"], "`ETag` on results, 304 to `If-None-Match`"),
         .read("prometheusBind", \.prometheusBind, .optional(.address), "`HOST:PORT` of `/metrics`, not `BIND`'s; none: not served"),
+        .read(
+            "openTelemetryEnable", \.exportsTraces, .bool,
+            "`webimage serve` exports traces over OTLP/HTTP to `OTEL_EXPORTER_OTLP_ENDPOINT` (default http://localhost:4318); on too when that is set (docs/server.md, Traces)"
+        ),
+        .read(
+            "openTelemetryPropagateExternal", \.propagatesTraceContext, .bool, imgproxyDefault: "`false`",
+            "a traced request's context (`traceparent`) is sent on to its origins and S3"
+        ),
         .read("cacheDir", \.cacheDirectory, .text, defaultDescription: "the library's cache folder", "where `results` and `sources` live"),
         .read("resultCacheSize", \.resultCacheSize, .int(), "bytes of results on disk; over it, the oldest go"),
         .read("sourceCacheSize", \.sourceCacheSize, .int(), "bytes of sources on disk; over it, the oldest go"),

@@ -48,6 +48,13 @@ public struct ImageServerConfiguration: Sendable {
     public var usesETag = true
     /// Where Prometheus metrics are served at `/metrics`; none: not served.
     public var prometheusBind: ServerAddress?
+    /// `webimage serve` exports its traces over OTLP/HTTP, to the OpenTelemetry SDK's
+    /// `OTEL_EXPORTER_OTLP_ENDPOINT` (http://localhost:4318 when unset); it does so too when
+    /// that variable, or `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`, is set.
+    public var exportsTraces = false
+    /// A traced request's context is sent on to its origins and S3 (`traceparent`), so that their
+    /// spans join its trace.
+    public var propagatesTraceContext = true
     /// The folder of the result and source caches.
     public var cacheDirectory = ImageCache.defaultDiskCacheDirectory
     /// Bytes the result and source caches may hold on disk. Over it, the oldest entries go.

@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import NIOCore
+import Tracing
 
 /// The responses image requests get: a result (or 304 when its entity tag matches), a 304 from
 /// the stored source's version, or a failure. Every header the server sends with an image is
@@ -59,7 +60,19 @@ enum ImageResponse {
             ? result.inlineDisposition { contentDisposition(job: job, fileExtension: metadata.fileExtension) }
             : contentDisposition(job: job, fileExtension: metadata.fileExtension)
         if configuration.enableDebugHeaders { addDebugHeaders(metadata, to: &headers) }
-        return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: result.body))
+        let cache = headers[.xCache]
+        RequestSpan.annotateRequest { $0["webimage.cache"] = cache }
+        return Response(status: status, headers: headers, body: body(result.body))
+    }
+
+    /// `bytes` as a response body: written in the request's `streaming_image` span when the
+    /// request is traced (its context is taken now: the body is written after the handler returns).
+    private static func body(_ bytes: ByteBuffer) -> ResponseBody {
+        guard let context = ServiceContext.current else { return ResponseBody(byteBuffer: bytes) }
+        return ResponseBody(contentLength: bytes.readableBytes) { writer in
+            try await RequestSpan.streamingImage.run(context: context) { try await writer.write(bytes) }
+            try await writer.finish(nil)
+        }
     }
 
     /// `ENABLE_DEBUG_HEADERS`' fields, as imgproxy names them: the source's bytes and size (as

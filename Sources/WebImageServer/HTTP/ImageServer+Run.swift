@@ -6,6 +6,7 @@ import Metrics
 import NIOCore
 import Prometheus
 import ServiceLifecycle
+import Tracing
 import WebImage
 
 extension ImageServer {
@@ -23,6 +24,7 @@ extension ImageServer {
     ) -> ImageDownloaderConfig {
         var config = ImageDownloaderConfig()
         config.metricsFactory = metricsFactory
+        config.propagatesTraceContext = configuration.propagatesTraceContext
         // DOWNLOAD_TIMEOUT bounds the whole download, as imgproxy's does; it is also the idle
         // timeout of each attempt.
         config.downloadTimeout = configuration.downloadTimeout
@@ -63,7 +65,8 @@ extension ImageServer {
         let router = Router(context: ImageServerContext.self)
         server.addRoutes(to: router)
         return Application(
-            responder: ImageServerResponder(router: router, server: server),
+            // Traced when a tracer is in force: the one `webimage serve` bootstraps, or a task's.
+            responder: ImageServerResponder(router: router, server: server, traces: !(InstrumentationSystem.tracer is NoOpTracer)),
             server: .http1(configuration: httpConfiguration(configuration, logger: logger, metrics: server.metrics)),
             configuration: ApplicationConfiguration(
                 address: .hostname(configuration.bind.host, port: configuration.bind.port), serverName: "webimage",
@@ -106,11 +109,14 @@ extension ImageServer {
     /// flight, and returns. It counts on `metricsFactory` (nil: the process's `MetricsSystem`, as
     /// the host bootstrapped it), or, with `prometheusBind`, on a registry of its own served at
     /// `/metrics` there (this server's counters and its downloads' and caches'); it bootstraps
-    /// no process-wide system. `onListening` is called with the bound port once the server, and
-    /// `/metrics` when served, accept connections.
+    /// no process-wide system. Each request is traced when a tracer is in force (the process's,
+    /// as `webimage serve` bootstraps one, or the calling task's). `services` (a trace exporter,
+    /// say) start before the server and stop after it, so that they see its last requests.
+    /// `onListening` is called with the bound port once the server, and `/metrics` when served,
+    /// accept connections.
     public static func run(
         configuration: ImageServerConfiguration, parser: any ImageRequestParser, logger: Logger,
-        metricsFactory: (any MetricsFactory)? = nil,
+        metricsFactory: (any MetricsFactory)? = nil, services extraServices: [any Service] = [],
         onListening: @escaping @Sendable (Int) async -> Void = { _ in }
     ) async throws {
         if let refusal = configuration.refusalToStart { throw refusal }
@@ -146,6 +152,8 @@ extension ImageServer {
             for await _ in metricsListening {}
         }, onListening: onListening)
         services.insert(application, at: 0)
+        // Services stop in the reverse of their order.
+        services.insert(contentsOf: extraServices, at: 0)
         let group = ServiceGroup(configuration: ServiceGroupConfiguration(
             services: services.map { ServiceGroupConfiguration.ServiceConfiguration(service: $0) },
             gracefulShutdownSignals: [.sigterm, .sigint],

@@ -146,6 +146,11 @@ public final class ImageServer: Sendable {
     func respond(to request: Request, context: some RequestContext) async throws(ImageRequestFailure) -> Response {
         do {
             let imageRequest = try parser.parse(path: String(ImagePath.path(request, context: context)), now: Date())
+            RequestSpan.annotateRequest { attributes in
+                attributes["imgproxy.source_image_url"] = imageRequest.source.description
+                attributes["imgproxy.source_image_origin"] = imageRequest.source.origin
+                attributes["imgproxy.options"] = imageRequest.canonicalForm
+            }
             let plan = OutputFormatPlan(options: imageRequest.options, accept: request.headers[.accept], configuration: configuration.processing)
             let cookie = sourceCookies?.header(for: request, source: imageRequest.source)
             let job = ImageJob(request: imageRequest, format: plan, sourceCookie: cookie, watermark: try await watermark(drawnBy: imageRequest.options))
@@ -209,7 +214,9 @@ public final class ImageServer: Sendable {
                 return ImageResponse.notModified(entityTag: tag, job: job, cache: "source", configuration: configuration)
             }
         }
-        let (made, _) = try await inFlight.value(forKey: job.key.text) { try await self.make(job, logger: logger) }
+        let (made, joined) = try await inFlight.value(forKey: job.key.text) { try await self.make(job, logger: logger) }
+        // A joined request's work has the spans of the request that began it.
+        if joined { RequestSpan.annotateRequest { $0["webimage.joined"] = true } }
         if let failure = made.fallbackFor {
             return ImageResponse.fallback(made.result, job: job, failure: failure, configuration: configuration)
         }
@@ -231,9 +238,14 @@ public final class ImageServer: Sendable {
         try await slots.withSlot {
             let source: SourceImage
             do {
-                source = try await sources.source(
-                    job.request.source, maximumBytes: job.request.options.maxSourceFileSize, cookie: job.sourceCookie, logger: logger
-                )
+                source = try await RequestSpan.downloadingImage.run(attributes: { attributes in
+                    attributes["imgproxy.image_url"] = job.request.source.description
+                    attributes["imgproxy.image_origin"] = job.request.source.origin
+                }) {
+                    try await sources.source(
+                        job.request.source, maximumBytes: job.request.options.maxSourceFileSize, cookie: job.sourceCookie, logger: logger
+                    )
+                }
             } catch let error as ImageServerError where error != .clientClosed {
                 if case .sourceRefused = error { metrics.sourcesRefused.increment() }
                 return try await self.fallback(for: error, job: job, logger: logger)
@@ -244,7 +256,7 @@ public final class ImageServer: Sendable {
             let started = ContinuousClock.now
             let processed: ProcessedImage
             do {
-                processed = try await processor.process(source.data, options: job.request.options, format: job.format, watermark: job.watermark)
+                processed = try await process(source.data, job: job)
             } catch let error as ImageServerError {
                 guard case .unreadableSource = error else { throw error }
                 return try await self.fallback(for: error, job: job, logger: logger)
@@ -265,13 +277,20 @@ public final class ImageServer: Sendable {
         logger.warning("the source could not be had or read: answering the fallback image", metadata: ["reason": "\(failure)"])
         let processed: ProcessedImage
         do {
-            processed = try await processor.process(data, options: job.request.options, format: job.format, watermark: job.watermark)
+            processed = try await process(data, job: job)
         } catch {
             logger.warning("the fallback image could not be made", metadata: ["reason": "\(error)"])
             throw failure
         }
         metrics.processed.increment()
         return Made(result: Self.stored(processed, entityTag: "", source: nil), fallbackFor: failure)
+    }
+
+    /// `data` processed as `job` asks, in its span.
+    private func process(_ data: Data, job: ImageJob) async throws -> ProcessedImage {
+        try await RequestSpan.processingImage.run(attributes: { $0["imgproxy.options"] = job.request.canonicalForm }) {
+            try await processor.process(data, options: job.request.options, format: job.format, watermark: job.watermark)
+        }
     }
 
     /// `processed` as the result store keeps it, with what the response says of it.

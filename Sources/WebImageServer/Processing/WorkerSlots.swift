@@ -50,7 +50,7 @@ final class WorkerSlots: Sendable {
     /// when the task is cancelled while waiting.
     func withSlot<T: Sendable>(_ body: () async throws -> T) async throws -> T {
         defer { report() }
-        try await acquire()
+        try await RequestSpan.queue.run { try await acquire() }
         report()
         defer { release() }
         return try await body()

@@ -18,6 +18,16 @@ public enum SourceURL: Sendable, Hashable, CustomStringConvertible {
         case .s3(let object): object.description
         }
     }
+
+    /// Its scheme and host (`https://example.com`, `local://`, `s3://bucket`): imgproxy's
+    /// `imgproxy.source_image_origin` span attribute.
+    public var origin: String {
+        switch self {
+        case .remote(let url): "\(url.scheme ?? "")://\(url.host ?? "")" + (url.port.map { ":\($0)" } ?? "")
+        case .local: "local://"
+        case .s3(let object): "s3://" + object.bucket
+        }
+    }
 }
 
 /// An S3 object as an `s3://` source names it, read as imgproxy reads one: the bucket up to the
