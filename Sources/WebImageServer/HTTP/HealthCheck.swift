@@ -21,6 +21,11 @@ final class HealthCheck: Sendable {
         thread.shutdownGracefully { _ in }
     }
 
+    /// Ends the check's thread (the server's service, at the application's stop).
+    func shutdown() async {
+        try? await thread.shutdownGracefully()
+    }
+
     /// Whether the engine encodes, run on the check's own thread.
     func passes() async -> Bool {
         let thread = self.thread

@@ -72,7 +72,8 @@ extension ImageServer {
                 address: .hostname(configuration.bind.host, port: configuration.bind.port), serverName: "webimage",
                 availableConnectionsDelegate: configuration.maxClients > 0 ? MaximumAvailableConnections(configuration.maxClients) : nil
             ),
-            services: [StoreWritesService(server: server)],
+            // Before the HTTP server, which the application puts last: stopped after it.
+            services: [server],
             onServerRunning: { channel in
                 let port = channel.localAddress?.port ?? configuration.bind.port
                 await otherServersListen()
@@ -180,13 +181,17 @@ extension ServiceGroupConfiguration {
     }
 }
 
-/// Awaits the server's disk writes when the application stops: the HTTP service stops first
-/// (services stop in the reverse of their order), so no request begins a write after this waits.
-private struct StoreWritesService: Service {
-    let server: ImageServer
-
-    func run() async {
+extension ImageServer: Service {
+    /// Runs until the application stops; then awaits the disk writes begun and ends the server's
+    /// threads (the disk stores', the health check's), so that none outlives the application.
+    /// It must stop after the HTTP server that serves its routes (services stop in the reverse
+    /// of their order): `run` and `makeApplication` put it there; a Hummingbird application that
+    /// mounts the routes passes it in `services:` (`Application(router:services:)`), which run
+    /// before its server and stop after it.
+    public func run() async {
         try? await gracefulShutdown()
-        await server.finishWrites()
+        await finishWrites()
+        await diskThreads.shutdown()
+        await healthCheck.shutdown()
     }
 }

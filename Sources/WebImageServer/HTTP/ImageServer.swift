@@ -14,7 +14,7 @@ import WebImage
 /// let router = Router(context: ImageServerContext.self)
 /// images.addRoutes(to: router.group("images"))    // GET /images/{signature}/{options}/{source}
 /// ```
-/// `webimage serve` is this with its own application (`ImageServer.run()`).
+/// `webimage serve` is this with its own application (`ImageServer.run(configuration:parser:logger:)`).
 ///
 /// A request, folder by folder: its path is read into an `ImageRequest` (Request: signature,
 /// options, source); the output format is planned and the result's key made (Processing,
@@ -37,6 +37,8 @@ public final class ImageServer: Sendable {
     let clientGone = ClientGoneWaiters()
     let metrics: ServerMetrics
     let healthCheck = HealthCheck()
+    /// The disk stores' threads.
+    let diskThreads: DiskThreads
     let downloader: ImageDownloader
     /// `ALLOWED_SOURCES`, checked before a fetch when a fallback image may answer: a source it
     /// refuses is 404, never the fallback (imgproxy checks it before the download too).
@@ -59,6 +61,8 @@ public final class ImageServer: Sendable {
         fallbackImage = try FallbackImage(configuration: configuration)
         sourceCookies = try SourceCookies(configuration: configuration)
         watermarkImage = try WatermarkImage(configuration: configuration)
+        let diskThreads = DiskThreads()
+        self.diskThreads = diskThreads
         var resultConfig = ImageCacheConfig()
         resultConfig.maxDiskSize = configuration.resultCacheSize
         resultConfig.maxDiskAge = -1
@@ -70,7 +74,7 @@ public final class ImageServer: Sendable {
         let folder = configuration.cacheDirectory
         results = ResultStore(
             memoryBytes: configuration.memoryCacheSize,
-            disk: EntryStore(namespace: "results", directory: folder, config: resultConfig)
+            disk: EntryStore(namespace: "results", directory: folder, config: resultConfig, threads: diskThreads)
         )
         var localRoot: LocalSourceRoot?
         if let root = configuration.localFilesystemRoot {
@@ -85,7 +89,7 @@ public final class ImageServer: Sendable {
             s3 = source
         }
         sources = SourceStore(
-            disk: EntryStore(namespace: "sources", directory: folder, config: sourceConfig), memoryBytes: configuration.sourceMemoryCacheSize,
+            disk: EntryStore(namespace: "sources", directory: folder, config: sourceConfig, threads: diskThreads), memoryBytes: configuration.sourceMemoryCacheSize,
             downloader: downloader, localRoot: localRoot, allowedSources: allowedSources, s3: s3
         )
         let metrics = ServerMetrics(factory: metricsFactory)

@@ -27,6 +27,7 @@ import WebImageTestSupport
 
                 return Application(
                     router: router, configuration: ApplicationConfiguration(address: .hostname("127.0.0.1", port: 0)),
+                    services: [images],  // ends its threads after the last request, at the application's stop
                     onServerRunning: { await onListening($0.localAddress?.port ?? 0) }, logger: logger
                 )
             } body: { service in
