@@ -8,8 +8,8 @@ import Logging
 /// failure its reason, which the client does not see.
 struct AccessLogMiddleware<Context: RequestContext>: RouterMiddleware {
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        // Nothing is formatted when the line would not be written (`webimage serve` logs at
-        // `error` unless told otherwise).
+        // Nothing is formatted when the line would not be written (`LOG_LEVEL` above `info`,
+        // or a host's logger at a higher level).
         guard context.logger.logLevel <= .info else { return try await next(request, context) }
         let started = ContinuousClock.now
         let logger = context.logger
