@@ -60,6 +60,29 @@ import WebImageTestSupport
         }
     }
 
+    /// An S3 source's request carries the download's context too (after the signature, which
+    /// does not cover it): the endpoint here is the test server, path-style, unsigned.
+    @Test func anS3SourceIsSentTheDownloadsContext() async throws {
+        let tracer = InMemoryTracer()
+        try await withTracer(tracer) {
+            try await withOrigin { origin in
+                let configuration = ImageServerConfiguration.fetchingFromLoopback {
+                    $0.usesS3 = true
+                    $0.s3.endpoint = origin.url("/").absoluteString
+                }
+                try await withRunningServer(configuration) { server in
+                    let reply = try await server.get("/unsafe/rs:fit:40:40/plain/s3://images/photos/rocket.jpg", headers: Self.incoming)
+                    #expect(reply.status == 200)
+                    #expect(await eventually(within: .seconds(10)) { tracer.finishedSpans.contains { $0.kind == .server } })
+                    let download = try #require(tracer.finishedSpans.first { $0.operationName == "downloading_image" })
+                    #expect(download.attributes["imgproxy.image_origin"]?.toSpanAttribute() == .string("s3://images"))
+                    let asked = try #require(origin.statistics.requestLog["/images/photos/rocket.jpg"]?.first)
+                    #expect(asked.header(InMemoryTracer.traceIDKey) == "trace-client" && asked.header(InMemoryTracer.spanIDKey) == download.spanID)
+                }
+            }
+        }
+    }
+
     /// A job the full queue refuses (429) says so on its `queue` span, the child of its request's.
     @Test func aFullQueueIsAnErrorOnTheQueueSpan() async throws {
         let tracer = InMemoryTracer()
