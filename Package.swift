@@ -176,6 +176,22 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
+        // A Hummingbird application with its own logging, metrics and tracing mounting the
+        // server under /img (the mounting tests run it as a child process).
+        .executableTarget(
+            name: "webimage-hummingbird-host",
+            dependencies: [
+                "WebImageServer",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
+                .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
+            ],
+            path: "Examples/HummingbirdHost"
+        ),
         // Direct C calls (libvips, TurboJPEG) the coder benchmark compares us against.
         .target(
             name: "CBenchmarkBaselines",
@@ -244,6 +260,7 @@ let package = Package(
             dependencies: [
                 // ImageEngine: results compared with libvips' own operations.
                 "WebImageServer", "WebImage", "ImageEngine", "WebImageSupport", "WebImageTestServer", "WebImageTestSupport", "webimage", "webimage-render",
+                "webimage-hummingbird-host",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

@@ -67,13 +67,14 @@ final class ServeProcess: Sendable {
         return (status, lines.joined(separator: "\n"), .milliseconds(Int((seconds.reduce(0, +) * 1000).rounded())))
     }
 
-    /// Starts `webimage serve` on 127.0.0.1 (an ephemeral port) with `settings`, and returns
-    /// once it listens (the port read from its log line).
-    fileprivate static func serve(_ settings: [String], environment: [String: String]) async throws -> ServeProcess {
+    /// Starts `webimage serve` on 127.0.0.1 (an ephemeral port) with `settings` (or the package's
+    /// executable `program` with `settings` as its arguments, which says where it listens alike),
+    /// and returns once it listens (the port read from its log line).
+    fileprivate static func serve(_ settings: [String], environment: [String: String], program name: String = "webimage") async throws -> ServeProcess {
         let process = Process()
-        let program: URL = try #require(TestExecutable.url("webimage"))
+        let program: URL = try #require(TestExecutable.url(name))
         process.executableURL = program
-        process.arguments = ["serve", "--bind", "127.0.0.1:0"] + settings
+        process.arguments = name == "webimage" ? ["serve", "--bind", "127.0.0.1:0"] + settings : settings
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         let log = Pipe()
         process.standardError = log
@@ -97,7 +98,7 @@ final class ServeProcess: Sendable {
         guard let port else {
             // Not left running when the test gives up on it (a cancelled wait ends the loop too).
             if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-            Issue.record("webimage serve did not start: \(seen)")
+            Issue.record("\(name) did not start: \(seen)")
             throw CancellationError()
         }
         // The rest of the log is read as it comes, so that the child never blocks on a full pipe,
@@ -163,8 +164,8 @@ final class ServeProcess: Sendable {
 /// process's environment with `environment` on top, then kills it unless it exited and awaits
 /// its exit, also when `body` throws.
 func withServeProcess<T>(
-    _ settings: [String], environment: [String: String] = [:], isolation: isolated (any Actor)? = #isolation,
+    _ settings: [String], environment: [String: String] = [:], program: String = "webimage", isolation: isolated (any Actor)? = #isolation,
     _ body: (ServeProcess) async throws -> T
 ) async throws -> T {
-    try await withScoped(try await ServeProcess.serve(settings, environment: environment), release: { await $0.stop() }, body)
+    try await withScoped(try await ServeProcess.serve(settings, environment: environment, program: program), release: { await $0.stop() }, body)
 }

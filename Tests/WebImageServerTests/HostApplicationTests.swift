@@ -1,0 +1,63 @@
+import Foundation
+import Glibc
+import Testing
+import WebImage
+import WebImageTestServer
+@testable import WebImageServer
+import WebImageTestSupport
+
+/// Issue 40: a Hummingbird application with its own logging, metrics (swift-prometheus) and
+/// tracer (bootstrapped in its main: Examples/HummingbirdHost) mounts the server under /img
+/// beside a route of its own. Through the mount the server signs, processes, answers 304 and
+/// keeps its limits as `webimage serve` does; its counters are in the host's metrics, its spans
+/// in the host's tracer; SIGTERM stops the whole application cleanly.
+@Suite(.offThePool) struct HostApplicationTests {
+    static let (key, salt) = ("736563726574", "68656c6c6f")
+
+    static func signed(_ options: String, _ source: String) throws -> String {
+        let path = ImagePathBuilder.path(options: options, sourceURL: source, format: nil, encoding: .plain)
+        return try URLSigner(key: URLSigningKey(hexKey: key, hexSalt: salt)).signedPath(path)
+    }
+
+    @Test func theHostsRouteAndTheImagesSideBySideWithTheHostsMetricsAndSpans() async throws {
+        let cache = FileManager.default.temporaryDirectory.appendingPathComponent("webimage-host-" + UUID().uuidString)
+        defer { try? FileManager.default.removeItem(at: cache) }
+        let environment = [
+            "IMGPROXY_KEY": Self.key, "IMGPROXY_SALT": Self.salt, "IMGPROXY_ALLOW_LOOPBACK_SOURCE_ADDRESSES": "true",
+            "IMGPROXY_MAX_SRC_RESOLUTION": "0.2", "WEBIMAGE_CACHE_DIR": cache.path,
+        ]
+        try await withOrigin { origin in
+            try await withServeProcess(["0"], environment: environment, program: "webimage-hummingbird-host") { host in
+                let hello = try await ServerUnderTest.get("/hello", port: host.port)
+                #expect(hello.status == 200 && String(decoding: hello.body, as: UTF8.self) == "hello from the host\n")
+
+                // Signed: the thumbnail; unsigned or forged: 403.
+                let small = origin.url("/images/sdwebimage/TestImage.jpg").absoluteString
+                let path = try Self.signed("rs:fill:60:40", small)
+                let thumb = try await ServerUnderTest.get("/img" + path, port: host.port, headers: ["traceparent": "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"])
+                #expect(thumb.status == 200, "\(String(decoding: thumb.body, as: UTF8.self))")
+                let image = try ImageCodersManager.shared.decode(thumb.body, options: ImageCoderOptions())
+                #expect(image.pixelWidth == 60 && image.pixelHeight == 40)
+                #expect(try await ServerUnderTest.get("/img/unsafe/rs:fill:60:40/plain/\(small)", port: host.port).status == 403)
+                // 304 for the entity tag it sent.
+                let etag = try #require(thumb.header("etag"))
+                #expect(try await ServerUnderTest.get("/img" + path, port: host.port, headers: ["if-none-match": etag]).status == 304)
+                // MAX_SRC_RESOLUTION: a 0.27 MP source is over 0.2 MP.
+                let large = try Self.signed("rs:fit:50:50", origin.url("/images/photos/rocket.jpg").absoluteString)
+                #expect(try await ServerUnderTest.get("/img" + large, port: host.port).status == 422)
+                #expect(try await ServerUnderTest.get("/img/health", port: host.port).status == 200)
+
+                // The server's counters in the host's registry, its spans in the host's tracer.
+                let metrics = String(decoding: try await ServerUnderTest.get("/host/metrics", port: host.port).body, as: UTF8.self)
+                #expect(metrics.contains("webimage_server_requests_total") && metrics.contains("webimage_downloads_total"), "\(metrics)")
+                let spans = String(decoding: try await ServerUnderTest.get("/host/spans", port: host.port).body, as: UTF8.self)
+                for name in ["queue", "downloading_image", "processing_image", "streaming_image", "/img/**"] {
+                    #expect(spans.contains("\n\(name) ") || spans.hasPrefix("\(name) "), "\(name) in \(spans)")
+                }
+
+                host.signal(SIGTERM)
+                #expect(await host.exitStatus() == 0)
+            }
+        }
+    }
+}
