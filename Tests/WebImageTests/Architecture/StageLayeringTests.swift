@@ -29,13 +29,14 @@ struct StageLayeringTests {
     ]
 
     /// The image server's folders follow a request (docs/server.md, "Where things are"):
-    /// settings and the request's spans at the bottom, then reading the request, then its source
-    /// and its processing side by side, then the result, and HTTP on top.
+    /// settings and observability (the log handler, the counters, the request's spans) at the
+    /// bottom, then reading the request, then its source and its processing side by side, then
+    /// the result and the configured images (fallback, watermark), and HTTP on top.
     static let serverHeights: [String: Int] = [
         "Configuration": 0, "Observability": 0,
         "Request": 1, "Storage": 1,
         "Source": 2, "Processing": 2,
-        "Result": 3,
+        "Result": 3, "AuxiliaryImages": 3,
         "HTTP": 4,
     ]
 
