@@ -8,6 +8,11 @@ import PackageDescription
 let fuzzBuild = Context.environment["SWIFT_WEBIMAGE_FUZZ_BUILD"] != nil
 let fuzzedSwift: [SwiftSetting] = fuzzBuild ? [.unsafeFlags(["-sanitize=fuzzer,address", "-enable-testing"])] : []
 let fuzzedC: [CSetting] = fuzzBuild ? [.unsafeFlags(["-fsanitize=fuzzer-no-link,address"])] : []
+/// scripts/tsan-check.sh builds with SWIFT_WEBIMAGE_TSAN_BUILD set: without swift-otel, whose
+/// batch processors (1.6.0) do not compile under `-sanitize=thread` with Swift 6.3.1 ("sending
+/// 'logger' risks causing data races", which the plain build does not find); `webimage serve`
+/// then has no trace exporter, and the export tests are left out of that build.
+let tsanBuild = Context.environment["SWIFT_WEBIMAGE_TSAN_BUILD"] != nil
 
 let package = Package(
     name: "swift-webimage",
@@ -37,11 +42,12 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
         // Spans (the requests' work, `traceparent` to origins) on whatever tracer the host set up.
         .package(url: "https://github.com/apple/swift-distributed-tracing", from: "1.7.3"),
-        // `webimage serve`'s exporter: OTLP over HTTP only (the gRPC trait would build grpc-swift).
-        .package(url: "https://github.com/swift-otel/swift-otel", from: "1.6.0", traits: ["OTLPHTTP"]),
         // `swift package generate-documentation --target WebImage` (the DocC catalog, built in CI).
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
-    ],
+    ] + (tsanBuild ? [] : [
+        // `webimage serve`'s exporter: OTLP over HTTP only (the gRPC trait would build grpc-swift).
+        .package(url: "https://github.com/swift-otel/swift-otel", from: "1.6.0", traits: ["OTLPHTTP"]),
+    ]),
     targets: [
         // The C boundary, behind one Swift target (ImageEngine): libvips through pkg-config, and the C
         // that works beside it, a target per kind.
@@ -170,11 +176,12 @@ let package = Package(
                 "webimage-render",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
-                // `serve`'s spans exported over OTLP/HTTP, the one process-wide tracer bootstrapped in its main.
-                .product(name: "OTel", package: "swift-otel"),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-            ]
+            ] + (tsanBuild ? [] : [
+                // `serve`'s spans exported over OTLP/HTTP, the one process-wide tracer bootstrapped in its main.
+                .product(name: "OTel", package: "swift-otel"),
+            ])
         ),
         // A Hummingbird application with its own logging, metrics and tracing mounting the
         // server under /img (the mounting tests run it as a child process).

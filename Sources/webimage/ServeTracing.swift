@@ -1,6 +1,9 @@
 import ArgumentParser
 import Logging
+// scripts/tsan-check.sh's build has no swift-otel (Package.swift says why).
+#if !WEBIMAGE_TSAN
 import OTel
+#endif
 import ServiceLifecycle
 import Tracing
 import WebImageServer
@@ -31,6 +34,7 @@ enum ServeTracing {
             }
             break
         }
+        #if !WEBIMAGE_TSAN
         var otel = OTel.Configuration.default
         // imgproxy's default is "imgproxy"; OTEL_SERVICE_NAME overrides either.
         otel.serviceName = "webimage"
@@ -44,5 +48,8 @@ enum ServeTracing {
         } catch {
             throw ValidationError("the trace exporter cannot start: \(error)")
         }
+        #else
+        throw ValidationError("this webimage has no trace exporter (built without swift-otel: scripts/tsan-check.sh's build)")
+        #endif
     }
 }
