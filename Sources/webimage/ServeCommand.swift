@@ -5,21 +5,16 @@ import Logging
 import WebImageServer
 
 struct ServeCommand: AsyncParsableCommand {
-    /// `WEBIMAGE_KEY or IMGPROXY_KEY` for `\.keys`: where the setting is read from.
-    private static func variables(of property: PartialKeyPath<ImageServerConfiguration>) -> String {
-        ImageServerConfiguration.environmentNames(of: property).joined(separator: " or ")
-    }
-
     static let configuration = CommandConfiguration(
         commandName: "serve",
         abstract: "Serve images over HTTP by imgproxy's URLs: fetched, processed, cached.",
         discussion: """
             Settings come from flags (--bind 127.0.0.1:8080, --max-src-resolution 40, ...), else \
             environment variables (imgproxy's names, under its prefix or this server's: \
-            \(variables(of: \.processing.maxSourceResolution))), else the JSON file named by --config; \
+            \(ImageServerConfiguration.variables(of: \.processing.maxSourceResolution))), else the JSON file named by --config; \
             docs/server.md lists them all. With none, it listens on 127.0.0.1:8080, caches in the \
             library's cache folder and takes unsigned URLs; it refuses an address other machines \
-            reach without keys and salts (\(variables(of: \.keys)), \(variables(of: \.salts))) \
+            reach without keys and salts (\(ImageServerConfiguration.variables(of: \.keys)), \(ImageServerConfiguration.variables(of: \.salts))) \
             unless --allow-unsigned is given. SIGTERM or SIGINT drains the requests in flight, then \
             exits 0. Example: webimage serve --local-filesystem-root Tests/Images, then \
             curl -o thumb.jpg http://127.0.0.1:8080/unsafe/rs:fill:300:200/plain/local:///photos/rocket.jpg

@@ -3,31 +3,26 @@ import Foundation
 import WebImageServer
 
 struct SignCommand: ParsableCommand {
-    /// `WEBIMAGE_KEY or IMGPROXY_KEY` for `\.keys`: where the server reads the setting from.
-    private static func variables(of property: PartialKeyPath<ImageServerConfiguration>) -> String {
-        ImageServerConfiguration.environmentNames(of: property).joined(separator: " or ")
-    }
-
     static let configuration = CommandConfiguration(
         commandName: "sign",
         abstract: "Print the signed imgproxy path of a source processed by options.",
         discussion: """
             Without --key and --salt, the first pair of the server's keys and salts signs \
-            (\(variables(of: \.keys)), \(variables(of: \.salts)): hex, comma-separated); with \
+            (\(ImageServerConfiguration.variables(of: \.keys)), \(ImageServerConfiguration.variables(of: \.salts)): hex, comma-separated); with \
             neither, the path is printed unsigned under "unsafe". The signature size comes from \
-            --signature-size, else \(variables(of: \.signatureSize)), else 32.
+            --signature-size, else \(ImageServerConfiguration.variables(of: \.signatureSize)), else 32.
             Example: webimage sign --key 736563726574 --salt 68656c6c6f rs:fill:300:400:0/g:sm \
             http://example.com/images/curiosity.jpg --format png
             """
     )
 
-    @Option(help: "The key in hex (default: \(variables(of: \.keys))).")
+    @Option(help: "The key in hex (default: \(ImageServerConfiguration.variables(of: \.keys))).")
     var key: String?
 
-    @Option(help: "The salt in hex (default: \(variables(of: \.salts))).")
+    @Option(help: "The salt in hex (default: \(ImageServerConfiguration.variables(of: \.salts))).")
     var salt: String?
 
-    @Option(help: "Bytes of the signature kept, 1 to 32 (default: \(variables(of: \.signatureSize)), else 32).")
+    @Option(help: "Bytes of the signature kept, 1 to 32 (default: \(ImageServerConfiguration.variables(of: \.signatureSize)), else 32).")
     var signatureSize: Int?
 
     @Argument(help: "Processing options, slash-separated, such as rs:fill:300:200/g:sm ('' for none).")

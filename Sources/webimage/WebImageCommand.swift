@@ -11,7 +11,7 @@ struct WebImageCommand: AsyncParsableCommand {
         abstract: "Decode, inspect and convert images with swift-webimage.",
         discussion: """
             The library's log goes to stderr at the server's log level setting \
-            (\(ImageServerConfiguration.environmentNames(of: \.logLevel).joined(separator: " or ")): \
+            (\(ImageServerConfiguration.variables(of: \.logLevel)): \
             trace, debug, info, notice, warning, error, critical); these commands' default is error, \
             as each reports its own failures, `serve`'s is info.
             """,

@@ -45,6 +45,22 @@ import WebImageTestSupport
         }
     }
 
+    /// A `traceparent` a client made up (not W3C's form, a zero trace ID, an unknown version
+    /// with bad fields) starts a trace of the server's own: the request is answered as any other.
+    @Test(arguments: ["nonsense", "00-00000000000000000000000000000000-00f067aa0ba902b7-01", "ff-\(String(repeating: "g", count: 32))-zz-01", String(repeating: "0-", count: 2_000)])
+    func aMalformedTraceparentStartsATraceOfItsOwn(traceparent: String) async throws {
+        try await withOTLPReceiver { receiver in
+            let environment = ["OTEL_EXPORTER_OTLP_ENDPOINT": receiver.endpoint, "OTEL_BSP_SCHEDULE_DELAY": "50"]
+            try await withServeProcess([], environment: environment) { server in
+                let reply = try await ServerUnderTest.get("/health", port: server.port, headers: ["traceparent": traceparent])
+                #expect(reply.status == 200)
+                #expect(await eventually(within: .seconds(30), every: .milliseconds(20)) { receiver.spans.contains { $0.kind == 2 } })
+                let request = try #require(receiver.spans.first { $0.kind == 2 })
+                #expect(request.parentSpanID.isEmpty && request.traceID.count == 32 && request.traceID != String(repeating: "0", count: 32))
+            }
+        }
+    }
+
     /// At SIGTERM the exporter stops after the server: the last request's spans are sent then,
     /// though the next batch was an hour away.
     @Test func theLastRequestsSpansAreSentAtShutdown() async throws {

@@ -60,6 +60,30 @@ import WebImageTestSupport
         }
     }
 
+    /// `OPEN_TELEMETRY_PROPAGATE_EXTERNAL` and `OPEN_TELEMETRY_ENABLE` are read under imgproxy's
+    /// names; with propagation off the origin is sent no context, the spans still made.
+    @Test func propagationOffSendsTheOriginNoContext() async throws {
+        let read = try await ImageServerConfiguration.load(
+            arguments: ["test"], environment: ["IMGPROXY_OPEN_TELEMETRY_PROPAGATE_EXTERNAL": "false", "IMGPROXY_OPEN_TELEMETRY_ENABLE": "true"]
+        )
+        #expect(!read.propagatesTraceContext && read.exportsTraces)
+        #expect(ImageServer.makeDownloaderConfig(configuration: read).propagatesTraceContext == false)
+        let defaults = try await ImageServerConfiguration.load(arguments: ["test"], environment: [:])
+        #expect(defaults.propagatesTraceContext && !defaults.exportsTraces)
+        let tracer = InMemoryTracer()
+        try await withTracer(tracer) {
+            try await withOrigin { origin in
+                try await withRunningServer(.fetchingFromLoopback { $0.propagatesTraceContext = false }) { server in
+                    let reply = try await server.get("/unsafe/rs:fit:30:30/plain/\(origin.url("/images/photos/rocket.jpg"))", headers: Self.incoming)
+                    #expect(reply.status == 200)
+                    #expect(await eventually(within: .seconds(10)) { tracer.finishedSpans.contains { $0.operationName == "downloading_image" } })
+                    let asked = try #require(origin.statistics.requestLog["/images/photos/rocket.jpg"]?.first)
+                    #expect(asked.header(InMemoryTracer.traceIDKey) == nil && asked.header(InMemoryTracer.spanIDKey) == nil)
+                }
+            }
+        }
+    }
+
     /// An S3 source's request carries the download's context too (after the signature, which
     /// does not cover it): the endpoint here is the test server, path-style, unsigned.
     @Test func anS3SourceIsSentTheDownloadsContext() async throws {
