@@ -14,8 +14,12 @@ import WebImageTestSupport
         try await withOrigin { server in
             let downloader = makeDownloader { $0.maxConcurrentDownloads = 1; $0.executionOrder = order }
             let finished = Locked<[Int]>([])
-            let first = downloader.recordedDownload(server.url("/images/sdwebimage/TestImage.gif?delay=300")).1
-            #expect(await server.wait { $0.requests["/images/sdwebimage/TestImage.gif"] == 1 })
+            // Held by a gate, not a delay: on a busy machine a delay could end before every
+            // download below is queued, and the queue would start them in arrival order.
+            let body = try Data(contentsOf: TestServer.imagesFolder.appendingPathComponent("sdwebimage/TestImage.gif"))
+            let gate = server.routeHeld("/held.gif", body: Array(body), type: "image/gif")
+            let first = downloader.recordedDownload(server.url("/held.gif")).1
+            #expect(await server.wait { $0.requests["/held.gif"] == 1 })
             let recorders = (0..<count).map { index in
                 let recorder = DownloadRecorder()
                 downloader.downloadImage(
@@ -26,6 +30,8 @@ import WebImageTestSupport
                 })
                 return recorder
             }
+            #expect(downloader.currentDownloadCount == count + 1)
+            gate.open()
             #expect(await first.outcome().image != nil)
             for recorder in recorders { #expect(await recorder.outcome().image != nil) }
             return finished.withLock { $0 }
