@@ -19,7 +19,9 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .library(name: "WebImage", targets: ["WebImage"]),
+        .library(name: "WebImageServerCore", targets: ["WebImageServerCore"]),
         .library(name: "WebImageServer", targets: ["WebImageServer"]),
+        .library(name: "WebImageVapor", targets: ["WebImageVapor"]),
         .executable(name: "webimage", targets: ["webimage"]),
     ],
     dependencies: [
@@ -34,6 +36,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-http2", from: "1.46.0"),
         // The image server: HTTP, configuration, signing, metrics, graceful shutdown.
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        // The second adapter: the same core mounted in a Vapor 4 application.
+        .package(url: "https://github.com/vapor/vapor", from: "4.122.3"),
         .package(url: "https://github.com/apple/swift-configuration", from: "1.4.0", traits: [.defaults, "CommandLineArguments"]),
         .package(url: "https://github.com/apple/swift-crypto", "3.12.3"..<"5.0.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
@@ -123,10 +127,35 @@ let package = Package(
             ],
             swiftSettings: fuzzedSwift
         ),
-        // The image server (imgproxy's URLs on Hummingbird), built only on WebImage's public API.
+        // The image server's core: imgproxy's URLs answered in swift-http-types' terms, with no
+        // web framework (the adapters below mount it), built only on WebImage's public API.
+        .target(
+            name: "WebImageServerCore",
+            dependencies: [
+                "WebImage",
+                "WebImageSupport",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                // NIOThreadPool: the caches' disk threads, the health check's.
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Configuration", package: "swift-configuration"),
+                // FilePath, which swift-configuration's file provider takes.
+                .product(name: "SystemPackage", package: "swift-system"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                // The server is a `Service`: its threads end at the host's shutdown.
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
+            ],
+            swiftSettings: fuzzedSwift
+        ),
+        // The core on Hummingbird: `addRoutes(to:)`, and `webimage serve`'s application (its
+        // connection limits, `/metrics`).
         .target(
             name: "WebImageServer",
             dependencies: [
+                "WebImageServerCore",
                 "WebImage",
                 "WebImageSupport",
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -134,19 +163,29 @@ let package = Package(
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "NIOCore", package: "swift-nio"),
-                // NIOThreadPool: the caches' disk threads.
-                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
                 // NIOHTTP1: the decoder's error for a head past the header limits (answered 431).
                 .product(name: "NIOHTTP1", package: "swift-nio"),
-                .product(name: "Configuration", package: "swift-configuration"),
-                // FilePath, which swift-configuration's file provider takes.
-                .product(name: "SystemPackage", package: "swift-system"),
-                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
+            ],
+            swiftSettings: fuzzedSwift
+        ),
+        // The core on Vapor 4: `ImageRoutes`, a route collection, and `ImageServerLifecycle`.
+        .target(
+            name: "WebImageVapor",
+            dependencies: [
+                "WebImageServerCore",
+                .product(name: "Vapor", package: "vapor"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                // Vapor's HTTPHeaders to swift-http-types' HTTPFields and back.
+                .product(name: "NIOHTTPTypesHTTP1", package: "swift-nio-extras"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
             ],
             swiftSettings: fuzzedSwift
@@ -198,6 +237,20 @@ let package = Package(
                 .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
             ],
             path: "Examples/HummingbirdHost"
+        ),
+        // The same host on Vapor 4 (the mounting tests run both).
+        .executableTarget(
+            name: "webimage-vapor-host",
+            dependencies: [
+                "WebImageVapor",
+                .product(name: "Vapor", package: "vapor"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
+                .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
+            ],
+            path: "Examples/VaporHost"
         ),
         // Direct C calls (libvips, TurboJPEG) the coder benchmark compares us against.
         .target(
@@ -266,8 +319,8 @@ let package = Package(
             name: "WebImageServerTests",
             dependencies: [
                 // ImageEngine: results compared with libvips' own operations.
-                "WebImageServer", "WebImage", "ImageEngine", "WebImageSupport", "WebImageTestServer", "WebImageTestSupport", "webimage", "webimage-render",
-                "webimage-hummingbird-host",
+                "WebImageServer", "WebImageServerCore", "WebImage", "ImageEngine", "WebImageSupport", "WebImageTestServer", "WebImageTestSupport", "webimage", "webimage-render",
+                "webimage-hummingbird-host", "webimage-vapor-host",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

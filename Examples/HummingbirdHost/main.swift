@@ -41,7 +41,7 @@ router.add(middleware: TracingMiddleware())                   // each request a 
 router.get("hello") { _, _ in "hello from the host\n" }
 router.get("host/metrics") { _, _ in registry.emitToString() }
 router.get("host/spans") { _, _ in
-    tracer.finishedSpans.map { "\($0.operationName) \($0.traceID) \($0.parentSpanID ?? "-")" }.joined(separator: "\n") + "\n"
+    tracer.finishedSpans.map { [$0.operationName, $0.traceID, $0.spanID, $0.parentSpanID ?? "-"].joined(separator: "\t") }.joined(separator: "\n") + "\n"
 }
 images.addRoutes(to: router.group("img"))                     // GET /img/{signature}/{options}/{source}, /img/health
 

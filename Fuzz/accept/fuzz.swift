@@ -6,6 +6,7 @@
 import Foundation
 import WebImage
 @testable import WebImageServer
+@testable import WebImageServerCore
 import FuzzerMain
 
 /// The headers of a few test images (a JPEG, a PNG with alpha, an animated GIF, an animated WebP, an SVG).

@@ -11,6 +11,7 @@
 import Foundation
 import WebImage
 @testable import WebImageServer
+@testable import WebImageServerCore
 import FuzzerMain
 
 let presets = ["thumb=rs:fill:100:100/g:sm/pix:1", "webp=f:webp/fq:webp:60:png:0", "loop=pr:loop/ex:0:no", "big=mb:5000/pix:4"]

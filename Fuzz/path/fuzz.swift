@@ -5,6 +5,7 @@
 // written back by `ImagePathBuilder` must read back as the same source.
 import Foundation
 @testable import WebImageServer
+@testable import WebImageServerCore
 import FuzzerMain
 
 /// Presets as a configuration gives them: nested, self-referring, a `default` one.

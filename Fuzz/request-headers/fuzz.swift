@@ -5,6 +5,7 @@
 // read back as the same cookies; the secret must admit its own field and no other bytes.
 import Foundation
 @testable import WebImageServer
+@testable import WebImageServerCore
 import FuzzerMain
 
 let semicolon = UInt8(ascii: ";")

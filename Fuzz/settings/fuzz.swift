@@ -16,6 +16,7 @@
 import Foundation
 import Synchronization
 @testable import WebImageServer
+@testable import WebImageServerCore
 import FuzzerMain
 
 let keys = ImageServerConfiguration.settings.flatMap(\.keys)

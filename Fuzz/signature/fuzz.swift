@@ -6,6 +6,7 @@
 // unused low bits of the last base64 character, verify as imgproxy's Go decoder has them.)
 import Foundation
 @testable import WebImageServer
+@testable import WebImageServerCore
 import FuzzerMain
 
 let rotated = URLSigningKey(key: Array("an older key".utf8), salt: Array("an older salt".utf8))

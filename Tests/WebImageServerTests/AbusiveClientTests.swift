@@ -6,6 +6,7 @@ import Testing
 import WebImageSupport
 import WebImageTestServer
 @testable import WebImageServer
+@testable import WebImageServerCore
 import WebImageTestSupport
 
 extension Heavy {

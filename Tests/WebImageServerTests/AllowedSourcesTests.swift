@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import WebImageServer
+@testable import WebImageServerCore
 import WebImageTestSupport
 
 @Suite(.offThePool) struct AllowedSourcesTests {

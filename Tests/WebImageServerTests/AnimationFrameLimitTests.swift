@@ -3,6 +3,7 @@ import Testing
 import WebImage
 import WebImageTestServer
 @testable import WebImageServer
+@testable import WebImageServerCore
 import WebImageTestSupport
 
 /// `max_animation_frames` (`maf`) and `MAX_ANIMATION_FRAMES` over HTTP, as imgproxy has them: an

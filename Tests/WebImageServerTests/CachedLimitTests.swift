@@ -3,6 +3,7 @@ import Testing
 import WebImage
 import WebImageTestServer
 @testable import WebImageServer
+@testable import WebImageServerCore
 import WebImageTestSupport
 
 /// A URL's own source limits (`max_src_resolution`, `max_src_file_size`,

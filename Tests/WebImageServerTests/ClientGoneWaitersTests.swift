@@ -2,6 +2,7 @@ import NIOCore
 import Testing
 import WebImageTestServer
 @testable import WebImageServer
+@testable import WebImageServerCore
 import WebImageTestSupport
 
 /// Requests waiting on their client's connection: cancelled when it goes, and nothing kept per

@@ -7,6 +7,7 @@ import NIOHTTP1
 import NIOHTTPTypes
 import Testing
 @testable import WebImageServer
+@testable import WebImageServerCore
 import WebImageTestSupport
 
 /// The connection limits handler alone, on an embedded channel whose clock the test moves:

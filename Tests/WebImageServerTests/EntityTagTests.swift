@@ -3,6 +3,7 @@ import Testing
 import WebImage
 import WebImageSupport
 @testable import WebImageServer
+@testable import WebImageServerCore
 import WebImageTestSupport
 
 @Suite(.offThePool) struct EntityTagTests {

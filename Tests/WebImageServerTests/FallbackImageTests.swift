@@ -3,6 +3,7 @@ import Testing
 import WebImage
 import WebImageTestServer
 @testable import WebImageServer
+@testable import WebImageServerCore
 import WebImageTestSupport
 
 /// `FALLBACK_IMAGE_DATA` / `_PATH` / `_URL`, `FALLBACK_IMAGE_HTTP_CODE` and `FALLBACK_IMAGE_TTL`

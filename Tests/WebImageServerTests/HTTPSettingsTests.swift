@@ -4,6 +4,7 @@ import Testing
 import WebImage
 import WebImageTestServer
 @testable import WebImageServer
+@testable import WebImageServerCore
 import WebImageTestSupport
 
 /// What a request must carry and what a response carries: `SECRET`, `ALLOW_ORIGIN` and

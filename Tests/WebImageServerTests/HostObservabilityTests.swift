@@ -4,6 +4,7 @@ import Logging
 import ServiceLifecycle
 import Testing
 @testable import WebImageServer
+@testable import WebImageServerCore
 import WebImage
 import WebImageTestServer
 import WebImageTestSupport

@@ -1,12 +1,17 @@
 import Foundation
+import HTTPTypes
 import Hummingbird
+import Logging
 import Testing
 import WebImageTestServer
 @testable import WebImageServer
+@testable import WebImageServerCore
 import WebImageTestSupport
 
-/// `webimage serve` answers an image `GET` past the router (`ImageServerResponder`): every path
-/// answers as the router alone answers it, prefix, health paths, playground and CORS included.
+/// One core answers every request (`ImageServer.respond(to:)`): `webimage serve` hands it every
+/// request (`ImageServerResponder`), a Hummingbird router the paths under the mount point
+/// (`addRoutes(to:)`); every path answers alike both ways, prefix, health paths, playground and
+/// CORS included.
 @Suite(.offThePool) struct ImageServerResponderTests {
     static func configuration(origin: String) -> ImageServerConfiguration {
         .fetchingFromLoopback {
@@ -18,21 +23,44 @@ import WebImageTestSupport
         }
     }
 
-    @Test func theImageLaneTakesOnlyWhatTheRouterGivesTheImageRoute() throws {
-        let server = try ImageServer(configuration: Self.configuration(origin: "lane"))
-        let router = Router(context: ImageServerContext.self)
-        server.addRoutes(to: router)
-        let responder = ImageServerResponder(router: router, server: server, traces: false)
+    /// The core answers a swift-http-types request with no framework around it: an image URL's
+    /// answer (and only one) carries the request's ID, whatever its status; the health check, the
+    /// playground and the paths no route takes do not.
+    @Test func theCoreTakesAsImagesOnlyThePathsNoOtherRouteBeginsWith() async throws {
+        let server = try ImageServer(configuration: Self.configuration(origin: "core"))
+        func answer(_ path: String, mount: String = "") async -> ImageServerResponse {
+            await server.respond(to: ImageServerRequest(
+                head: HTTPRequest(method: .get, scheme: "http", authority: "localhost", path: path), mountPath: mount,
+                logger: Logger(label: "test"), id: "host-id"
+            ))
+        }
         // Whatever a client sends after the prefix goes to the image parser, which refuses it; the
-        // router matches components as sent (case and dot segments included), and so does the lane.
+        // components are matched as sent (case and dot segments included), empty ones skipped.
         for path in ["/img/unsafe/rs:fit:10:10/plain/x.jpg", "/img//unsafe/plain/x.jpg", "/img/sig/readyish/x", "/img/healthy/x",
-                     "/img/%2e%2e/health", "/img/Health/../x", "/img/h\u{E9}alth", "/img/\u{0}", "/img/" + String(repeating: "a/", count: 10_000)] {
-            #expect(responder.takesImage(path), "\(path)")
+                     "/img/%2e%2e/health", "/img/Health/../x", "/img/h\u{E9}alth", "/img/" + String(repeating: "a/", count: 10_000)] {
+            let response = await answer(path)
+            #expect(response.head.headerFields[.requestID] == "host-id" && response.head.status.code >= 400, "\(path)")
         }
-        for path in ["/img", "/img/", "/img//", "/img/health", "/img/ready/deep", "/img/ready/x", "/img//health", "/img/playground/sign",
-                     "/imgx/unsafe/plain/x.jpg", "/unsafe/plain/x.jpg", "/", "", "/im", "img/unsafe/x", "/IMG/unsafe/x"] {
-            #expect(!responder.takesImage(path), "\(path)")
+        for (path, status) in [("/img", 200), ("/img/", 200), ("/img//", 200), ("/img/health", 200), ("/img/ready/deep", 200), ("/img/ready/x", 404),
+                               ("/img//health", 200), ("/img/playground/sign", 400), ("/imgx/unsafe/plain/x.jpg", 404), ("/unsafe/plain/x.jpg", 404),
+                               ("/", 404), ("/im", 404), ("img/unsafe/x", 404), ("/IMG/unsafe/x", 404)] {
+            let response = await answer(path)
+            #expect(response.head.headerFields[.requestID] == nil && response.head.status.code == status, "\(path): \(response.head.status)")
         }
+        // Mounted under a host's path, the same paths below it.
+        #expect(await answer("/hosted/img/health", mount: "/hosted").head.status == .ok)
+        #expect(await answer("/hosted/img/unsafe/plain/x.jpg", mount: "/hosted").head.headerFields[.requestID] == "host-id")
+        #expect(await answer("/hostedimg/health", mount: "/hosted").head.status == .notFound)
+        #expect(await answer("/img/health", mount: "/hosted").head.status == .notFound)
+    }
+
+    @Test func aRoutersMountPointIsTheComponentsItsRouteBeginsWith() {
+        #expect(ImageServerRequest.mountPath(of: "/img/unsafe/plain/x", routeComponents: 1) == "/img")
+        #expect(ImageServerRequest.mountPath(of: "//a//b/img/x", routeComponents: 3) == "//a//b/img")
+        #expect(ImageServerRequest.mountPath(of: "/img", routeComponents: 1) == "/img")
+        #expect(ImageServerRequest.mountPath(of: "/img/", routeComponents: 1) == "/img")
+        #expect(ImageServerRequest.mountPath(of: "/anything", routeComponents: 0) == "")
+        #expect(ImageServer.mountComponents(of: "/t/:tenant/img/**") == 3 && ImageServer.mountComponents(of: "/") == 0)
     }
 
     @Test func everyPathAnswersAsTheRouterAloneAnswersIt() async throws {

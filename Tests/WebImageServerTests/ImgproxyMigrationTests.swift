@@ -4,6 +4,7 @@ import Testing
 import WebImage
 import WebImageTestServer
 @testable import WebImageServer
+@testable import WebImageServerCore
 import WebImageTestSupport
 
 /// An imgproxy deployment moved over unchanged: the server started from an environment with

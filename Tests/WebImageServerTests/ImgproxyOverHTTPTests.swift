@@ -4,6 +4,7 @@ import Testing
 @testable import WebImage
 import WebImageTestServer
 @testable import WebImageServer
+@testable import WebImageServerCore
 import WebImageTestSupport
 
 /// imgproxy's URLs as a client sends them, over loopback HTTP to a running server whose source

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import WebImageServer
+@testable import WebImageServerCore
 import WebImageTestSupport
 
 /// An imgproxy deployment's settings are read as they are: under `IMGPROXY_` as under

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import WebImage
 @testable import WebImageServer
+@testable import WebImageServerCore
 import WebImageTestSupport
 
 @Suite(.offThePool) struct LocalSourceRootTests {

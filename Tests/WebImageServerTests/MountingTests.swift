@@ -7,6 +7,7 @@ import Testing
 import WebImage
 import WebImageTestServer
 @testable import WebImageServer
+@testable import WebImageServerCore
 import WebImageTestSupport
 
 /// A Swift service serving images from its own Hummingbird application, without a second

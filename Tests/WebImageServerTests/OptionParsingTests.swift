@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import WebImage
 @testable import WebImageServer
+@testable import WebImageServerCore
 import WebImageTestSupport
 
 /// imgproxy's processing options: every short form equal to its long form, argument rules,

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import WebImage
 @testable import WebImageServer
+@testable import WebImageServerCore
 import WebImageTestSupport
 
 /// The option table: every processing option declared once, and the parser, `canonicalForm`

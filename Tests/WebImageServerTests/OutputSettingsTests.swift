@@ -3,6 +3,7 @@ import Testing
 import WebImage
 import WebImageTestServer
 @testable import WebImageServer
+@testable import WebImageServerCore
 import WebImageTestSupport
 
 /// imgproxy's compression settings (`JPEG_PROGRESSIVE`, `PNG_INTERLACED`, `PNG_QUANTIZE`, the

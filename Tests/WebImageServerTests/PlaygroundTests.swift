@@ -3,6 +3,7 @@ import Testing
 import WebImage
 import WebImageTestServer
 @testable import WebImageServer
+@testable import WebImageServerCore
 import WebImageTestSupport
 
 /// The playground page at `/`: the server signs what the form asks and shows the result.

@@ -3,6 +3,7 @@ import Testing
 import WebImage
 import WebImageTestServer
 @testable import WebImageServer
+@testable import WebImageServerCore
 import WebImageTestSupport
 
 /// imgproxy's `preserve_hdr` over HTTP: an HDR source stays HDR in a format that holds it with

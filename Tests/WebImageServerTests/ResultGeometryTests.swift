@@ -3,6 +3,7 @@ import Testing
 import WebImage
 import WebImageTestServer
 @testable import WebImageServer
+@testable import WebImageServerCore
 import WebImageTestSupport
 
 /// `max_result_dimension` and `extend_aspect_ratio` over HTTP, on imgproxy's own test vectors

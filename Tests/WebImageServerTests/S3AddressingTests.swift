@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import WebImageServer
+@testable import WebImageServerCore
 import WebImageTestSupport
 
 /// How `s3://` sources are read, where their requests go, and where their credentials come from.

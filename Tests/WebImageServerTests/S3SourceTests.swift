@@ -4,6 +4,7 @@ import Testing
 import WebImageSupport
 import WebImageTestServer
 @testable import WebImageServer
+@testable import WebImageServerCore
 import WebImageTestSupport
 
 /// `s3://` sources against a real S3-compatible server on loopback (moto, with IAM

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import WebImageTestServer
 @testable import WebImageServer
+@testable import WebImageServerCore
 import WebImageTestSupport
 
 extension Heavy {

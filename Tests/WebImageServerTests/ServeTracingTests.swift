@@ -3,6 +3,7 @@ import Glibc
 import Testing
 import WebImageTestServer
 @testable import WebImageServer
+@testable import WebImageServerCore
 import WebImageTestSupport
 
 // Not in scripts/tsan-check.sh's build, whose `webimage` has no exporter (Package.swift says why).

@@ -6,6 +6,7 @@ import WebImage
 import WebImageSupport
 import WebImageTestServer
 @testable import WebImageServer
+@testable import WebImageServerCore
 import WebImageTestSupport
 
 /// The server's log lines (`LOG_FORMAT`, `LOG_LEVEL`): what `webimage serve` writes for a

@@ -4,11 +4,13 @@ import Hummingbird
 import Logging
 import Metrics
 import NIOCore
+import NIOHTTP1
 import ServiceLifecycle
 import Testing
 import WebImage
 import WebImageTestServer
 @testable import WebImageServer
+@testable import WebImageServerCore
 
 /// A real image server on 127.0.0.1 (an ephemeral port) in this process, with a fresh cache
 /// folder, and a client to ask it.
@@ -83,7 +85,15 @@ final class ServerUnderTest: Sendable {
 
     /// GETs `path` from the server on 127.0.0.1 at `port`.
     static func get(_ path: String, port: Int, headers: [String: String] = [:], deadline: TimeAmount = .seconds(60)) async throws -> Reply {
+        try await request(path, method: "GET", port: port, headers: headers, deadline: deadline)
+    }
+
+    /// Asks for `path` with `method` (`GET`, `HEAD`, …) from the server on 127.0.0.1 at `port`.
+    static func request(
+        _ path: String, method: String, port: Int, headers: [String: String] = [:], deadline: TimeAmount = .seconds(60)
+    ) async throws -> Reply {
         var request = HTTPClientRequest(url: "http://127.0.0.1:\(port)\(path)")
+        request.method = HTTPMethod(rawValue: method)
         for (name, value) in headers { request.headers.add(name: name, value: value) }
         let response = try await client.execute(request, timeout: deadline)
         let body = try await response.body.collect(upTo: 64 << 20)

@@ -5,6 +5,7 @@ import Testing
 import WebImage
 import WebImageTestServer
 @testable import WebImageServer
+@testable import WebImageServerCore
 import WebImageTestSupport
 
 /// The serving side over loopback HTTP, with imgproxy's URLs and the package's test server as

@@ -2,6 +2,7 @@ import Configuration
 import Foundation
 import Testing
 @testable import WebImageServer
+@testable import WebImageServerCore
 import WebImageTestSupport
 
 /// The settings are declared once, in `ImageServerConfiguration.settings`: these check that the

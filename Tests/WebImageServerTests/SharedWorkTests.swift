@@ -2,6 +2,7 @@ import WebImageSupport
 import WebImageTestServer
 import Testing
 @testable import WebImageServer
+@testable import WebImageServerCore
 import WebImageTestSupport
 
 @Suite(.offThePool) struct SharedWorkTests {

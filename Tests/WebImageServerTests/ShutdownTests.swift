@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import WebImageTestServer
 @testable import WebImageServer
+@testable import WebImageServerCore
 import WebImageTestSupport
 
 /// `webimage serve` as a process: SIGTERM drains the requests in flight, then it exits 0.

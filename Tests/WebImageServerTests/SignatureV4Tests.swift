@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import WebImageServer
+@testable import WebImageServerCore
 import WebImageTestSupport
 
 /// The S3 signer against AWS's published Signature Version 4 test suite (cases copied from

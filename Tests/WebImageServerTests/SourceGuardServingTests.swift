@@ -4,6 +4,7 @@ import WebImage
 import WebImageSupport
 import WebImageTestServer
 @testable import WebImageServer
+@testable import WebImageServerCore
 import WebImageTestSupport
 
 /// The server's source guard: by default no source on loopback, private or link-local

@@ -4,6 +4,7 @@ import Testing
 import Tracing
 import WebImageTestServer
 @testable import WebImageServer
+@testable import WebImageServerCore
 import WebImageTestSupport
 
 /// Issue 40: a traced request is a span (Hummingbird's `TracingMiddleware`, the incoming trace

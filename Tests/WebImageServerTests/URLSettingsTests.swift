@@ -4,6 +4,7 @@ import Testing
 import WebImage
 import WebImageTestServer
 @testable import WebImageServer
+@testable import WebImageServerCore
 import WebImageTestSupport
 
 /// How a URL is read: `BASE_URL`, `URL_REPLACEMENTS`, `PATH_PREFIX`, `ARGUMENTS_SEPARATOR`,

@@ -5,6 +5,7 @@ import WebImage
 import WebImageSupport
 import WebImageTestServer
 @testable import WebImageServer
+@testable import WebImageServerCore
 import WebImageTestSupport
 
 /// `watermark` (`wm`) with `WATERMARK_DATA` / `_PATH` / `_URL` and `WATERMARK_OPACITY` over

@@ -3,6 +3,7 @@ import Foundation
 import NIOCore
 import NIOHTTP1
 @testable import WebImageServer
+@testable import WebImageServerCore
 
 extension ServerUnderTest {
     /// Sends `method` for `path` with `headers` and returns what came back (a `HEAD`'s body is

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import WebImageTestSupport
 
-/// The stages of `Sources/WebImage`, and the folders of `Sources/WebImageServer`, stand on each
+/// The stages of `Sources/WebImage`, and the folders of `Sources/WebImageServerCore`, stand on each
 /// other in one direction: a folder refers only to types of its own stage and the stages below
 /// (docs/architecture.md, "Stages"; docs/server.md, "Where things are").
 @Suite("Architecture: stage layering", .offThePool)
@@ -73,7 +73,7 @@ struct StageLayeringTests {
     }
 
     @Test func noServerFolderRefersToATypeOfAFolderAbove() throws {
-        let files = try Self.swiftFiles(under: Self.sources("WebImageServer"))
+        let files = try Self.swiftFiles(under: Self.sources("WebImageServerCore"))
         let folders = Set(files.map(\.folder))
         #expect(folders == Set(Self.serverHeights.keys), "folders: \(folders.sorted()); with a height: \(Self.serverHeights.keys.sorted())")
         var declaredIn: [String: Set<String>] = [:]
@@ -84,6 +84,23 @@ struct StageLayeringTests {
         #expect(declaredIn["ImageServer"] == ["HTTP"] && declaredIn["ImageRequest"] == ["Request"] && declaredIn["ResultStore"] == ["Result"])
         let arrowsUp = Self.arrowsUp(files, declaredIn: declaredIn, heights: Self.serverHeights, carried: [:])
         #expect(arrowsUp.isEmpty, "arrows running back up:\n\(arrowsUp.sorted().joined(separator: "\n"))")
+    }
+
+    /// The server's core knows no web framework: no file of it imports one (the adapters,
+    /// WebImageServer and WebImageVapor, do), and each adapter is a handful of files with no
+    /// folders of their own.
+    @Test func theServersCoreImportsNoFramework() throws {
+        let core = try Self.swiftFiles(under: Self.sources("WebImageServerCore"))
+        #expect(core.count > 50)
+        let frameworks = ["Hummingbird", "HummingbirdCore", "Vapor", "NIOHTTP1", "NIOHTTPTypes", "Prometheus"]
+        for file in core {
+            let imports = file.text.split(separator: "\n").filter { $0.hasPrefix("import ") }.map { $0.dropFirst(7) }
+            #expect(imports.allSatisfy { !frameworks.contains(String($0)) }, "\(file.relativePath) imports \(imports)")
+        }
+        for adapter in ["WebImageServer", "WebImageVapor"] {
+            let files = try FileManager.default.contentsOfDirectory(atPath: Self.sources(adapter).path).filter { $0.hasSuffix(".swift") }
+            #expect((1...8).contains(files.count), "\(adapter): \(files)")
+        }
     }
 
     /// Each reference from a file to a type declared only in folders above its own.

@@ -24,6 +24,7 @@ extension Documentation {
         static let catalogs = [
             Catalog(path: "Sources/WebImage/WebImage.docc", tests: "Tests/WebImageTests/Documentation", articles: 7, blocks: 10),
             Catalog(path: "Sources/WebImageServer/WebImageServer.docc", tests: "Tests/WebImageServerTests/Documentation", articles: 2, blocks: 1),
+            Catalog(path: "Sources/WebImageServerCore/WebImageServerCore.docc", tests: "Tests/WebImageServerTests/Documentation", articles: 1, blocks: 0),
         ]
 
         /// The `swift` blocks of a Markdown text, each as its lines.

@@ -1,6 +1,5 @@
 import Foundation
 import HTTPTypes
-import Hummingbird
 import NIOCore
 import Tracing
 
@@ -12,7 +11,7 @@ enum ImageResponse {
     /// its entity tag.
     static func result(
         _ result: StoredResult, job: ImageJob, cache: String, ifNoneMatch: String?, configuration: ImageServerConfiguration
-    ) -> Response {
+    ) -> ImageServerResponse {
         let metadata = result.metadata
         var headers = HTTPFields()
         if configuration.usesETag { headers[.eTag] = metadata.entityTag }
@@ -24,7 +23,7 @@ enum ImageResponse {
         if job.format.variesWithAccept { headers[.vary] = "Accept" }
         headers[.xCache] = cache
         if configuration.usesETag, EntityTag.notModified(ifNoneMatch: ifNoneMatch, metadata.entityTag) {
-            return Response(status: .notModified, headers: headers)
+            return ImageServerResponse(status: .notModified, headerFields: headers)
         }
         return image(result, job: job, status: .ok, headers: headers, configuration: configuration)
     }
@@ -32,7 +31,7 @@ enum ImageResponse {
     /// The fallback image made for `job` in place of a source that failed with `failure`: with
     /// `FALLBACK_IMAGE_HTTP_CODE` (0: the failure's status), `max-age` `FALLBACK_IMAGE_TTL` (0: as
     /// a result's below 400, else `no-store`), no entity tag, `X-Cache: fallback`.
-    static func fallback(_ result: StoredResult, job: ImageJob, failure: ImageServerError, configuration: ImageServerConfiguration) -> Response {
+    static func fallback(_ result: StoredResult, job: ImageJob, failure: ImageServerError, configuration: ImageServerConfiguration) -> ImageServerResponse {
         let status = configuration.fallbackImageHTTPCode == 0 ? failure.status : configuration.fallbackImageHTTPCode
         var headers = HTTPFields()
         if configuration.fallbackImageTTL > 0 {
@@ -50,7 +49,7 @@ enum ImageResponse {
     /// The response carrying `result`'s bytes: `headers` and those of the image itself.
     private static func image(
         _ result: StoredResult, job: ImageJob, status: HTTPResponse.Status, headers: consuming HTTPFields, configuration: ImageServerConfiguration
-    ) -> Response {
+    ) -> ImageServerResponse {
         let metadata = result.metadata
         headers[.contentType] = metadata.contentType
         headers[.contentLength] = String(result.body.readableBytes)
@@ -62,17 +61,7 @@ enum ImageResponse {
         if configuration.enableDebugHeaders { addDebugHeaders(metadata, to: &headers) }
         let cache = headers[.xCache]
         RequestSpan.annotateRequest { $0["webimage.cache"] = cache }
-        return Response(status: status, headers: headers, body: body(result.body))
-    }
-
-    /// `bytes` as a response body: written in the request's `streaming_image` span when the
-    /// request is traced (its context is taken now: the body is written after the handler returns).
-    private static func body(_ bytes: ByteBuffer) -> ResponseBody {
-        guard let context = ServiceContext.current else { return ResponseBody(byteBuffer: bytes) }
-        return ResponseBody(contentLength: bytes.readableBytes) { writer in
-            try await RequestSpan.streamingImage.run(context: context) { try await writer.write(bytes) }
-            try await writer.finish(nil)
-        }
+        return ImageServerResponse(status: status, headerFields: headers, body: result.body, traceContext: .current)
     }
 
     /// `ENABLE_DEBUG_HEADERS`' fields, as imgproxy names them: the source's bytes and size (as
@@ -90,23 +79,21 @@ enum ImageResponse {
     }
 
     /// 304 with `entityTag`, decided before the result was looked for or made.
-    static func notModified(entityTag: String, job: ImageJob, cache: String, configuration: ImageServerConfiguration) -> Response {
+    static func notModified(entityTag: String, job: ImageJob, cache: String, configuration: ImageServerConfiguration) -> ImageServerResponse {
         var headers = HTTPFields()
         headers[.eTag] = entityTag
         headers[.cacheControl] = cacheControl(job: job, metadata: nil, configuration: configuration)
         if job.format.variesWithAccept { headers[.vary] = "Accept" }
         headers[.xCache] = cache
-        return Response(status: .notModified, headers: headers)
+        return ImageServerResponse(status: .notModified, headerFields: headers)
     }
 
     /// `error`'s status with its public message, never cached.
-    static func failure(_ error: ImageServerError) -> Response {
-        let body = ByteBuffer(string: error.publicMessage + "\n")
-        var headers: HTTPFields = [.contentType: "text/plain; charset=utf-8", .cacheControl: "no-store"]
-        headers[.contentLength] = String(body.readableBytes)
+    static func failure(_ error: ImageServerError) -> ImageServerResponse {
+        var response = ImageServerResponse.text(error.publicMessage + "\n", status: .init(code: error.status))
         // A full queue frees within a processing time: ask to come back in a second.
-        if error.status == 429 { headers[.retryAfter] = "1" }
-        return Response(status: .init(code: error.status), headers: headers, body: ResponseBody(byteBuffer: body))
+        if error.status == 429 { response.head.headerFields[.retryAfter] = "1" }
+        return response
     }
 
     /// The source's own `Cache-Control` under `CACHE_CONTROL_PASSTHROUGH`, else

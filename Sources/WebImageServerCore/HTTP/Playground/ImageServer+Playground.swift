@@ -1,6 +1,5 @@
 import Foundation
 import HTTPTypes
-import Hummingbird
 import NIOCore
 import WebImage
 
@@ -8,31 +7,26 @@ extension ImageServer {
     /// The playground's paths: its page and its signer.
     static let playgroundPaths = ["/", "/playground/sign"]
 
-    /// Adds the playground, when the configuration serves it: the page at the routes' root and
-    /// `playground/sign`, which signs a path with the server's first key. Anyone who reaches it
-    /// can have any source signed, so it is on by default only on a loopback address.
-    func addPlaygroundRoutes<Routes: RouterMethods>(to routes: Routes) {
-        guard configuration.servesPlayground else { return }
-        routes.get(RouterPath(Self.playgroundPaths[0])) { _, context in
-            // The page's own address: the router's root or the group's prefix.
-            let prefix = context.endpointPath.map { $0 == "/" ? "" : $0 } ?? ""
-            let samples = await self.playgroundSamples()
-            return Self.text(PlaygroundPage.html(base: prefix + "/", samples: samples), type: "text/html; charset=utf-8")
+    /// The playground's page, its links under `base` (the mount point and prefix, with a slash).
+    func playgroundPage(base: String) async -> ImageServerResponse {
+        .text(PlaygroundPage.html(base: base, samples: await playgroundSamples()), status: .ok, type: "text/html; charset=utf-8")
+    }
+
+    /// `playground/sign?source=…&options=…&format=…`: the path signed with the server's first key,
+    /// as JSON (`{"path": …}`).
+    func playgroundSignature(query: Substring) -> ImageServerResponse {
+        var parameters: [String: String] = [:]
+        for item in URLComponents(string: "?" + query)?.queryItems ?? [] where parameters[item.name] == nil {
+            parameters[item.name] = item.value ?? ""
         }
-        routes.get(RouterPath(Self.playgroundPaths[1])) { request, _ in
-            let query = request.uri.queryParameters
-            guard let source = query.get("source"), !source.isEmpty else {
-                return Self.text("source is missing\n", type: "text/plain; charset=utf-8", status: .badRequest)
-            }
-            let format = query.get("format").flatMap { $0.isEmpty ? nil : $0 }
-            let path = ImagePathBuilder.path(options: query.get("options") ?? "", sourceURL: source, format: format, encoding: .plain)
-            do {
-                let signed = try self.playgroundSigned(path)
-                let json = try JSONEncoder().encode(["path": signed])
-                return Self.text(String(decoding: json, as: UTF8.self), type: "application/json")
-            } catch {
-                return Self.text("\(error)\n", type: "text/plain; charset=utf-8", status: .internalServerError)
-            }
+        guard let source = parameters["source"], !source.isEmpty else { return .text("source is missing\n", status: .badRequest) }
+        let format = parameters["format"].flatMap { $0.isEmpty ? nil : $0 }
+        let path = ImagePathBuilder.path(options: parameters["options"] ?? "", sourceURL: source, format: format, encoding: .plain)
+        do {
+            let json = try JSONEncoder().encode(["path": try playgroundSigned(path)])
+            return .text(String(decoding: json, as: UTF8.self), status: .ok, type: "application/json")
+        } catch {
+            return .text("\(error)\n", status: .internalServerError)
         }
     }
 
@@ -73,11 +67,5 @@ extension ImageServer {
             }
         }
         return Array(found.prefix(6))
-    }
-
-    private static func text(_ body: String, type: String, status: HTTPResponse.Status = .ok) -> Response {
-        var headers: HTTPFields = [.contentType: type, .cacheControl: "no-store"]
-        headers[.contentLength] = String(body.utf8.count)
-        return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: body)))
     }
 }

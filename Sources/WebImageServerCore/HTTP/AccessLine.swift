@@ -1,38 +1,10 @@
 import HTTPTypes
-import Hummingbird
 import Logging
 
-/// One line a request, on the request's logger (`context.logger`, level info): the request's ID
-/// (in its metadata, from `RequestIDMiddleware`), status, the path without its signature, bytes,
-/// duration, where the result came from (`X-Cache`: memory, disk, miss, source), and for a
-/// failure its reason, which the client does not see.
-struct AccessLogMiddleware<Context: RequestContext>: RouterMiddleware {
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        // Nothing is formatted when the line would not be written (`LOG_LEVEL` above `info`,
-        // or a host's logger at a higher level).
-        guard context.logger.logLevel <= .info else { return try await next(request, context) }
-        let started = ContinuousClock.now
-        let logger = context.logger
-        let path = ImagePath.logged(request, context: context)
-        do {
-            let response = try await next(request, context)
-            let bytes = response.body.contentLength ?? 0
-            let cache = response.headers[.xCache] ?? "none"
-            AccessLine(method: request.method, status: Int(response.status.code), path: path, bytes: bytes, cache: cache, duration: ContinuousClock.now - started)
-                .write(to: logger)
-            return response
-        } catch let failure as ImageRequestFailure {
-            let bytes = failure.response.body.contentLength ?? 0
-            AccessLine(
-                method: request.method, status: failure.error.status, path: path, bytes: bytes, cache: "none",
-                duration: ContinuousClock.now - started, reason: failure.error.description
-            ).write(to: logger)
-            throw failure
-        }
-    }
-}
-
-/// One request's access line.
+/// One image request's access line, on the request's logger (level info): its ID (in the
+/// logger's metadata), status, the path without its signature, bytes, duration, where the result
+/// came from (`X-Cache`: memory, disk, miss, source), and for a failure its reason, which the
+/// client does not see.
 struct AccessLine {
     var method: HTTPRequest.Method
     var status: Int

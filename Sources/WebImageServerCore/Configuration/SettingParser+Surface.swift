@@ -4,8 +4,8 @@ import Foundation
 extension SettingParser where Value == String {
     /// A URL path such as `/images` (`PATH_PREFIX`, `HEALTH_CHECK_PATH`), as imgproxy 3.x read
     /// them: a missing leading `/` added, a trailing one dropped (`/` alone: the root, empty).
-    /// Segments hold unreserved characters only (`A-Z a-z 0-9 - . _ ~`), so that the router reads
-    /// the path as written.
+    /// Segments hold unreserved characters only (`A-Z a-z 0-9 - . _ ~`), so that the path is
+    /// matched as written.
     static var urlPath: Self {
         Self(
             parse: { text throws(ImageServerConfigurationError) in

@@ -1,6 +1,5 @@
 import Foundation
 import HTTPTypes
-import Hummingbird
 
 /// `COOKIE_PASSTHROUGH`: the `Cookie` header a source's fetch carries, from the image request's
 /// cookies, as imgproxy's `cookies` package chooses them. The request's cookies are taken as set
@@ -40,9 +39,9 @@ struct SourceCookies: Sendable {
     }
 
     /// The `Cookie` header for fetching `source` on behalf of `request`; nil when no cookie goes.
-    func header(for request: Request, source: SourceURL) -> String? {
+    func header(for request: HTTPRequest, source: SourceURL) -> String? {
         guard case .remote(let url) = source, let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else { return nil }
-        var cookies = Self.cookies(in: request.headers[values: .cookie])
+        var cookies = Self.cookies(in: request.headerFields[values: .cookie])
         guard !cookies.isEmpty else { return nil }
         if !all {
             guard let scope = base ?? Self.requestScope(request), let host = url.host.map(Self.canonicalHost), host == scope.host,
@@ -54,11 +53,11 @@ struct SourceCookies: Sendable {
     }
 
     /// The scope of the request's own address (imgproxy's rule when `COOKIE_BASE_URL` is unset).
-    private static func requestScope(_ request: Request) -> Scope? {
-        let forwardedProto = request.headers[.xForwardedProto]
+    private static func requestScope(_ request: HTTPRequest) -> Scope? {
+        let forwardedProto = request.headerFields[.xForwardedProto]
         let scheme = forwardedProto.flatMap { $0.isEmpty ? nil : $0 } ?? "http"
-        let forwardedHost = request.headers[.xForwardedHost].flatMap { $0.isEmpty ? nil : $0 }
-        guard let host = forwardedHost ?? request.head.authority, !host.isEmpty else { return nil }
+        let forwardedHost = request.headerFields[.xForwardedHost].flatMap { $0.isEmpty ? nil : $0 }
+        guard let host = forwardedHost ?? request.authority, !host.isEmpty else { return nil }
         return scope(scheme: scheme, host: host, path: "")
     }
 

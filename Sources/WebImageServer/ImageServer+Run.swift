@@ -10,36 +10,6 @@ import Tracing
 import WebImage
 
 extension ImageServer {
-    /// The downloader a server fetches sources with (`makeDownloaderConfig(configuration:metricsFactory:)`).
-    public static func makeDownloader(configuration: ImageServerConfiguration, metricsFactory: (any MetricsFactory)? = nil) -> ImageDownloader {
-        ImageDownloader(config: makeDownloaderConfig(configuration: configuration, metricsFactory: metricsFactory))
-    }
-
-    /// The settings of a server's downloader: its limits from `configuration`, a source guard
-    /// that refuses loopback, private and link-local addresses on every hop unless the
-    /// configuration allows them, and its counters on `metricsFactory` (nil: the global one). A
-    /// service that wants more (allowed hosts or networks, its own resolver) starts from these.
-    public static func makeDownloaderConfig(
-        configuration: ImageServerConfiguration, metricsFactory: (any MetricsFactory)? = nil
-    ) -> ImageDownloaderConfig {
-        var config = ImageDownloaderConfig()
-        config.metricsFactory = metricsFactory
-        config.propagatesTraceContext = configuration.propagatesTraceContext
-        // DOWNLOAD_TIMEOUT bounds the whole download, as imgproxy's does; it is also the idle
-        // timeout of each attempt.
-        config.downloadTimeout = configuration.downloadTimeout
-        config.downloadDeadline = configuration.downloadTimeout
-        config.sourceGuard = SourceGuard(
-            allowsLoopback: configuration.allowsLoopbackSourceAddresses,
-            allowsPrivate: configuration.allowsPrivateSourceAddresses,
-            allowsLinkLocal: configuration.allowsLinkLocalSourceAddresses
-        )
-        config.maximumRedirects = configuration.maxRedirects
-        // The server's requests share their sources; many at once is the normal case.
-        config.maxConcurrentDownloads = max(16, 4 * configuration.workers)
-        return config
-    }
-
     /// The HTTP application `run` serves: the image routes at the root, listening on `bind`,
     /// fetching with `downloader` (nil: `makeDownloader(configuration:)`).
     public static func makeApplication(
@@ -62,11 +32,9 @@ extension ImageServer {
         onListening: @escaping @Sendable (Int) async -> Void
     ) -> some ApplicationProtocol {
         let configuration = server.configuration
-        let router = Router(context: ImageServerContext.self)
-        server.addRoutes(to: router)
         return Application(
             // Traced when a tracer is in force: the one `webimage serve` bootstraps, or a task's.
-            responder: ImageServerResponder(router: router, server: server, traces: !(InstrumentationSystem.tracer is NoOpTracer)),
+            responder: ImageServerResponder(server: server, traces: !(InstrumentationSystem.tracer is NoOpTracer)),
             server: .http1(configuration: httpConfiguration(configuration, logger: logger, metrics: server.metrics)),
             configuration: ApplicationConfiguration(
                 address: .hostname(configuration.bind.host, port: configuration.bind.port), serverName: "webimage",
@@ -148,7 +116,7 @@ extension ImageServer {
         )
         // A watermark from a URL is fetched before the server listens: one that cannot be had
         // stops the start, naming the setting (as imgproxy's start does).
-        _ = try await server.watermarkImage?.mark(downloader: server.downloader)
+        try await server.prepare()
         let application = application(serving: server, logger: logger, otherServersListen: {
             for await _ in metricsListening {}
         }, onListening: onListening)
@@ -178,20 +146,5 @@ extension ServiceGroupConfiguration {
         configuration.maximumGracefulShutdownDuration = .milliseconds(Int64(seconds * 1000))
         configuration.maximumCancellationDuration = .seconds(5)
         return configuration
-    }
-}
-
-extension ImageServer: Service {
-    /// Runs until the application stops; then awaits the disk writes begun and ends the server's
-    /// threads (the disk stores', the health check's), so that none outlives the application.
-    /// It must stop after the HTTP server that serves its routes (services stop in the reverse
-    /// of their order): `run` and `makeApplication` put it there; a Hummingbird application that
-    /// mounts the routes passes it in `services:` (`Application(router:services:)`), which run
-    /// before its server and stop after it.
-    public func run() async {
-        try? await gracefulShutdown()
-        await finishWrites()
-        await diskThreads.shutdown()
-        await healthCheck.shutdown()
     }
 }

@@ -3,7 +3,7 @@ import WebImageSupport
 
 /// The server's counters, timers and gauges (swift-metrics; `webimage serve` exports them to
 /// Prometheus on `PROMETHEUS_BIND`). Names start with `webimage_server_`.
-final class ServerMetrics: Sendable {
+package final class ServerMetrics: Sendable {
     private let factory: any MetricsFactory
     /// Requests being answered.
     let inFlight: Gauge
@@ -55,7 +55,7 @@ final class ServerMetrics: Sendable {
     }
 
     /// Counts a client connection closed by a limit, named by its setting (`READ_REQUEST_TIMEOUT`).
-    func connectionClosed(limit: String) {
+    package func connectionClosed(limit: String) {
         counter("webimage_server_connections_closed_total", ("limit", limit)).increment()
     }
 

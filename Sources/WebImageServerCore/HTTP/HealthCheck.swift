@@ -1,5 +1,4 @@
 import HTTPTypes
-import Hummingbird
 import NIOCore
 import NIOPosix
 import WebImage
@@ -39,11 +38,9 @@ final class HealthCheck: Sendable {
         return result?.0 ?? false
     }
 
-    func response() async -> Response {
+    /// 200 `OK` when the check passes, else 503 `unhealthy`.
+    func response() async -> ImageServerResponse {
         let works = await passes()
-        let body = ByteBuffer(string: works ? "OK" : "unhealthy")
-        var headers: HTTPFields = [.contentType: "text/plain; charset=utf-8", .cacheControl: "no-cache"]
-        headers[.contentLength] = String(body.readableBytes)
-        return Response(status: works ? .ok : .serviceUnavailable, headers: headers, body: ResponseBody(byteBuffer: body))
+        return .text(works ? "OK" : "unhealthy", status: works ? .ok : .serviceUnavailable, cacheControl: "no-cache")
     }
 }

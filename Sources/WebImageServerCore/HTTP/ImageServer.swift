@@ -1,6 +1,5 @@
 import Foundation
 import HTTPTypes
-import Hummingbird
 import Logging
 import Metrics
 import NIOCore
@@ -8,13 +7,15 @@ import WebImage
 
 /// An image server: imgproxy's URLs answered with WebImage's engine, caches and downloader.
 ///
-/// A Swift service mounts its routes in its own Hummingbird router under a prefix:
+/// A Swift service mounts it in its own Hummingbird router under a prefix:
 /// ```swift
 /// let images = try ImageServer(configuration: configuration)
 /// let router = Router(context: ImageServerContext.self)
 /// images.addRoutes(to: router.group("images"))    // GET /images/{signature}/{options}/{source}
 /// ```
-/// `webimage serve` is this with its own application (`ImageServer.run(configuration:parser:logger:)`).
+/// or in a Vapor application (WebImageVapor's `ImageRoutes`); `webimage serve` is the first with
+/// its own application (`ImageServer.run(configuration:parser:logger:)`). Every framework hands
+/// the request to the same core, `respond(to:)`, which knows none of them.
 ///
 /// A request, folder by folder: its path is read into an `ImageRequest` (Request: signature,
 /// options, source); the output format is planned and the result's key made (Processing,
@@ -25,7 +26,7 @@ import WebImage
 /// (Processing), stored (Result). An error is never stored; a source that cannot be had or read
 /// is answered with the fallback image, when one is configured, which is not stored either.
 /// Request IDs, the access log, the request counters, CORS, the bearer secret and `HEAD` are
-/// middleware (HTTP/Middleware).
+/// steps of `respond(to:)` (Core).
 public final class ImageServer: Sendable {
     public let configuration: ImageServerConfiguration
     let parser: any ImageRequestParser
@@ -35,8 +36,12 @@ public final class ImageServer: Sendable {
     let slots: WorkerSlots
     let inFlight = SharedWork<Made>()
     let clientGone = ClientGoneWaiters()
-    let metrics: ServerMetrics
+    package let metrics: ServerMetrics
     let healthCheck = HealthCheck()
+    /// The paths of the health check and the playground, as `respond(to:)` matches them.
+    let routes: Routes
+    /// `SECRET`'s check; nil: none configured.
+    let bearerSecret: BearerSecret?
     /// The disk stores' threads.
     let diskThreads: DiskThreads
     let downloader: ImageDownloader
@@ -58,6 +63,8 @@ public final class ImageServer: Sendable {
         self.parser = parser
         self.downloader = downloader
         allowedSources = AllowedSources(configuration.allowedSources)
+        routes = Routes(configuration: configuration)
+        bearerSecret = configuration.secret.map(BearerSecret.init)
         fallbackImage = try FallbackImage(configuration: configuration)
         sourceCookies = try SourceCookies(configuration: configuration)
         watermarkImage = try WatermarkImage(configuration: configuration)
@@ -109,78 +116,51 @@ public final class ImageServer: Sendable {
         )
     }
 
-    /// Adds, under `PATH_PREFIX` when set, `GET health` (and `HEALTH_CHECK_PATH`), the playground
-    /// when configured (`/` and `playground/sign`), and the image URLs to `routes`: a router, or a
-    /// group of it under the prefix the images live at. Image URLs answer `GET` and `HEAD` (the
-    /// same headers, no body) behind the request ID, access log and metrics middleware and, with
-    /// `SECRET`, the bearer check; `OPTIONS` answers 200 at once. With `ALLOW_ORIGIN`, all three
-    /// carry the CORS headers.
-    public func addRoutes<Routes: RouterMethods>(to routes: Routes) {
-        let mounted = routes.group(RouterPath(configuration.pathPrefix))
-        for path in healthPaths {
-            mounted.get(RouterPath(path)) { _, _ in await self.healthCheck.response() }
-            mounted.head(RouterPath(path)) { _, _ in await self.healthCheck.response().createHeadResponse() }
-        }
-        addPlaygroundRoutes(to: mounted)
-        let images = mounted.group()
-        if let origin = configuration.allowOrigin { images.add(middleware: CORSMiddleware(origin: origin)) }
-        images.on("**", method: .options) { _, _ in Response(status: .ok) }
-        images.group().add(middleware: imageRequestMiddleware()).get("**") { request, context in
-            try await self.respond(to: request, context: context)
-        }
-        images.group().add(middleware: HeadMiddleware()).add(middleware: imageRequestMiddleware()).head("**") { request, context in
-            try await self.respond(to: request, context: context)
-        }
-    }
-
-    /// `/health` and `HEALTH_CHECK_PATH`, under the prefix.
-    var healthPaths: [String] {
-        ["/health"] + [configuration.healthCheckPath].compactMap { $0 }.filter { !$0.isEmpty && $0 != "/health" }
-    }
-
-    /// The middleware image requests are answered behind.
-    func imageRequestMiddleware<Context: RequestContext>() -> ImageRequestMiddleware<Context> {
-        ImageRequestMiddleware(metrics: metrics, secret: configuration.secret)
-    }
-
     // MARK: Answering
 
-    /// The response to an image request; a failure is thrown as `ImageRequestFailure`, whose
-    /// response the request ID middleware writes.
-    func respond(to request: Request, context: some RequestContext) async throws(ImageRequestFailure) -> Response {
+    /// The answer to a `GET` or `HEAD` of the image URL `path` (below the prefix, from the slash
+    /// before its signature).
+    func respondToImage(
+        _ head: HTTPRequest, path: Substring, logger: Logger, clientGone: EventLoopFuture<Void>?
+    ) async throws(ImageServerError) -> ImageServerResponse {
         do {
-            let imageRequest = try parser.parse(path: String(ImagePath.path(request, context: context)), now: Date())
+            let imageRequest = try parser.parse(path: String(path), now: Date())
             RequestSpan.annotateRequest { attributes in
                 attributes["imgproxy.source_image_url"] = imageRequest.source.description
                 attributes["imgproxy.source_image_origin"] = imageRequest.source.origin
                 attributes["imgproxy.options"] = imageRequest.canonicalForm
             }
-            let plan = OutputFormatPlan(options: imageRequest.options, accept: request.headers[.accept], configuration: configuration.processing)
-            let cookie = sourceCookies?.header(for: request, source: imageRequest.source)
+            let plan = OutputFormatPlan(options: imageRequest.options, accept: head.headerFields[.accept], configuration: configuration.processing)
+            let cookie = sourceCookies?.header(for: head, source: imageRequest.source)
             let job = ImageJob(request: imageRequest, format: plan, sourceCookie: cookie, watermark: try await watermark(drawnBy: imageRequest.options))
-            let ifNoneMatch = configuration.usesETag ? request.headers[.ifNoneMatch] : nil
+            let ifNoneMatch = configuration.usesETag ? head.headerFields[.ifNoneMatch] : nil
             if let result = results.memoryResult(forKey: job.key) {
                 // Answered at once: no timeout or client watch to set up.
                 metrics.cacheLookup(tier: ResultStore.Tier.memory.rawValue)
                 try result.metadata.check(imageRequest.options)
                 return ImageResponse.result(result, job: job, cache: ResultStore.Tier.memory.rawValue, ifNoneMatch: ifNoneMatch, configuration: configuration)
             }
-            let closed = (context as? any ClientConnectionContext)?.connectionClosed
-            let logger = context.logger
             return try await withTimeout(seconds: configuration.timeout) {
-                try await self.untilClientCloses(closed) {
+                try await self.untilClientCloses(clientGone) {
                     try await self.answer(job, ifNoneMatch: ifNoneMatch, logger: logger)
                 }
             }
         } catch let error as ImageServerError {
-            throw ImageRequestFailure(error)
+            throw error
         } catch is TimeoutError {
-            throw ImageRequestFailure(.timeout)
+            throw .timeout
         } catch is CancellationError {
-            throw ImageRequestFailure(.clientClosed)
+            throw .clientClosed
         } catch {
-            throw ImageRequestFailure(.internalError("\(error)"))
+            throw .internalError("\(error)")
         }
+    }
+
+    /// Fetches what the server needs before it takes requests: the watermark, when it comes
+    /// from a URL (`WATERMARK_URL`). Throws, naming the setting, when it cannot be had: a host
+    /// calls it before it listens, as `webimage serve` does (imgproxy's start does the same).
+    public func prepare() async throws {
+        _ = try await watermarkImage?.mark(downloader: downloader)
     }
 
     /// The server's mark when `options` draw it (and one is configured): fetched first when it
@@ -200,7 +180,7 @@ public final class ImageServer: Sendable {
         return try await clientGone.run(until: closed, work)
     }
 
-    private func answer(_ job: ImageJob, ifNoneMatch: String?, logger: Logger) async throws -> Response {
+    private func answer(_ job: ImageJob, ifNoneMatch: String?, logger: Logger) async throws -> ImageServerResponse {
         if let (result, tier) = await results.result(forKey: job.key) {
             metrics.cacheLookup(tier: tier.rawValue)
             try result.metadata.check(job.request.options)
@@ -313,16 +293,4 @@ public final class ImageServer: Sendable {
         await sources.finishWrites()
         await results.finishWrites()
     }
-}
-
-/// A failed image request, as the image routes throw it: the error (for the access log and the
-/// counters) and the response the client gets (its status, a short public message, no-store).
-struct ImageRequestFailure: Error {
-    let error: ImageServerError
-
-    init(_ error: ImageServerError) {
-        self.error = error
-    }
-
-    var response: Response { ImageResponse.failure(error) }
 }
