@@ -7,8 +7,8 @@ import Tracing
 /// the stored source's version, or a failure. Every header the server sends with an image is
 /// written here.
 enum ImageResponse {
-    /// `result`, which came from `cache` (memory, disk, miss); 304 when `ifNoneMatch` matches
-    /// its entity tag.
+    /// `result`, which came from `cache` (memory, disk, miss); 304 when `ifNoneMatch` (nil unless
+    /// `USE_ETAG`) matches its entity tag.
     static func result(
         _ result: StoredResult, job: ImageJob, cache: String, ifNoneMatch: String?, configuration: ImageServerConfiguration
     ) -> ImageServerResponse {
@@ -22,7 +22,8 @@ enum ImageResponse {
         if let lastModified = metadata.lastModified { headers[.lastModified] = lastModified }
         if job.format.variesWithAccept { headers[.vary] = "Accept" }
         headers[.xCache] = cache
-        if configuration.usesETag, EntityTag.notModified(ifNoneMatch: ifNoneMatch, metadata.entityTag) {
+        // `ifNoneMatch` is nil unless `USE_ETAG` is on (the one place that reads it: `respondToImage`).
+        if EntityTag.notModified(ifNoneMatch: ifNoneMatch, metadata.entityTag) {
             return ImageServerResponse(status: .notModified, headerFields: headers)
         }
         return image(result, job: job, status: .ok, headers: headers, configuration: configuration)

@@ -45,7 +45,7 @@ public final class ImageServer: Sendable {
     /// The disk stores' threads.
     let diskThreads: DiskThreads
     let downloader: ImageDownloader
-    /// `ALLOWED_SOURCES`, checked before a fetch when a fallback image may answer: a source it
+    /// `ALLOWED_SOURCES`, checked once, on a miss before the source is looked for: a source it
     /// refuses is 404, never the fallback (imgproxy checks it before the download too).
     let allowedSources: AllowedSources
     let fallbackImage: FallbackImage?
@@ -97,7 +97,7 @@ public final class ImageServer: Sendable {
         }
         sources = SourceStore(
             disk: EntryStore(namespace: "sources", directory: folder, config: sourceConfig, threads: diskThreads), memoryBytes: configuration.sourceMemoryCacheSize,
-            downloader: downloader, localRoot: localRoot, allowedSources: allowedSources, s3: s3
+            downloader: downloader, localRoot: localRoot, s3: s3
         )
         let metrics = ServerMetrics(factory: metricsFactory)
         self.metrics = metrics
@@ -136,9 +136,7 @@ public final class ImageServer: Sendable {
             let ifNoneMatch = configuration.usesETag ? head.headerFields[.ifNoneMatch] : nil
             if let result = results.memoryResult(forKey: job.key) {
                 // Answered at once: no timeout or client watch to set up.
-                metrics.cacheLookup(tier: ResultStore.Tier.memory.rawValue)
-                try result.metadata.check(imageRequest.options)
-                return ImageResponse.result(result, job: job, cache: ResultStore.Tier.memory.rawValue, ifNoneMatch: ifNoneMatch, configuration: configuration)
+                return try answer(stored: result, from: .memory, job: job, ifNoneMatch: ifNoneMatch)
             }
             return try await withTimeout(seconds: configuration.timeout) {
                 try await self.untilClientCloses(clientGone) {
@@ -180,14 +178,20 @@ public final class ImageServer: Sendable {
         return try await clientGone.run(until: closed, work)
     }
 
+    /// A stored result's answer (the request's limits checked against what it was made from),
+    /// counted under the tier it came from.
+    private func answer(stored result: StoredResult, from tier: ResultStore.Tier, job: ImageJob, ifNoneMatch: String?) throws -> ImageServerResponse {
+        metrics.cacheLookup(tier: tier.rawValue)
+        try result.metadata.check(job.request.options)
+        return ImageResponse.result(result, job: job, cache: tier.rawValue, ifNoneMatch: ifNoneMatch, configuration: configuration)
+    }
+
     private func answer(_ job: ImageJob, ifNoneMatch: String?, logger: Logger) async throws -> ImageServerResponse {
         if let (result, tier) = await results.result(forKey: job.key) {
-            metrics.cacheLookup(tier: tier.rawValue)
-            try result.metadata.check(job.request.options)
-            return ImageResponse.result(result, job: job, cache: tier.rawValue, ifNoneMatch: ifNoneMatch, configuration: configuration)
+            return try answer(stored: result, from: tier, job: job, ifNoneMatch: ifNoneMatch)
         }
         metrics.cacheLookup(tier: "miss")
-        if fallbackImage != nil, case .remote(let url) = job.request.source, !allowedSources.allows(url) {
+        if case .remote(let url) = job.request.source, !allowedSources.allows(url) {
             metrics.sourcesRefused.increment()
             throw ImageServerError.sourceRefused("\(url.absoluteString) is not in \(ImageServerConfiguration.environmentName(of: \.allowedSources))")
         }

@@ -280,7 +280,7 @@ extension OptionTable {
             apply: { reader, options, context throws(ImageServerError) in
                 let text = try reader.single()
                 guard let time = Int64(text) else { throw reader.fail("\(text) is not a unix time") }
-                if time > 0, Double(time) < context.now.timeIntervalSince1970 { throw .expired }
+                if ProcessingOptions.hasExpired(time, at: context.now) { throw .expired }
                 options.expires = time > 0 ? time : nil
             }
         ),

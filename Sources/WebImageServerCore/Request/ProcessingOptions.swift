@@ -153,6 +153,12 @@ public struct ProcessingOptions: Sendable, Hashable {
     public var cacheBuster: String?
     /// Unix time after which the URL is refused (`expires`).
     public var expires: Int64?
+
+    /// Whether a URL that expires at unix time `time` (`expires`; 0: never) is refused at `now`:
+    /// the one test, when the path is read and when a recent request's reading is reused.
+    static func hasExpired(_ time: Int64, at now: Date) -> Bool {
+        time > 0 && Double(time) < now.timeIntervalSince1970
+    }
     /// The file name offered to the client, without extension (`filename`).
     public var filename: String?
     /// `Content-Disposition: attachment` (`return_attachment`).

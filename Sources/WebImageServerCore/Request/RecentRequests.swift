@@ -25,8 +25,8 @@ final class RecentRequests: Sendable {
     /// The request `path` was read as, unless it expired before `now`.
     func request(forPath path: String, now: Date) -> ImageRequest? {
         guard let request = state.withLock({ $0.requests[path] }) else { return nil }
-        // The same test as the `expires` option's: past it, the path is read again and refused.
-        if let expires = request.options.expires, expires > 0, Double(expires) < now.timeIntervalSince1970 { return nil }
+        // Past its expiry, the path is read again and refused.
+        if let expires = request.options.expires, ProcessingOptions.hasExpired(expires, at: now) { return nil }
         return request
     }
 

@@ -27,10 +27,11 @@ public struct SourceImage: Sendable {
 /// use. A source asked for once, the usual case of a one-off image, never costs a disk write
 /// (nginx's `proxy_cache_min_uses 2`); with no memory tier, every source is written at once.
 /// Remote sources come through the server's `ImageDownloader` (shared requests, its source guard
-/// and limits) once `ALLOWED_SOURCES` lets them; S3 objects through `S3Source` (signed, on a
-/// downloader of the same settings), kept and revalidated alike; local ones from under the
-/// configured root. The
-/// one place a source's byte limit is enforced, whichever way the bytes come.
+/// and limits; `ALLOWED_SOURCES` is the server's, checked before it asks); S3 objects through
+/// `S3Source` (signed, on a downloader of the same settings), kept and revalidated alike; local
+/// ones from under the configured root. The one place a source's byte limit is decided (the
+/// request's `max_src_file_size`, else the downloader's): each way of reading is handed it, and
+/// a stored source is checked against it.
 final class SourceStore: Sendable {
     /// What an entry holds besides the bytes.
     struct Metadata: Codable, Sendable {
@@ -65,19 +66,16 @@ final class SourceStore: Sendable {
     private let largestRecent: Int
     private let downloader: ImageDownloader
     private let localRoot: LocalSourceRoot?
-    private let allowedSources: AllowedSources
     private let s3: S3Source?
 
     init(
-        disk: EntryStore<Metadata>, memoryBytes: Int = 0, downloader: ImageDownloader, localRoot: LocalSourceRoot?,
-        allowedSources: AllowedSources, s3: S3Source? = nil
+        disk: EntryStore<Metadata>, memoryBytes: Int = 0, downloader: ImageDownloader, localRoot: LocalSourceRoot?, s3: S3Source? = nil
     ) {
         self.disk = disk
         recent = memoryBytes > 0 ? ObjectMemoryCache(costLimit: memoryBytes) : nil
         largestRecent = memoryBytes / 4
         self.downloader = downloader
         self.localRoot = localRoot
-        self.allowedSources = allowedSources
         self.s3 = s3
     }
 
@@ -100,7 +98,6 @@ final class SourceStore: Sendable {
             guard let localRoot else { throw ImageServerError.unsupportedSourceScheme("local (no \(ImageServerConfiguration.environmentName(of: \.localFilesystemRoot)))") }
             return try await localRoot.read(path, maximumBytes: limit)
         case .remote(let url):
-            guard allowedSources.allows(url) else { throw ImageServerError.sourceRefused("\(url.absoluteString) is not in \(ImageServerConfiguration.environmentName(of: \.allowedSources))") }
             if let cookie { return try await fetch(url, maximumBytes: limit, cookie: cookie) }
             return try await stored(source, limit: limit, logger: logger) { try await self.fetch(url, maximumBytes: $0) }
         case .s3(let object):
