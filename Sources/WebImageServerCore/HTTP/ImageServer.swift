@@ -35,7 +35,7 @@ public final class ImageServer: Sendable {
     let sources: SourceStore
     let slots: WorkerSlots
     let inFlight = SharedWork<Made>()
-    let clientGone = ClientGoneWaiters()
+    let watches = RequestWatches()
     package let metrics: ServerMetrics
     let healthCheck = HealthCheck()
     /// The paths of the health check and the playground, as `respond(to:)` matches them.
@@ -138,10 +138,8 @@ public final class ImageServer: Sendable {
                 // Answered at once: no timeout or client watch to set up.
                 return try answer(stored: result, from: .memory, job: job, ifNoneMatch: ifNoneMatch)
             }
-            return try await withTimeout(seconds: configuration.timeout) {
-                try await self.untilClientCloses(clientGone) {
-                    try await self.answer(job, ifNoneMatch: ifNoneMatch, logger: logger)
-                }
+            return try await watches.run(timeout: .nanoseconds(Int64(min(configuration.timeout, 1e9) * 1e9)), clientGone: clientGone) {
+                try await self.answer(job, ifNoneMatch: ifNoneMatch, logger: logger)
             }
         } catch let error as ImageServerError {
             throw error
@@ -170,12 +168,6 @@ public final class ImageServer: Sendable {
         } catch {
             throw ImageServerError.internalError("the watermark could not be had: \(error)")
         }
-    }
-
-    /// Runs `work`, cancelling it when `closed` completes first (the client went away).
-    private func untilClientCloses<T: Sendable>(_ closed: EventLoopFuture<Void>?, _ work: @escaping @Sendable () async throws -> T) async throws -> T {
-        guard let closed else { return try await work() }
-        return try await clientGone.run(until: closed, work)
     }
 
     /// A stored result's answer (the request's limits checked against what it was made from),

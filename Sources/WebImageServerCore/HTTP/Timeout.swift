@@ -1,4 +1,4 @@
-/// Thrown by `withTimeout` when the time ran out.
+/// Thrown by `withTimeout`, and by `RequestWatches.run` for a request, when the time ran out.
 struct TimeoutError: Error {}
 
 /// `operation`'s result, or `TimeoutError` once `seconds` have passed (the operation is then

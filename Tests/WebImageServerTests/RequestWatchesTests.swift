@@ -5,19 +5,22 @@ import WebImageTestServer
 @testable import WebImageServerCore
 import WebImageTestSupport
 
-/// Requests waiting on their client's connection: cancelled when it goes, and nothing kept per
-/// request once answered, however many requests one keep-alive connection serves.
-@Suite(.offThePool) struct ClientGoneWaitersTests {
+/// Requests in flight: cancelled when their client's connection goes or their time runs out, and
+/// nothing kept per request once answered, however many requests one keep-alive connection serves.
+@Suite(.offThePool) struct RequestWatchesTests {
+    /// Longer than any test runs: only the event the test sends ends the work.
+    static let never = TimeAmount.hours(1)
+
     /// A connection's "client gone" promise, on a real event loop (the test client's).
     static func connection() -> EventLoopPromise<Void> {
         ServerUnderTest.client.eventLoopGroup.next().makePromise(of: Void.self)
     }
 
     @Test func requestsAnsweredOnOneConnectionLeaveNothingBehind() async throws {
-        let waiters = ClientGoneWaiters()
+        let waiters = RequestWatches()
         let connection = Self.connection()
         for index in 0..<100 {
-            #expect(try await waiters.run(until: connection.futureResult) { index } == index)
+            #expect(try await waiters.run(timeout: Self.never, clientGone: connection.futureResult) { index } == index)
         }
         #expect(waiters.counts == (requests: 0, connections: 1))
         connection.succeed()
@@ -27,12 +30,12 @@ import WebImageTestSupport
     }
 
     @Test func theClientGoingCancelsItsRequestsInFlight() async throws {
-        let waiters = ClientGoneWaiters()
+        let waiters = RequestWatches()
         let connection = Self.connection()
         let started = TestGate()
         let requests = (0..<2).map { _ in
             Task {
-                try await waiters.run(until: connection.futureResult) {
+                try await waiters.run(timeout: Self.never, clientGone: connection.futureResult) {
                     started.open()
                     // Work that only its cancellation ends.
                     try await Task.sleep(for: .seconds(600))
@@ -47,7 +50,7 @@ import WebImageTestSupport
         #expect(waiters.counts == (requests: 0, connections: 0))
         // A request on a connection already gone is cancelled at once.
         await #expect(throws: CancellationError.self) {
-            try await waiters.run(until: connection.futureResult) { try await Task.sleep(for: .seconds(600)) }
+            try await waiters.run(timeout: Self.never, clientGone: connection.futureResult) { try await Task.sleep(for: .seconds(600)) }
         }
     }
 }
