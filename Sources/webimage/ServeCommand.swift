@@ -12,7 +12,7 @@ struct ServeCommand: AsyncParsableCommand {
             Settings come from flags (--bind 127.0.0.1:8080, --max-src-resolution 40, ...), else \
             environment variables (imgproxy's names, under its prefix or this server's: \
             \(ImageServerConfiguration.variables(of: \.processing.maxSourceResolution))), else the JSON file named by --config; \
-            docs/server.md lists them all. With none, it listens on 127.0.0.1:8080, caches in the \
+            docs/server-settings.md lists them all. With none, it listens on 127.0.0.1:8080, caches in the \
             library's cache folder and takes unsigned URLs; it refuses an address other machines \
             reach without keys and salts (\(ImageServerConfiguration.variables(of: \.keys)), \(ImageServerConfiguration.variables(of: \.salts))) \
             unless --allow-unsigned is given. SIGTERM or SIGINT drains the requests in flight, then \
@@ -21,7 +21,7 @@ struct ServeCommand: AsyncParsableCommand {
             """
     )
 
-    @Argument(parsing: .allUnrecognized, help: "Settings as flags: --bind HOST:PORT, --workers N, ... (docs/server.md).")
+    @Argument(parsing: .allUnrecognized, help: "Settings as flags: --bind HOST:PORT, --workers N, ... (docs/server-settings.md).")
     var settings: [String] = []
 
     func run() async throws {

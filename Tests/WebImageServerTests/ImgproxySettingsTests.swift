@@ -75,9 +75,9 @@ import WebImageTestSupport
     }
 
     @Test func aNameThatIsNoSettingStopsTheServerNamingIt() async throws {
-        #expect(await Self.problems(["WEBIMAGE_WORKRES": "3"]) == ["WEBIMAGE_WORKRES: not a setting of this server (docs/server.md lists them)"])
-        #expect(await Self.problems(["IMGPROXY_MAX_SRC_RESOLUTON": "3"]) == ["IMGPROXY_MAX_SRC_RESOLUTON: not a setting of this server (docs/server.md lists them)"])
-        #expect(await Self.problems([:], arguments: ["--workres", "3"]) == ["--workres: not a setting of this server (docs/server.md lists them)"])
+        #expect(await Self.problems(["WEBIMAGE_WORKRES": "3"]) == ["WEBIMAGE_WORKRES: not a setting of this server (docs/server-settings.md lists them)"])
+        #expect(await Self.problems(["IMGPROXY_MAX_SRC_RESOLUTON": "3"]) == ["IMGPROXY_MAX_SRC_RESOLUTON: not a setting of this server (docs/server-settings.md lists them)"])
+        #expect(await Self.problems([:], arguments: ["--workres", "3"]) == ["--workres: not a setting of this server (docs/server-settings.md lists them)"])
         // A file's keys too, nested ones by their dotted path.
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("webimage-settings-\(UUID().uuidString).json")
         defer { try? FileManager.default.removeItem(at: file) }
@@ -85,7 +85,7 @@ import WebImageTestSupport
         let problems = await Self.problems(["WEBIMAGE_CONFIG": file.path])
         #expect(problems == [
             "WEBIMAGE_S3_ASSUME_ROLE_ARN (--s3-assume-role-arn): not supported yet; the server does not start with it set",
-            "\"wrokers\" in the configuration file: not a setting of this server (docs/server.md lists them)",
+            "\"wrokers\" in the configuration file: not a setting of this server (docs/server-settings.md lists them)",
         ])
         // A file that does not read, or is not JSON, is a problem named as the others are.
         try Data(#"{"workers": 2,"#.utf8).write(to: file)
@@ -95,6 +95,6 @@ import WebImageTestSupport
         }
         // The project's own variables are not the server's.
         #expect(await Self.problems(["WEBIMAGE_TEST_TIME_SCALE": "4", "WEBIMAGE_LIBORC_LOCK": "off", "WEBIMAGE_RENDER": "", "WEBIMAGE_CHECK_BLOCKING": "1"]).isEmpty)
-        #expect(await Self.problems(["IMGPROXY_TEST_TIME_SCALE": "4"]) == ["IMGPROXY_TEST_TIME_SCALE: not a setting of this server (docs/server.md lists them)"])
+        #expect(await Self.problems(["IMGPROXY_TEST_TIME_SCALE": "4"]) == ["IMGPROXY_TEST_TIME_SCALE: not a setting of this server (docs/server-settings.md lists them)"])
     }
 }

@@ -141,16 +141,16 @@ import WebImageTestSupport
         }
     }
 
-    /// A row of docs/server.md's processing options table, by name and by alias.
+    /// A row of docs/server-options.md's processing options table, by name and by alias.
     struct DocumentedOption {
         let defaultValue: String
         let inResultKey: String
     }
 
-    /// docs/server.md's processing options table: its rows' cells under every name the first cell quotes.
+    /// docs/server-options.md's processing options table: its rows' cells under every name the first cell quotes.
     static func documentedOptions() throws -> [String: DocumentedOption] {
         let docs = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("docs/server.md")
+            .appendingPathComponent("docs/server-options.md")
         let text = try String(contentsOf: docs, encoding: .utf8)
         let start = try #require(text.range(of: "\n## Processing options\n"))
         let section = text[start.upperBound...]
@@ -171,8 +171,8 @@ import WebImageTestSupport
     @Test func theDocsTableNamesEveryOptionAndNoOther() throws {
         let documented = try Self.documentedOptions()
         let declared = Set(Self.table.declarations.flatMap(\.names))
-        #expect(declared.subtracting(documented.keys).sorted() == [], "declared, not in docs/server.md")
-        #expect(Set(documented.keys).subtracting(declared).sorted() == [], "in docs/server.md, not declared")
+        #expect(declared.subtracting(documented.keys).sorted() == [], "declared, not in docs/server-options.md")
+        #expect(Set(documented.keys).subtracting(declared).sorted() == [], "in docs/server-options.md, not declared")
     }
 
     @Test(arguments: Self.table.declarations.map(\.name))

@@ -6,16 +6,16 @@ import Testing
 import WebImageTestSupport
 
 /// The settings are declared once, in `ImageServerConfiguration.settings`: these check that the
-/// declaration reaches the providers' names, the properties and docs/server.md.
+/// declaration reaches the providers' names, the properties and docs/server-settings.md.
 @Suite(.offThePool) struct SettingsTableTests {
     static let docsFile = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent("docs/server.md")
+        .appendingPathComponent("docs/server-settings.md")
     static let tableStart = "<!-- The settings table is written from ImageServerConfiguration.settings: "
         + "SETTINGS_TABLE_WRITE=1 swift test --filter SettingsTableTests -->"
     static let tableEnd = "<!-- End of the settings table. -->"
 
-    /// docs/server.md's settings table, as the declaration writes it.
+    /// docs/server-settings.md's settings table, as the declaration writes it.
     static func table() -> String {
         var lines = ["| environment | flag | JSON key | default | meaning |", "| --- | --- | --- | --- | --- |"]
         let defaults = ImageServerConfiguration()
@@ -77,7 +77,7 @@ import WebImageTestSupport
 
     @Test func docsListEverySettingAsDeclared() throws {
         var text = try String(contentsOf: Self.docsFile, encoding: .utf8)
-        let start = try #require(text.range(of: Self.tableStart), "docs/server.md has no settings table start marker")
+        let start = try #require(text.range(of: Self.tableStart), "docs/server-settings.md has no settings table start marker")
         let end = try #require(text.range(of: Self.tableEnd, range: start.upperBound..<text.endIndex), "no end marker")
         let written = "\n" + Self.table() + "\n"
         var documented = String(text[start.upperBound..<end.lowerBound])

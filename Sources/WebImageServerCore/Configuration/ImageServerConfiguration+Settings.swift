@@ -1,5 +1,5 @@
 extension ImageServerConfiguration {
-    /// Every setting, declared once: reading goes through this table, and docs/server.md's
+    /// Every setting, declared once: reading goes through this table, and docs/server-settings.md's
     /// settings table is written from it (`SettingsTableTests`). imgproxy's settings keep their
     /// names and meanings; defaults are the properties' own.
     static let settings: [ImageServerSetting] = read + requestSurface + watermark + imgproxySettingsNotRead
@@ -38,7 +38,7 @@ extension ImageServerConfiguration {
         .read("prometheusBind", \.prometheusBind, .optional(.address), "`HOST:PORT` of `/metrics`, not `BIND`'s; none: not served"),
         .read(
             "openTelemetryEnable", \.exportsTraces, .bool,
-            "`webimage serve` exports traces over OTLP/HTTP to `OTEL_EXPORTER_OTLP_ENDPOINT` (default http://localhost:4318); on too when that is set (docs/server.md, Traces)"
+            "`webimage serve` exports traces over OTLP/HTTP to `OTEL_EXPORTER_OTLP_ENDPOINT` (default http://localhost:4318); on too when that is set (docs/server-operations.md, Traces)"
         ),
         .read(
             "openTelemetryPropagateExternal", \.propagatesTraceContext, .bool, imgproxyDefault: "`false`",
@@ -176,7 +176,7 @@ extension ImageServerConfiguration {
         ),
     ] + s3
 
-    /// imgproxy's S3 group, as far as it is built (docs/server.md, "S3 sources").
+    /// imgproxy's S3 group, as far as it is built (docs/server-options.md, "S3 sources").
     static let s3: [ImageServerSetting] = [
         .read(
             "useS3", \.usesS3, .bool,
@@ -256,7 +256,7 @@ extension ImageServerConfiguration {
         ),
     ]
 
-    /// The mark the `watermark` option draws (docs/server.md, "Watermarks").
+    /// The mark the `watermark` option draws (docs/server-options.md, "Watermarks").
     static let watermark: [ImageServerSetting] = [
         .read("watermarkData", \.watermarkData, .optional(.base64), "the mark `watermark` draws, an image (base64); none: `watermark` draws nothing"),
         .read("watermarkPath", \.watermarkPath, .optional(.text), "the same from a file, when no data is set; read at start"),

@@ -8,7 +8,7 @@ import WebImage
 /// imgproxy's `IMGPROXY_` names with `WEBIMAGE_` in their place) over a JSON file
 /// (`--config` / `WEBIMAGE_CONFIG`; keys as in `"maxSrcResolution": 40`), each setting as
 /// `settings` declares it. A Swift service that mounts the routes itself fills one in code. The
-/// defaults are the values below; docs/server.md lists every setting with its default.
+/// defaults are the values below; docs/server-settings.md lists every setting with its default.
 public struct ImageServerConfiguration: Sendable {
     /// Where the server listens.
     public var bind = ServerAddress(host: "127.0.0.1", port: 8080)

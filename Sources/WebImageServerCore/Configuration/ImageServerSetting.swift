@@ -7,7 +7,7 @@ struct ImageServerSetting: Sendable {
     /// Older keys imgproxy still reads, tried in order when `key` is not set
     /// (`enableWebpDetection` for `autoWebp`).
     let aliases: [String]
-    /// One line for docs/server.md: what the setting does.
+    /// One line for docs/server-settings.md: what the setting does.
     let summary: String
     let state: State
 

@@ -2,7 +2,7 @@ import WebImage
 
 /// The settings image requests are parsed and processed by: imgproxy's, with its meanings.
 /// Plain stored properties, their defaults the values below (`ImageServerConfiguration.settings`
-/// names the setting of each; docs/server.md lists them, with imgproxy's defaults where they
+/// names the setting of each; docs/server-settings.md lists them, with imgproxy's defaults where they
 /// differ): fill them from configuration, then make an `ImgproxyURLParser` and an
 /// `ImageProcessor` from them once.
 public struct ProcessingConfiguration: Sendable, Hashable {

@@ -24,14 +24,14 @@ enum SettingNames {
             let setting = String(name.dropFirst(prefix.count))
             if environmentNames.contains(setting) { continue }
             if prefix == ImageServerSetting.environmentPrefix, readElsewhere.contains(setting) || setting.hasPrefix(testPrefix) { continue }
-            problems.append("\(name): not a setting of this server (docs/server.md lists them)")
+            problems.append("\(name): not a setting of this server (docs/server-settings.md lists them)")
         }
         for argument in arguments where argument.hasPrefix("--") {
             let flag = String(argument.prefix { $0 != "=" })
-            if !flags.contains(flag) { problems.append("\(flag): not a setting of this server (docs/server.md lists them)") }
+            if !flags.contains(flag) { problems.append("\(flag): not a setting of this server (docs/server-settings.md lists them)") }
         }
         for key in given where !jsonKeys.contains(key) {
-            problems.append("\"\(key)\" in the configuration file: not a setting of this server (docs/server.md lists them)")
+            problems.append("\"\(key)\" in the configuration file: not a setting of this server (docs/server-settings.md lists them)")
         }
         return problems
     }
