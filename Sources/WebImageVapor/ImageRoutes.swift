@@ -1,3 +1,4 @@
+import Foundation
 import HTTPTypes
 import NIOHTTPTypesHTTP1
 import Tracing
@@ -48,12 +49,21 @@ public struct ImageRoutes: RouteCollection, Sendable {
         let mountComponents = (request.route?.path ?? []).filter { $0 != .catchall }.count
         let imageRequest = ImageServerRequest(
             head: head, mountPath: ImageServerRequest.mountPath(of: request.url.path, routeComponents: mountComponents),
-            logger: request.logger, id: request.id
+            logger: request.logger, id: Self.id(of: request)
         )
         // Vapor's TracingMiddleware keeps the request's span in `serviceContext`, not in the
         // task: the server's spans are its children only inside it.
         let answer = await ServiceContext.withValue(request.serviceContext) { await server.respond(to: imageRequest) }
         return Response(answer, forHead: request.method == .HEAD)
+    }
+}
+
+extension ImageRoutes {
+    /// Vapor's ID of `request`: the client's `X-Request-ID` as sent, else a UUID. The core takes
+    /// the client's only when it is one imgproxy would take; Vapor's copy of one it refuses is
+    /// not answered either: a new UUID stands for it.
+    static func id(of request: Request) -> String {
+        request.headers.first(name: "X-Request-ID") == request.id ? UUID().uuidString : request.id
     }
 }
 

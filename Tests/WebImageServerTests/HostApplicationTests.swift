@@ -52,6 +52,13 @@ import WebImageTestSupport
                 let large = try Self.signed("rs:fit:50:50", origin.url("/images/photos/rocket.jpg").absoluteString)
                 #expect(try await ServerUnderTest.get("/img" + large, port: host.port).status == 422)
                 #expect(try await ServerUnderTest.get("/img/health", port: host.port).status == 200)
+                // The request's ID: the client's when plausible, else the host's own, never an
+                // implausible one sent back.
+                let named = try await ServerUnderTest.get("/img" + path, port: host.port, headers: ["x-request-id": "client-id_1"])
+                #expect(named.header("x-request-id") == "client-id_1")
+                let odd = try await ServerUnderTest.get("/img" + path, port: host.port, headers: ["x-request-id": "a b;<script>"])
+                let given = try #require(odd.header("x-request-id"))
+                #expect(given != "a b;<script>" && !given.isEmpty && given.allSatisfy { $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" }, "\(given)")
 
                 // The server's counters in the host's registry, its spans in the host's tracer.
                 let metrics = String(decoding: try await ServerUnderTest.get("/host/metrics", port: host.port).body, as: UTF8.self)
