@@ -138,7 +138,7 @@ extension VipsImageRef {
     /// of full signal in this image), lazily.
     public func sixteenBitNormalized(signalMax: Int) throws(VipsError) -> VipsImageRef {
         var image = self
-        if image.bands < 3 { image = try image.call("colourspace", "space=rgb16") }
+        if image.bands < 3 { image = try image.inColourSpace(.rgb16) }
         if image.isEightBit {
             image = try image.linear(multipliers: [257], addends: [0]).cast(to: .ushort)
         } else if signalMax != 65535 {

@@ -19,9 +19,68 @@ extension VipsImageRef {
         ).cast(to: .uchar)
     }
 
-    /// `overlay` drawn onto this image with libvips' blend `mode` ("over", "dest-in", ...).
-    public func composited(with overlay: VipsImageRef, mode: String) throws(VipsError) -> VipsImageRef {
-        try withAlpha().call("composite2", with: overlay, names: ("base", "overlay"), "mode=\(mode)")
+    /// A way libvips' composite blends an overlay onto a base (`VipsBlendMode`): the
+    /// Porter-Duff operators and the separable blend modes (all but `dest` and `saturate`).
+    public enum BlendMode: String, Sendable, CaseIterable {
+        /// Nothing left: transparent.
+        case clear
+        /// The overlay alone.
+        case source
+        /// The overlay over the base.
+        case over
+        /// The overlay where the base is.
+        case sourceIn = "in"
+        /// The overlay where the base is not.
+        case sourceOut = "out"
+        /// The overlay where the base is, over the base.
+        case sourceAtop = "atop"
+        /// The base over the overlay.
+        case destinationOver = "dest-over"
+        /// The base where the overlay is.
+        case destinationIn = "dest-in"
+        /// The base where the overlay is not.
+        case destinationOut = "dest-out"
+        /// The base where the overlay is, over the overlay.
+        case destinationAtop = "dest-atop"
+        /// Each where the other is not.
+        case xor
+        /// The sum of both, clipped.
+        case add
+        /// The colours multiplied: darker.
+        case multiply
+        /// The colours' complements multiplied: lighter.
+        case screen
+        /// Multiply or screen, by the base's colour.
+        case overlay
+        /// The darker of the two colours.
+        case darken
+        /// The lighter of the two colours.
+        case lighten
+        /// The base brightened to reflect the overlay.
+        case colourDodge = "colour-dodge"
+        /// The base darkened to reflect the overlay.
+        case colourBurn = "colour-burn"
+        /// Multiply or screen, by the overlay's colour.
+        case hardLight = "hard-light"
+        /// Darken or lighten softly, by the overlay's colour.
+        case softLight = "soft-light"
+        /// The absolute difference of the colours.
+        case difference
+        /// The difference, with less contrast.
+        case exclusion
+    }
+
+    /// `overlay` blended onto this image by `mode`, its top-left corner at (`x`, `y`) (libvips'
+    /// `composite2`: alpha is added to an image without, and both are blended in sRGB, or in
+    /// `rgb16` when either is read as 16-bit, `withInterpretation(.rgb16)`). The result has
+    /// this image's size, with alpha.
+    public func blending(_ overlay: VipsImageRef, mode: BlendMode, x: Int = 0, y: Int = 0) throws(VipsError) -> VipsImageRef {
+        try call("composite2", with: overlay, names: ("base", "overlay"), "mode=\(mode.rawValue),x=\(x),y=\(y)")
+    }
+
+    /// `overlay` drawn onto this image, with alpha added first when it has none, by `mode`.
+    public func composited(with overlay: VipsImageRef, mode: BlendMode) throws(VipsError) -> VipsImageRef {
+        try withAlpha().blending(overlay, mode: mode)
     }
 }
 
@@ -41,7 +100,7 @@ extension VipsImageRef {
             multipliers: Array(repeating: 1, count: markBands - 1) + [min(1, max(0, opacity))], addends: Array(repeating: 0, count: markBands)
         )
         let base = try withAlpha().cast(to: .float)
-        let blended = try base.call("composite2", with: weighted, names: ("base", "overlay"), "mode=over,x=\(x),y=\(y)")
+        let blended = try base.blending(weighted, mode: .over, x: x, y: y)
         let eightBit = try blended.linear(
             multipliers: Array(repeating: 1, count: base.bands), addends: Array(repeating: 0.5, count: base.bands)
         ).cast(to: .uchar)

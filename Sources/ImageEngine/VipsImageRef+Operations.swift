@@ -120,6 +120,13 @@ extension VipsImageRef {
         try call("tilecache", "tile_width=\(width),tile_height=\(height),max_tiles=1,access=random,threaded=true")
     }
 
+    /// This image with the tiles it computes kept (libvips' `tilecache` with its defaults, up
+    /// to 1000 tiles of 128 x 128, shared by the threads that read it): a pipeline that reads
+    /// the same pixels twice computes them once while they are held.
+    public func cachingTiles() throws(VipsError) -> VipsImageRef {
+        try call("tilecache", "threaded=true")
+    }
+
     /// This image turned upright by its EXIF orientation (which is then 1).
     public func autorotated() throws(VipsError) -> VipsImageRef {
         try call("autorot")
@@ -143,7 +150,7 @@ extension VipsImageRef {
 
     /// This image in the sRGB colour space (grey and other spaces converted).
     public func inSRGBSpace() throws(VipsError) -> VipsImageRef {
-        try call("colourspace", "space=srgb")
+        try inColourSpace(.srgb)
     }
 
     /// This image with each band `band * multipliers[i] + addends[i]` (one value a band).

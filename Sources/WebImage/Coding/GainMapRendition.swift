@@ -38,7 +38,7 @@ extension VipsLoader {
                     operation, data: data, options: "fail_on=truncated,shrink=\(shrink((header.storedWidth, header.storedHeight)))"
                 ).budgeted(by: workBudget)
                 if profile != nil { base = try base.iccTransformedToSRGB() }
-                var sdr = try base.call("colourspace", "space=scrgb")
+                var sdr = try base.inColourSpace(.scrgb)
                 if primaries != 1 { sdr = try sdr.recombined(by: info.renditionPrimaries.matrixFromBT709) }
                 if sdr.width != stored.width || sdr.height != stored.height {
                     sdr = try sdr.resized(
@@ -54,25 +54,25 @@ extension VipsLoader {
                 let ln2 = log(2.0)
                 // The log2 gain, times the weight and ln 2, from the map's value: then e^x.
                 let recovery = try map.cast(to: .float).linear(multipliers: [1.0 / 255], addends: [0])
-                    .call("math2_const", "math2=pow,c=\(info.gamma.map { String(1 / $0) }.joined(separator: " "))")
+                    .raisedToPower(info.gamma.map { 1 / $0 })
                 let exponent = try recovery.linear(
                     multipliers: zip(info.minimumLog2, info.maximumLog2).map { ($1 - $0) * weight * ln2 },
                     addends: info.minimumLog2.map { $0 * weight * ln2 }
                 )
-                let gain = try exponent.call("math", "math=exp")
+                let gain = try exponent.exponential()
                 // Cached: the clamp below reads it twice.
                 var hdr = try sdr.linear(multipliers: [1, 1, 1], addends: info.offsetSDR)
-                    .call("multiply", with: gain, names: ("left", "right"))
+                    .multiplying(by: gain)
                     .linear(multipliers: [1, 1, 1], addends: info.offsetHDR.map { -$0 })
-                    .call("tilecache", "threaded=true")
+                    .cachingTiles()
                 // Negative light (below the offsets) is black: max(x, 0) = (x + |x|) / 2.
-                hdr = try hdr.call("add", with: try hdr.call("abs"), names: ("left", "right")).linear(multipliers: [0.5], addends: [0])
+                hdr = try hdr.adding(try hdr.absolute()).linear(multipliers: [0.5], addends: [0])
                 if orientation > 1 { hdr = try hdr.autorotated() }
                 if width != hdr.width || height != hdr.height {
                     hdr = try hdr.resized(horizontalScale: Double(width) / Double(hdr.width), verticalScale: Double(height) / Double(hdr.height))
                 }
                 return try hdr.linear(multipliers: [ImageColorInfo.referenceWhite], addends: [0]).perceptualQuantized()
-                    .linear(multipliers: [65535], addends: [0.5]).cast(to: .ushort).call("copy", "interpretation=rgb16")
+                    .linear(multipliers: [65535], addends: [0.5]).cast(to: .ushort).withInterpretation(.rgb16)
             },
             signalMax: 65535, encoding: encoding
         )
@@ -85,9 +85,9 @@ extension VipsImageRef {
         let (m1, m2) = (2610.0 / 16384, 2523.0 / 4096 * 128)
         let (c1, c2, c3) = (3424.0 / 4096, 2413.0 / 4096 * 32, 2392.0 / 4096 * 32)
         // (c1 + c2 y) / (1 + c3 y) as c2 / c3 + (c1 - c2 / c3) / (1 + c3 y): y read once.
-        let y = try linear(multipliers: [1.0 / 10000], addends: [0]).call("math2_const", "math2=pow,c=\(m1)")
-        let ratio = try y.linear(multipliers: [c3], addends: [1]).call("math2_const", "math2=pow,c=-1")
+        let y = try linear(multipliers: [1.0 / 10000], addends: [0]).raisedToPower([m1])
+        let ratio = try y.linear(multipliers: [c3], addends: [1]).raisedToPower([-1])
             .linear(multipliers: [c1 - c2 / c3], addends: [c2 / c3])
-        return try ratio.call("math2_const", "math2=pow,c=\(m2)")
+        return try ratio.raisedToPower([m2])
     }
 }

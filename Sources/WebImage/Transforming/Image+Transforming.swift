@@ -100,7 +100,7 @@ extension HighBitDepthSource {
         let (build, signalMax, encoding) = (build, signalMax, encoding)
         return HighBitDepthSource(
             build: { () throws(VipsError) in
-                let samples = try build().sixteenBitNormalized(signalMax: signalMax).call("copy", "interpretation=rgb16")
+                let samples = try build().sixteenBitNormalized(signalMax: signalMax).withInterpretation(.rgb16)
                 return try step(samples, scale, encoding).cast(to: .ushort)
             },
             signalMax: 65535, encoding: encoding

@@ -55,7 +55,7 @@ public struct RoundCornerTransformer: ImageTransformer {
             sixteenBit = { image, scale, _ throws(VipsError) in
                 let coverage = try image.filled(withRGBA: (255, 255, 255, 255)).roundingCorners(radius: radius * scale, corners: corners)
                     .linear(multipliers: [0, 0, 0, 1.0 / 255], addends: [1, 1, 1, 0])
-                return try image.withSixteenBitAlpha().call("multiply", with: coverage, names: ("left", "right")).cast(to: .ushort)
+                return try image.withSixteenBitAlpha().multiplying(by: coverage).cast(to: .ushort)
             }
         }
         return image.transformed(by: PixelTransform(bitmap: bitmap, addsAlpha: true, sixteenBit: sixteenBit) { image, scale throws(VipsError) in
@@ -78,7 +78,7 @@ public struct RoundCornerTransformer: ImageTransformer {
                     colour: [colour.red, colour.green, colour.blue, colour.alpha], area: area
                 )
                 var strip = try rounded.extractingArea(x: area.x, y: area.y, width: area.width, height: area.height)
-                    .composited(with: VipsImageRef.wrapping(ring), mode: "over")
+                    .composited(with: VipsImageRef.wrapping(ring), mode: .over)
                 strip = try strip.eightBit()
                 rounded = try rounded.inserting(strip, x: area.x, y: area.y)
             }

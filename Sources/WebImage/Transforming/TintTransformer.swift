@@ -11,32 +11,32 @@ public struct TintTransformer: ImageTransformer {
         case destinationAtop, xor
         case plusLighter = 27
 
-        /// libvips' name for the mode (`VipsBlendMode`).
-        var vipsMode: String {
+        /// libvips' mode (`VipsBlendMode`).
+        var vipsMode: VipsImageRef.BlendMode {
             switch self {
-            case .normal: "over"
-            case .multiply: "multiply"
-            case .screen: "screen"
-            case .overlay: "overlay"
-            case .darken: "darken"
-            case .lighten: "lighten"
-            case .colorDodge: "colour-dodge"
-            case .colorBurn: "colour-burn"
-            case .softLight: "soft-light"
-            case .hardLight: "hard-light"
-            case .difference: "difference"
-            case .exclusion: "exclusion"
-            case .clear: "clear"
-            case .copy: "source"
-            case .sourceIn: "in"
-            case .sourceOut: "out"
-            case .sourceAtop: "atop"
-            case .destinationOver: "dest-over"
-            case .destinationIn: "dest-in"
-            case .destinationOut: "dest-out"
-            case .destinationAtop: "dest-atop"
-            case .xor: "xor"
-            case .plusLighter: "add"
+            case .normal: .over
+            case .multiply: .multiply
+            case .screen: .screen
+            case .overlay: .overlay
+            case .darken: .darken
+            case .lighten: .lighten
+            case .colorDodge: .colourDodge
+            case .colorBurn: .colourBurn
+            case .softLight: .softLight
+            case .hardLight: .hardLight
+            case .difference: .difference
+            case .exclusion: .exclusion
+            case .clear: .clear
+            case .copy: .source
+            case .sourceIn: .sourceIn
+            case .sourceOut: .sourceOut
+            case .sourceAtop: .sourceAtop
+            case .destinationOver: .destinationOver
+            case .destinationIn: .destinationIn
+            case .destinationOut: .destinationOut
+            case .destinationAtop: .destinationAtop
+            case .xor: .xor
+            case .plusLighter: .add
             }
         }
     }
@@ -64,7 +64,7 @@ public struct TintTransformer: ImageTransformer {
             let code = SDRColourCodes(encoding: encoding).codes(of: color)
             let base = try image.withSixteenBitAlpha()
             let overlay = try base.linear(multipliers: [0, 0, 0, 0], addends: code + [Double(color.alpha) * 257]).cast(to: .ushort)
-            return try base.call("composite2", with: overlay, names: ("base", "overlay"), "mode=\(mode)").cast(to: .ushort)
+            return try base.blending(overlay, mode: mode).cast(to: .ushort)
         }
         return image.transformed(by: PixelTransform(addsAlpha: true, sixteenBit: sixteenBit) { image, _ throws(VipsError) in
             try image.composited(with: image.filled(withRGBA: color.components), mode: mode)
