@@ -8,8 +8,9 @@ import WebImageServerCore
 /// (`app.lifecycle.use(ImageServerLifecycle(server: images))`): once the application has booted
 /// the server runs in a service group of its own; at the application's shutdown the server
 /// awaits its disk writes and ends its threads, and the shutdown waits for it. Vapor calls
-/// this before its HTTP server stops: a request still in flight then is answered, without
-/// keeping its result on disk.
+/// handlers before it stops its HTTP server, so this stops the HTTP server first (it finishes
+/// the requests in flight, within its `shutdownTimeout`; Vapor's own later stop is then a no-op):
+/// no request reaches the server after its threads have ended.
 public struct ImageServerLifecycle: LifecycleHandler {
     public let server: ImageServer
     private let running = NIOLockedValueBox<(group: ServiceGroup, task: Task<Void, any Error>)?>(nil)
@@ -28,6 +29,7 @@ public struct ImageServerLifecycle: LifecycleHandler {
 
     public func shutdownAsync(_ application: Application) async {
         guard let (group, task) = running.withLockedValue({ running in defer { running = nil }; return running }) else { return }
+        await application.server.shutdown()
         await group.triggerGracefulShutdown()
         _ = try? await task.value
     }

@@ -16,6 +16,12 @@ import WebImageTestSupport
 @Suite(.offThePool) struct HostApplicationTests {
     static let (key, salt) = ("736563726574", "68656c6c6f")
 
+    /// A host's settings: signed URLs, loopback origins (the test's), a cache folder of its own, `extra`.
+    static func environment(cache: URL, _ extra: [String: String] = [:]) -> [String: String] {
+        ["IMGPROXY_KEY": key, "IMGPROXY_SALT": salt, "IMGPROXY_ALLOW_LOOPBACK_SOURCE_ADDRESSES": "true", "WEBIMAGE_CACHE_DIR": cache.path]
+            .merging(extra) { $1 }
+    }
+
     static func signed(_ options: String, _ source: String) throws -> String {
         let path = ImagePathBuilder.path(options: options, sourceURL: source, format: nil, encoding: .plain)
         return try URLSigner(key: URLSigningKey(hexKey: key, hexSalt: salt)).signedPath(path)
@@ -25,10 +31,7 @@ import WebImageTestSupport
     func theHostsRouteAndTheImagesSideBySideWithTheHostsMetricsAndSpans(host program: String) async throws {
         let cache = FileManager.default.temporaryDirectory.appendingPathComponent("webimage-host-" + UUID().uuidString)
         defer { try? FileManager.default.removeItem(at: cache) }
-        let environment = [
-            "IMGPROXY_KEY": Self.key, "IMGPROXY_SALT": Self.salt, "IMGPROXY_ALLOW_LOOPBACK_SOURCE_ADDRESSES": "true",
-            "IMGPROXY_MAX_SRC_RESOLUTION": "0.2", "WEBIMAGE_CACHE_DIR": cache.path,
-        ]
+        let environment = Self.environment(cache: cache, ["IMGPROXY_MAX_SRC_RESOLUTION": "0.2"])
         try await withOrigin { origin in
             try await withServeProcess(["0"], environment: environment, program: program) { host in
                 let hello = try await ServerUnderTest.get("/hello", port: host.port)
@@ -76,5 +79,36 @@ import WebImageTestSupport
                 #expect(await host.exitStatus() == 0)
             }
         }
+    }
+
+    /// Requests in flight when SIGTERM comes are answered, and their results are on disk when the
+    /// host has exited: the HTTP server stops (draining them) before the image server ends its
+    /// disk threads; Vapor calls its lifecycle handlers before it stops its HTTP server, so
+    /// `ImageServerLifecycle` stops it first.
+    @Test(arguments: ["webimage-hummingbird-host", "webimage-vapor-host"])
+    func requestsInFlightAtSIGTERMAreAnsweredAndKept(host program: String) async throws {
+        let cache = FileManager.default.temporaryDirectory.appendingPathComponent("webimage-host-stop-" + UUID().uuidString)
+        defer { try? FileManager.default.removeItem(at: cache) }
+        let environment = Self.environment(cache: cache, ["IMGPROXY_TIMEOUT": "120", "IMGPROXY_DOWNLOAD_TIMEOUT": "60"])
+        try await withOrigin { origin in
+            try await withServeProcess(["0"], environment: environment, program: program) { host in
+                // Three distinct sources whose heads the origin sends after 1.5 s.
+                let paths = try (0..<3).map { n in
+                    try Self.signed("rs:fill:60:40", origin.url("/images/sdwebimage/TestImage.jpg").absoluteString + "?delay=1500&n=\(n)")
+                }
+                let requests = paths.map { path in Task { try await ServerUnderTest.get("/img" + path, port: host.port) } }
+                #expect(await origin.wait { $0.requests["/images/sdwebimage/TestImage.jpg"] == 3 })
+                host.signal(SIGTERM)
+                for request in requests {
+                    let reply = try await request.value
+                    #expect(reply.status == 200 && reply.header("content-type") == "image/jpeg")
+                }
+                #expect(await host.exitStatus() == 0)
+            }
+        }
+        let results = cache.appendingPathComponent("results")
+        let kept = (FileManager.default.enumerator(at: results, includingPropertiesForKeys: [.fileSizeKey])?.allObjects as? [URL] ?? [])
+            .filter { ((try? $0.resourceValues(forKeys: [.fileSizeKey]).fileSize) ?? 0) > 100 }
+        #expect(kept.count == 3, "\(kept.map(\.lastPathComponent))")
     }
 }
