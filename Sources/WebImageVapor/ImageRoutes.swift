@@ -78,6 +78,10 @@ extension Response {
             self.init(status: status, version: .http1_1, headersNoUpdate: headers, body: .empty)
             return
         }
+        guard answer.isTraced else {
+            self.init(status: status, version: .http1_1, headersNoUpdate: headers, body: Body(buffer: answer.body))
+            return
+        }
         let body = Body(managedAsyncStream: { writer in
             try await answer.writeBody { try await writer.writeBuffer($0) }
         }, count: length)

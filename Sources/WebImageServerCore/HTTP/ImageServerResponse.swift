@@ -20,6 +20,11 @@ public struct ImageServerResponse: Sendable {
         self.traceContext = traceContext
     }
 
+    /// Whether the request is traced: its body is then written through `writeBody(_:)`, in the
+    /// request's `streaming_image` span. When not, an adapter hands `body` to its framework as it
+    /// is (Hummingbird and Vapor write a whole buffer with the head, a closure's after it).
+    public var isTraced: Bool { traceContext != nil }
+
     /// Writes the body with `write` (nothing when it is empty), in the request's `streaming_image`
     /// span when the request is traced.
     public func writeBody(_ write: (ByteBuffer) async throws -> Void) async throws {
