@@ -54,7 +54,7 @@ public struct ImageRoutes: RouteCollection, Sendable {
         // Vapor's TracingMiddleware keeps the request's span in `serviceContext`, not in the
         // task: the server's spans are its children only inside it.
         let answer = await ServiceContext.withValue(request.serviceContext) { await server.respond(to: imageRequest) }
-        return Response(answer, forHead: request.method == .HEAD)
+        return Response(answer)
     }
 }
 
@@ -69,12 +69,13 @@ extension ImageRoutes {
 
 extension Response {
     /// The core's answer as Vapor writes it: its fields as they are (`Content-Length` the
-    /// image's, for `HEAD` too), its body in the request's `streaming_image` span when traced.
-    convenience init(_ answer: ImageServerResponse, forHead: Bool) {
+    /// image's, for `HEAD` too: the core gives a `HEAD` no body), its body in the request's
+    /// `streaming_image` span when traced.
+    convenience init(_ answer: ImageServerResponse) {
         let status = HTTPResponseStatus(statusCode: answer.head.status.code, reasonPhrase: answer.head.status.reasonPhrase)
         let headers = HTTPHeaders(answer.head.headerFields)
         let length = answer.body.readableBytes
-        guard length > 0, !forHead else {
+        guard length > 0 else {
             self.init(status: status, version: .http1_1, headersNoUpdate: headers, body: .empty)
             return
         }
