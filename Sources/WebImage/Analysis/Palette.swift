@@ -10,9 +10,11 @@ enum MedianCut {
         subscript(channel: Int) -> Double { channel == 0 ? r : channel == 1 ? g : b }
     }
 
-    /// Rounds of k-means at most: each round costs colours x palette distances, and after a few
-    /// the error barely moves.
+    /// Rounds of k-means at most: after a few the error barely moves.
     static let refinementRounds = 6
+    /// Colour-to-centre distances the rounds may compute in all (a round computes distinct
+    /// colours x palette of them): 256 colours of a 100x100 photo get two rounds, 16 get six.
+    static let refinementDistanceBudget = 4_000_000
 
     /// At most `count` colours for the visible pixels of `rgba`, the most used first.
     static func palette(rgba: [UInt8], count: Int) -> [RGBA8] {
@@ -118,7 +120,8 @@ enum MedianCut {
     private static func refine(_ entries: [Entry], centres start: [Entry]) -> [Entry] {
         var centres = start
         var assignment = [Int](repeating: -1, count: entries.count)
-        for _ in 0..<refinementRounds {
+        let rounds = max(1, min(refinementRounds, refinementDistanceBudget / max(1, entries.count * centres.count)))
+        for _ in 0..<rounds {
             var moved = false
             for (index, entry) in entries.enumerated() {
                 var nearest = 0, nearestDistance = Double.infinity
