@@ -8,7 +8,9 @@
 # scripts/decode-bombs, which the server's bomb test runs), python3-venv and moto's S3-compatible
 # server in a virtual environment (scripts/moto-venv.sh: the S3 source tests), pyimgproxy, a
 # third-party imgproxy URL builder, in another (scripts/pyimgproxy-venv.sh: the migration test),
-# and the Debian packages named as arguments (the benchmarks' tools). Idempotent.
+# the BlurHash, ThumbHash, imagehash and Pillow references in one more (scripts/analysis-venv.sh:
+# the image analysis tests), and the Debian packages named as arguments (the benchmarks' tools).
+# Idempotent.
 set -euo pipefail
 packages=(libvips-dev libvips-tools python3 python3-venv libheif-dev libjxl-dev libturbojpeg0-dev libjpeg62-turbo-dev liblcms2-dev libpng-dev libdeflate-dev zlib1g-dev pkg-config chromium nginx "$@")
 missing=()
@@ -25,3 +27,4 @@ command -v swift >/dev/null || { echo "swift is not on PATH: install Swift 6.1 o
 bash "$(dirname "$0")/moto-venv.sh"
 bash "$(dirname "$0")/pyimgproxy-venv.sh"
 bash "$(dirname "$0")/otlp-venv.sh"
+bash "$(dirname "$0")/analysis-venv.sh"
