@@ -4,15 +4,12 @@ import Foundation
 /// so it works on linear values).
 enum SRGBTransfer {
     /// Linear light, 0...1, of each 8-bit sRGB value: a table, as every pixel needs three.
-    static let linear: [Double] = (0...255).map { value in
-        let v = Double(value) / 255
-        return v <= 0.04045 ? v / 12.92 : pow((v + 0.055) / 1.055, 2.4)
-    }
+    static let linear: [Double] = (0...255).map { SDRColourCodes.srgbToLinear(Double($0) / 255) }
 
     /// The 8-bit sRGB value of linear light `value` (clamped to 0...1), rounded as the reference
     /// rounds it (`Int(x + 0.5)`).
     static func encoded(_ value: Double) -> Int {
         let v = min(1, max(0, value.isNaN ? 0 : value))
-        return v <= 0.0031308 ? Int(v * 12.92 * 255 + 0.5) : Int((1.055 * pow(v, 1 / 2.4) - 0.055) * 255 + 0.5)
+        return Int(SDRColourCodes.linearToSRGB(v) * 255 + 0.5)
     }
 }

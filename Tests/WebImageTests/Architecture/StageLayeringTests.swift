@@ -12,7 +12,7 @@ struct StageLayeringTests {
         "Core": 0, "Support": 0,
         "Image": 1,
         "Coding": 2,
-        "Animation": 3, "Caching": 3, "Loading": 3, "Transforming": 3,
+        "Analysis": 3, "Animation": 3, "Caching": 3, "Loading": 3, "Transforming": 3,
         "Manager": 4,
         "View": 5,
     ]
