@@ -2,16 +2,24 @@ import HTTPTypes
 import NIOCore
 import NIOPosix
 import WebImage
+import WebImageSupport
 
 /// `GET /health`: a tiny image encoded through the library, on a thread of its own, within
 /// 5 s: 200 `OK`, else 503. Its own thread, not `BlockingPool`'s: a server whose workers are all
 /// decoding is busy, not unhealthy, and its health must not queue behind them. Checks asked for
-/// while one runs share it.
+/// while one runs share it. A check that hangs is answered 503 at its timeout, not awaited: a
+/// blocking call cannot be cancelled, and a task group would wait for it.
 final class HealthCheck: Sendable {
     private let thread: NIOThreadPool
     private let running = SharedWork<Bool>()
+    private let timeout: TimeAmount
+    private let check: @Sendable () -> Bool
 
-    init() {
+    /// A check that runs `check` (by default, a 4x4 PNG encoded by the engine), answered false
+    /// once `timeout` has passed without its end.
+    init(timeout: TimeAmount = .seconds(5), check: @escaping @Sendable () -> Bool = HealthCheck.engineEncodes) {
+        self.timeout = timeout
+        self.check = check
         thread = NIOThreadPool(numberOfThreads: 1)
         thread.start()
     }
@@ -25,17 +33,36 @@ final class HealthCheck: Sendable {
         try? await thread.shutdownGracefully()
     }
 
-    /// Whether the engine encodes, run on the check's own thread.
+    /// Whether the engine encodes a tiny image.
+    static func engineEncodes() -> Bool {
+        Image(rgba8Pixels: [UInt8](repeating: 200, count: 4 * 4 * 4), width: 4, height: 4)?.encodedData(format: .png) != nil
+    }
+
+    /// Whether the check passes, run on the check's own thread, within its time.
     func passes() async -> Bool {
-        let thread = self.thread
-        let result = try? await running.value(forKey: "health") {
-            try await withTimeout(seconds: 5) {
-                try await thread.runIfActive {
-                    Image(rgba8Pixels: [UInt8](repeating: 200, count: 4 * 4 * 4), width: 4, height: 4)?.encodedData(format: .png) != nil
-                }
+        let result = try? await running.value(forKey: "health") { await self.runWithinTimeout() }
+        return result?.0 ?? false
+    }
+
+    /// The check's outcome, or false at the timeout, whichever comes first: both arrive on one
+    /// event loop, and the first resumes the caller.
+    private func runWithinTimeout() async -> Bool {
+        let eventLoop = MultiThreadedEventLoopGroup.singleton.any()
+        let work = thread.runIfActive(eventLoop: eventLoop, check)
+        return await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
+            let waiting = Locked<CheckedContinuation<Bool, Never>?>(continuation)
+            let answer: @Sendable (Bool) -> Void = { passed in
+                waiting.withLock { waiting in
+                    defer { waiting = nil }
+                    return waiting
+                }?.resume(returning: passed)
+            }
+            let timer = eventLoop.scheduleTask(in: timeout) { answer(false) }
+            work.whenComplete { result in
+                timer.cancel()
+                answer((try? result.get()) ?? false)
             }
         }
-        return result?.0 ?? false
     }
 
     /// 200 `OK` when the check passes, else 503 `unhealthy`.
