@@ -13,7 +13,7 @@ extension ImageServer {
     /// `ALLOW_ORIGIN`, image answers carry the CORS fields. Anything else is 404. Path components
     /// are matched as a router matches them: as sent, empty ones skipped.
     public func respond(to request: ImageServerRequest) async -> ImageServerResponse {
-        guard let belowMount = request.pathBelowMount, let path = Self.path(belowMount, under: configuration.pathPrefix) else {
+        guard let belowMount = request.pathBelowMount, let path = Self.path(belowMount, under: configuration.pathPrefix.utf8[...]) else {
             return Self.notFound
         }
         let first = Self.firstComponent(of: path)
@@ -54,18 +54,21 @@ extension ImageServer {
     /// 404, for a path no route of the server's takes.
     static var notFound: ImageServerResponse { .text("Not Found\n", status: .notFound) }
 
-    /// `path` below `prefix` (`PATH_PREFIX`: "" or `/images`), from its slash; nil when not under it.
-    static func path(_ path: Substring, under prefix: String) -> Substring? {
-        guard path.hasPrefix(prefix) else { return nil }
-        let rest = path.dropFirst(prefix.count)
-        guard rest.isEmpty || rest.first == "/" else { return nil }
+    /// `path` below `prefix` (`PATH_PREFIX`: "" or `/images`; a mount point), from its slash;
+    /// nil when not under it. Byte by byte, as the target's other matching.
+    static func path(_ path: Substring, under prefix: Substring.UTF8View) -> Substring? {
+        guard path.utf8.starts(with: prefix) else { return nil }
+        let rest = path[path.utf8.index(path.startIndex, offsetBy: prefix.count)...]
+        guard rest.isEmpty || rest.utf8.first == UInt8(ascii: "/") else { return nil }
         return rest
     }
 
     /// The first non-empty component of `path`.
     static func firstComponent(of path: Substring) -> Substring {
-        let rest = path.drop { $0 == "/" }
-        return rest.prefix { $0 != "/" }
+        let slash = UInt8(ascii: "/")
+        let start = path.utf8.firstIndex { $0 != slash } ?? path.endIndex
+        let end = path.utf8[start...].firstIndex(of: slash) ?? path.endIndex
+        return path[start..<end]
     }
 
     // MARK: Image URLs
@@ -131,7 +134,7 @@ extension ImageServer {
 
     /// An image path as logs show it: the options and source, without the signature.
     static func loggedPath(_ path: Substring) -> Substring {
-        guard let slash = path.dropFirst().firstIndex(of: "/") else { return "/" }
+        guard let slash = path.utf8.dropFirst().firstIndex(of: UInt8(ascii: "/")) else { return "/" }
         return path[slash...]
     }
 }
