@@ -4,15 +4,24 @@
 # 2 s of warm-up then 5 s a cell. The hit is photos/rocket.jpg's 300x200 fill from the local
 # source; the bare route (`webimage-benchmark serve-bytes`) answers the same bytes. With
 # `--warm SECONDS`, the server first makes that long of uncached results (`cb:` each, 16
-# connections), then rests 5 s, as the benchmark's cached cells follow its uncached ones.
+# connections), then rests 5 s, as the benchmark's cached cells follow its uncached ones; with
+# `--remote` too, each of those is of a new source URL (`?r=`) fetched from a local HTTP origin
+# (Python's http.server), as the benchmark's uncached cells are.
 # Release binaries as scripts/server-benchmark.sh builds them (docs/measurements/server-benchmark.md, run 12).
 #
-# Usage: scripts/cached-hit-switches.sh [--warm SECONDS]
+# Usage: scripts/cached-hit-switches.sh [--warm SECONDS [--remote]]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/loopback.sh
 warm=0
-[ "${1:-}" = --warm ] && warm=$2
+remote=""
+while [ $# -gt 0 ]; do
+    case $1 in
+        --warm) warm=$2; shift 2 ;;
+        --remote) remote=yes; shift ;;
+        *) echo "usage: $0 [--warm SECONDS [--remote]]" >&2; exit 2 ;;
+    esac
+done
 webimage=.build/release/webimage
 benchmark=.build/release/webimage-benchmark
 [ -x "$webimage" ] && [ -x "$benchmark" ] || { echo "build them first: swift build -c release --product webimage (and webimage-benchmark)" >&2; exit 1; }
@@ -20,8 +29,16 @@ work=$(mktemp -d /tmp/webimage-cached-hit.XXXXXX)
 pids=()
 cleanup() { kill "${pids[@]}" 2>/dev/null || true; wait 2>/dev/null || true; rm -rf "$work"; }
 trap cleanup EXIT
-server_port=$(free_port); bare_port=$(free_port)
-WEBIMAGE_BIND=127.0.0.1:$server_port WEBIMAGE_LOCAL_FILESYSTEM_ROOT=$PWD/Tests/Images WEBIMAGE_CACHE_DIR=$work/cache \
+server_port=$(free_port); bare_port=$(free_port); origin_port=$(free_port)
+source_path=local:///photos/rocket.jpg
+if [ -n "$remote" ]; then
+    mkdir -p "$work/origin" && cp Tests/Images/photos/rocket.jpg "$work/origin/"
+    python3 -m http.server "$origin_port" --bind 127.0.0.1 --directory "$work/origin" >"$work/origin.log" 2>&1 &
+    pids+=($!)
+    wait_for "http://127.0.0.1:$origin_port/rocket.jpg" "$work"
+    source_path="http%3A%2F%2F127.0.0.1%3A$origin_port%2Frocket.jpg%3Fr%3D"
+fi
+WEBIMAGE_ALLOW_LOOPBACK_SOURCE_ADDRESSES=true WEBIMAGE_BIND=127.0.0.1:$server_port WEBIMAGE_LOCAL_FILESYSTEM_ROOT=$PWD/Tests/Images WEBIMAGE_CACHE_DIR=$work/cache \
     "$webimage" serve >"$work/serve.log" 2>&1 &
 pids+=($!); server_pid=$!
 wait_for "http://127.0.0.1:$server_port/health" "$work"
@@ -31,14 +48,17 @@ curl -sf -o "$work/result.jpg" "$url"
 pids+=($!); bare_pid=$!
 wait_for "http://127.0.0.1:$bare_port/ready" "$work"
 if [ "$warm" -gt 0 ]; then
-    cat >"$work/uncached.lua" <<'LUA'
+    # A remote source's URL ends in `?r=`: each request's unique value follows.
+    suffix=""; [ -n "$remote" ] && suffix=' .. n .. "-" .. math.random(1e9)'
+    cat >"$work/uncached.lua" <<LUA
 local n = 0
 request = function()
   n = n + 1
-  return wrk.format(nil, "/insecure/rs:fill:300:200/cb:" .. n .. "-" .. math.random(1e9) .. "/plain/local:///photos/rocket.jpg")
+  return wrk.format(nil, "/insecure/rs:fill:300:200/cb:" .. n .. "-" .. math.random(1e9) .. "/plain/$source_path"$suffix)
 end
 LUA
-    wrk -t2 -c16 -d"${warm}s" -s "$work/uncached.lua" "http://127.0.0.1:$server_port" | awk '/requests in/ { print "warm-up: " $1 " uncached results" }'
+    wrk -t2 -c16 -d"${warm}s" -s "$work/uncached.lua" "http://127.0.0.1:$server_port" |
+        awk '/requests in/ { n = $1 } /Non-2xx/ { bad = $NF } END { print "warm-up: " n " uncached requests, " (bad ? bad : 0) " not 2xx" }'
     sleep 5
 fi
 sum_status() { cat /proc/"$1"/task/*/status | awk -v key="$2" '$1 == key ":" { s += $2 } END { print s }'; }
