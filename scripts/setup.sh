@@ -9,10 +9,13 @@
 # server in a virtual environment (scripts/moto-venv.sh: the S3 source tests), pyimgproxy, a
 # third-party imgproxy URL builder, in another (scripts/pyimgproxy-venv.sh: the migration test),
 # the BlurHash, ThumbHash, imagehash and Pillow references in one more (scripts/analysis-venv.sh:
-# the image analysis tests), and the Debian packages named as arguments (the benchmarks' tools).
+# the image analysis tests), exiftool (the image info tests' reference: Debian's
+# libimage-exiftool-perl), gdb and procps (a test run that stops printing has every thread's
+# stack shown before it is ended: scripts/test-run.sh), and the Debian packages named as
+# arguments (the benchmarks' tools).
 # Idempotent.
 set -euo pipefail
-packages=(libvips-dev libvips-tools python3 python3-venv libheif-dev libjxl-dev libturbojpeg0-dev libjpeg62-turbo-dev liblcms2-dev libpng-dev libdeflate-dev zlib1g-dev pkg-config chromium nginx "$@")
+packages=(libvips-dev libvips-tools python3 python3-venv libheif-dev libjxl-dev libturbojpeg0-dev libjpeg62-turbo-dev liblcms2-dev libpng-dev libdeflate-dev zlib1g-dev pkg-config chromium nginx libimage-exiftool-perl gdb procps "$@")
 missing=()
 for package in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")

@@ -40,14 +40,43 @@ sanitizer_errors() {
     grep -a -h -E "(ERROR|FATAL): |CHECK failed" "$@" 2>/dev/null | grep -v "ERROR: LeakSanitizer: detected memory leaks" || true
 }
 
+# unfinished_tests EVENTS: the tests and test cases that an event stream (Swift Testing's
+# `--event-stream-output-path`, version 0) shows started and not ended, one ID a line.
+unfinished_tests() {
+    python3 - "$1" <<'PY'
+import json, sys
+open_ids = {}
+for line in open(sys.argv[1], errors="replace"):
+    try:
+        record = json.loads(line)
+    except ValueError:
+        continue
+    payload = record.get("payload", {})
+    kind, test = payload.get("kind"), payload.get("testID")
+    if test is None:
+        continue
+    case = json.dumps(payload.get("testCase", {}).get("arguments", ""), sort_keys=True) if "Case" in kind else ""
+    key = (test, case)
+    if kind in ("testStarted", "testCaseStarted"):
+        open_ids[key] = open_ids.get(key, 0) + 1
+    elif kind in ("testEnded", "testCaseEnded", "testSkipped"):
+        open_ids[key] = open_ids.get(key, 0) - 1
+for (test, case), count in sorted(open_ids.items()):
+    if count > 0:
+        print(test + ("" if case in ("", '""') else " " + case))
+PY
+}
+
 # run_watched LOG COMMAND...: runs COMMAND with its output shown and written to LOG, and returns
 # its status. A run whose output stops growing for WEBIMAGE_TEST_STALL_SECONDS (default 600: no test
-# is that quiet, even under a sanitizer) is stuck: every thread's stack is written to LOG.stall
-# (gdb) and the run is ended, so a hang fails the check with the evidence instead of never ending.
+# is that quiet, even under a sanitizer) is stuck: every thread's stack of COMMAND and of its
+# child processes (`swift test` runs the test binary as one) is written to LOG.stall (gdb) and
+# shown, then the tests LOG.events (an event stream, when the command writes one) shows
+# unfinished, and the run is ended: a hang fails with the evidence instead of never ending.
 run_watched() {
     local log=$1
     shift
-    local limit=${WEBIMAGE_TEST_STALL_SECONDS:-600} pid status=0 size quiet=0 last=-1
+    local limit=${WEBIMAGE_TEST_STALL_SECONDS:-600} pid status=0 size quiet=0 last=-1 stuck
     "$@" > >(tee "$log") 2>&1 &
     pid=$!
     while kill -0 "$pid" 2>/dev/null; do
@@ -55,14 +84,33 @@ run_watched() {
         size=$(stat -c %s "$log" 2>/dev/null || echo 0)
         if [ "$size" -eq "$last" ]; then quiet=$((quiet + 10)); else quiet=0; last=$size; fi
         if [ "$quiet" -ge "$limit" ]; then
-            echo "run_watched: no output for ${limit}s: stacks in $log.stall, ending PID $pid" >&2
-            gdb -p "$pid" -batch -ex "thread apply all bt" >"$log.stall" 2>&1 || true
-            kill -9 "$pid" 2>/dev/null || true
+            echo "run_watched: no output for ${limit}s: stacks in $log.stall, ending PID $pid and its children" >&2
+            stuck="$pid $(descendants "$pid")"
+            for process in $stuck; do
+                echo "== PID $process: $(tr '\0' ' ' <"/proc/$process/cmdline" 2>/dev/null)"
+                gdb -p "$process" -batch -ex "thread apply all bt" 2>&1 || true
+            done >"$log.stall"
+            cat "$log.stall" >&2
+            if [ -s "$log.events" ]; then
+                echo "run_watched: the tests that started and did not end:" >&2
+                unfinished_tests "$log.events" >&2
+            fi
+            # shellcheck disable=SC2086 # one PID a word
+            kill -9 $stuck 2>/dev/null || true
             break
         fi
     done
     wait "$pid" || status=$?
     return "$status"
+}
+
+# descendants PID: the PIDs of PID's children, their children and so on.
+descendants() {
+    local child
+    for child in $(pgrep -P "$1"); do
+        echo "$child"
+        descendants "$child"
+    done
 }
 
 # run_suite LOG BINARY [ARGS...]: the test binary's run, watched (run_watched) and judged

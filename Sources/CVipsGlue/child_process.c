@@ -44,6 +44,12 @@ int wi_run_child(const char *path, char *const argv[], int input_fd, int output_
     posix_spawn_file_actions_adddup2(&actions, input_fd, 0);
     posix_spawn_file_actions_adddup2(&actions, output_fd, 1);
     posix_spawn_file_actions_adddup2(&actions, errors[1], 2);
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 34))
+    // Nothing else of the parent's: a host's pipe or socket made without O_CLOEXEC (Foundation's
+    // Pipe is) would otherwise stay open in the renderer until it ends, holding back the end of
+    // file its reader waits for.
+    posix_spawn_file_actions_addclosefrom_np(&actions, 3);
+#endif
     // The child starts with no signal blocked and every signal at its default action (its CPU
     // time budget ends it with SIGPROF's).
     posix_spawnattr_t attributes;

@@ -16,12 +16,15 @@ final class ServeProcess: Sendable {
         let program: URL = try executable ?? #require(TestExecutable.url("webimage"))
         process.executableURL = program
         process.arguments = arguments
-        let output = Pipe()
-        process.standardOutput = output
         process.standardError = FileHandle.nullDevice
         let exited = AsyncStream<Int32>.makeStream()
         process.terminationHandler = { exited.continuation.yield($0.terminationStatus) }
-        try process.run()
+        let output = try ChildLaunch.serialized { () throws -> Pipe in
+            let output = Pipe()
+            process.standardOutput = output
+            try process.run()
+            return output
+        }
         var data = Data()
         for await chunk in Self.chunks(of: output.fileHandleForReading) { data.append(chunk) }
         var statuses = exited.stream.makeAsyncIterator()
@@ -43,12 +46,15 @@ final class ServeProcess: Sendable {
         process.arguments = ["-c", "\"$0\" \"$@\"; status=$?; times >&2; exit $status", program.path] + arguments
         process.currentDirectoryURL = folder
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        let errors = Pipe()
         process.standardOutput = FileHandle.nullDevice
-        process.standardError = errors
         let exited = AsyncStream<Int32>.makeStream()
         process.terminationHandler = { exited.continuation.yield($0.terminationStatus) }
-        try process.run()
+        let errors = try ChildLaunch.serialized { () throws -> Pipe in
+            let errors = Pipe()
+            process.standardError = errors
+            try process.run()
+            return errors
+        }
         var data = Data()
         for await chunk in Self.chunks(of: errors.fileHandleForReading) { data.append(chunk) }
         var statuses = exited.stream.makeAsyncIterator()
@@ -76,15 +82,18 @@ final class ServeProcess: Sendable {
         process.executableURL = program
         process.arguments = name == "webimage" ? ["serve", "--bind", "127.0.0.1:0"] + settings : settings
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        let log = Pipe()
-        process.standardError = log
-        process.standardOutput = log
         let exited = AsyncStream<Int32>.makeStream()
         process.terminationHandler = {
             exited.continuation.yield($0.terminationStatus)
             exited.continuation.finish()
         }
-        try process.run()
+        let log = try ChildLaunch.serialized { () throws -> Pipe in
+            let log = Pipe()
+            process.standardError = log
+            process.standardOutput = log
+            try process.run()
+            return log
+        }
         // The log line: "... webimage serve: listening on http://127.0.0.1:PORT".
         var seen = ""
         var port: Int?

@@ -208,16 +208,19 @@ import WebImageTestSupport
     @Test func aServerWhoseLogNobodyReadsKeepsAnsweringAndSaysWhatItDropped() async throws {
         let cache = FileManager.default.temporaryDirectory.appendingPathComponent("webimage-log-" + UUID().uuidString)
         defer { try? FileManager.default.removeItem(at: cache) }
-        let (readEnd, writeEnd) = try Self.pipe()
-        defer { try? readEnd.close() }
         let process = Process()
         let program: URL = try #require(TestExecutable.url("webimage"))
         process.executableURL = program
         process.arguments = ["serve", "--bind", "127.0.0.1:0", "--local-filesystem-root", TestServer.imagesFolder.path, "--cache-dir", cache.path]
-        let log = FileHandle(fileDescriptor: writeEnd.rawValue, closeOnDealloc: false)
-        (process.standardError, process.standardOutput) = (log, log)
-        try process.run()
-        try writeEnd.close()   // the child's copy stays: the pipe ends when the server does
+        let readEnd = try ChildLaunch.serialized { () throws -> FileDescriptor in
+            let (readEnd, writeEnd) = try Self.pipe()
+            let log = FileHandle(fileDescriptor: writeEnd.rawValue, closeOnDealloc: false)
+            (process.standardError, process.standardOutput) = (log, log)
+            try process.run()
+            try writeEnd.close()   // the child's copy stays: the pipe ends when the server does
+            return readEnd
+        }
+        defer { try? readEnd.close() }
         defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
         var reader = PipeReader(readEnd)
         let start = try reader.read(through: "listening on http://127.0.0.1:", then: "\n")

@@ -54,12 +54,14 @@ final class MotoServer: Sendable {
             environment["INITIAL_NO_AUTH_ACTION_COUNT"] = "3"
             environment["PYTHONUNBUFFERED"] = "1"
             process.environment = environment
-            let handle = try FileHandle(forWritingTo: log)
-            process.standardOutput = handle
-            process.standardError = handle
             let exited = AsyncStream<Int32>.makeStream()
             process.terminationHandler = { exited.continuation.yield($0.terminationStatus) }
-            try process.run()
+            try ChildLaunch.serialized {
+                let handle = try FileHandle(forWritingTo: log)
+                process.standardOutput = handle
+                process.standardError = handle
+                try process.run()
+            }
             let listening = await eventually(within: TestAllowance.eventWait, every: .milliseconds(50)) {
                 guard process.isRunning else { return true }
                 return Self.text(of: log).contains("Running on")
@@ -115,12 +117,15 @@ final class MotoServer: Sendable {
         process.executableURL = program
         process.arguments = arguments
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        let output = Pipe(), errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
         let exited = AsyncStream<Int32>.makeStream()
         process.terminationHandler = { exited.continuation.yield($0.terminationStatus) }
-        try process.run()
+        let (output, errors) = try ChildLaunch.serialized { () throws -> (Pipe, Pipe) in
+            let output = Pipe(), errors = Pipe()
+            process.standardOutput = output
+            process.standardError = errors
+            try process.run()
+            return (output, errors)
+        }
         let (outputHandle, errorHandle) = (output.fileHandleForReading, errors.fileHandleForReading)
         async let errorText = Task.detached { errorHandle.readDataToEndOfFile() }.value
         let data = await Task.detached { outputHandle.readDataToEndOfFile() }.value

@@ -48,7 +48,7 @@ final class NginxProcess: Sendable {
             process.standardError = FileHandle.nullDevice
             let exited = AsyncStream<Int32>.makeStream()
             process.terminationHandler = { exited.continuation.yield($0.terminationStatus) }
-            try process.run()
+            try ChildLaunch.serialized { try process.run() }
             let nginx = NginxProcess(port: port, folder: folder, process: process, exited: exited.stream)
             if await nginx.answers() { return nginx }
             await nginx.stop()

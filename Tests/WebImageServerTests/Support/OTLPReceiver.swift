@@ -50,7 +50,7 @@ final class OTLPReceiver: Sendable {
         process.standardOutput = FileHandle.nullDevice
         let exited = AsyncStream<Int32>.makeStream()
         process.terminationHandler = { exited.continuation.yield($0.terminationStatus) }
-        try process.run()
+        try ChildLaunch.serialized { try process.run() }
         // The receiver binds a port of its own choosing and names it in a file renamed into place.
         let listening = await eventually(within: TestAllowance.eventWait, every: .milliseconds(20)) {
             !process.isRunning || FileManager.default.fileExists(atPath: portFile.path)

@@ -48,11 +48,14 @@ extension Heavy {
             let process = Process()
             process.executableURL = try ChildProcess.executable("cache-stress-writer")
             process.arguments = ["--until-killed", folder]
-            let output = Pipe()
-            process.standardOutput = output
             let ended = AsyncStream.makeStream(of: Void.self)
             process.terminationHandler = { _ in ended.continuation.yield() }
-            try process.run()
+            let output = try ChildLaunch.serialized { () throws -> Pipe in
+                let output = Pipe()
+                process.standardOutput = output
+                try process.run()
+                return output
+            }
             // Blocking read on a thread of its own, off the cooperative pool.
             let ready = await withCheckedContinuation { continuation in
                 Thread.detachNewThread {
@@ -99,9 +102,12 @@ extension Heavy {
                     let process = Process()
                     process.executableURL = URL(fileURLWithPath: executable)
                     process.arguments = ["--overwrite-until-killed", folder]
-                    let output = Pipe()
-                    process.standardOutput = output
-                    try process.run()
+                    let output = try ChildLaunch.serialized { () throws -> Pipe in
+                        let output = Pipe()
+                        process.standardOutput = output
+                        try process.run()
+                        return output
+                    }
                     if round.isMultiple(of: 2) {
                         usleep(UInt32.random(in: 0...60_000))
                     } else {
@@ -212,7 +218,7 @@ enum FullDiskMount {
         probe.arguments = ["--mount", "--map-root-user", "sh", "-c", "mount -t tmpfs -o size=64k probe /mnt"]
         probe.standardOutput = FileHandle.nullDevice
         probe.standardError = FileHandle.nullDevice
-        guard (try? probe.run()) != nil else { return false }
+        guard (try? ChildLaunch.serialized { try probe.run() }) != nil else { return false }
         probe.waitUntilExit()
         return probe.terminationStatus == 0
     }()

@@ -220,6 +220,42 @@ import WebImageTestSupport
             try renderer.render("svgload_buffer", options: "", loaderOptions: nil, data: Data("<svg".utf8), budget: .seconds(2))
         }
     }
+
+    /// The renderer's child holds nothing of the host's but what it is given: a pipe the host made
+    /// without O_CLOEXEC (as Foundation's `Pipe` is) would otherwise stay open in it, and the
+    /// pipe's reader would wait for the render's end to see its end of file. A shell script stands
+    /// for the renderer (the shell is the program, the script its first argument, where the
+    /// operation goes) and fails saying how many descriptors it holds and whether the host's
+    /// pipe is one; the failure reports what it said.
+    @Test func theRenderersChildInheritsNoDescriptorOfTheHost() throws {
+        let hostPipe = Pipe()
+        let hostEnd = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\(hostPipe.fileHandleForWriting.fileDescriptor)")
+        #expect(hostEnd.hasPrefix("pipe:["))
+        let script = FileManager.default.temporaryDirectory.appendingPathComponent("webimage-fds-" + UUID().uuidString)
+        try Data("""
+            set -- /proc/$$/fd/*
+            count=$# held=no
+            for fd; do [ "$(readlink "$fd")" = "\(hostEnd)" ] && held=yes; done
+            echo "descriptors $count host-pipe $held" >&2
+            exit 3
+
+            """.utf8).write(to: script)
+        defer { try? FileManager.default.removeItem(at: script) }
+        var report = ""
+        do {
+            _ = try IsolatedRenderer(executable: "/bin/sh").render(script.path, options: "", loaderOptions: nil, data: Data("<svg".utf8), budget: .seconds(2))
+        } catch .failed(let message) {
+            report = message
+        } catch {
+            Issue.record("\(error)")
+        }
+        let fields = report.split(separator: " ")
+        #expect(fields.count == 4 && fields[3] == "no", "the child holds the host's pipe: \(report)")
+        // Its input, output and error streams (two memory files and its error pipe), and the shell's
+        // own two (dash moves the script it reads, and a copy of a stream, above 9).
+        #expect(fields.count == 4 && (Int(fields[1]) ?? .max) <= 5, "\(report)")
+        try hostPipe.fileHandleForWriting.close()
+    }
 }
 
 // MARK: Work between two checks

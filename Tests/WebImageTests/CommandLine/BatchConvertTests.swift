@@ -308,10 +308,13 @@ extension Heavy {
                 let process = Process()
                 process.executableURL = try ChildProcess.executable("webimage")
                 process.arguments = ["convert", endless, tree.path + "/in", "-o", tree.path + "/out", "--format", "png", "--jobs", "2"]
-                let output = Pipe()
-                process.standardOutput = output
                 process.standardError = FileHandle.nullDevice
-                try process.run()
+                let output = try ChildLaunch.serialized { () throws -> Pipe in
+                    let output = Pipe()
+                    process.standardOutput = output
+                    try process.run()
+                    return output
+                }
                 // Every file converted (its line read): only the URL is left. Then the signal.
                 let expected = "\(count)/\(count + 1)\n"
                 let printed = await withCheckedContinuation { continuation in

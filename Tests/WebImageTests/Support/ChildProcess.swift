@@ -13,6 +13,11 @@ enum ChildProcess {
         let standardError: String
     }
 
+    /// An input larger than a pipe holds (64 KiB), which `run` refuses.
+    struct InputOverPipeCapacity: Error {
+        let count: Int
+    }
+
     /// The built executable `name`, beside the test bundle (or in .build/debug).
     static func executable(_ name: String) throws -> URL {
         try #require(TestExecutable.url(name))
@@ -46,20 +51,26 @@ enum ChildProcess {
                 if !environment.isEmpty {
                     process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
                 }
-                let output = Pipe()
-                let errors = Pipe()
-                process.standardOutput = output
-                process.standardError = errors
                 do {
-                    if let input {
-                        let standardInput = Pipe()
-                        // Written before the child starts, into the pipe's buffer (64 KiB: plenty
-                        // for a list of paths), so that a child that exits unread raises no SIGPIPE.
-                        standardInput.fileHandleForWriting.write(input)
-                        try standardInput.fileHandleForWriting.close()
-                        process.standardInput = standardInput
+                    // The pipes opened and the child started with no other launch beside (ChildLaunch).
+                    let (output, errors) = try ChildLaunch.serialized { () throws -> (Pipe, Pipe) in
+                        let output = Pipe()
+                        let errors = Pipe()
+                        process.standardOutput = output
+                        process.standardError = errors
+                        if let input {
+                            // More would block the write below, and every launch with it.
+                            guard input.count <= 1 << 16 else { throw InputOverPipeCapacity(count: input.count) }
+                            let standardInput = Pipe()
+                            // Written before the child starts, into the pipe's buffer (64 KiB: plenty
+                            // for a list of paths), so that a child that exits unread raises no SIGPIPE.
+                            standardInput.fileHandleForWriting.write(input)
+                            try standardInput.fileHandleForWriting.close()
+                            process.standardInput = standardInput
+                        }
+                        try process.run()
+                        return (output, errors)
                     }
-                    try process.run()
                     // Both pipes are drained before waiting, so a chatty child never blocks on a full pipe.
                     let group = DispatchGroup()
                     // Written by the reader block, read after group.wait(): the group orders the two.
