@@ -99,6 +99,38 @@ import WebImageTestSupport
         #expect(image == nil && error != nil && delayed.image === placeholder)
     }
 
+    /// The placeholder an app keeps beside an image's URL (a BlurHash or ThumbHash made once, by
+    /// `ImageAnalysis` or the server's `/info`): painted at once from the hash, in the image's
+    /// colours, then replaced by the image.
+    @Test func aHashPlaceholderShowsUntilTheImageLoads() async throws {
+        let scratch = try ScratchFolder()
+        defer { scratch.remove() }
+        var context = WebImageContext()
+        context.customManager = makeManager(scratch)
+        let url = TestImages.url("photos/rocket.jpg")
+        let analysis = try ImageAnalysis(data: Data(contentsOf: url))
+        let placeholders = [
+            try WebImage.Image(blurHash: analysis.blurHash(), size: CGSize(width: 32, height: 21)),
+            WebImage.Image(thumbHash: analysis.thumbHash),
+        ]
+        let average = analysis.averageColor()
+        for placeholder in placeholders {
+            let view = PreviewView()
+            let (image, error) = await withCheckedContinuation { continuation in
+                view.setImage(with: url, placeholderImage: placeholder, context: context, completed: { image, _, error, _, finished, _ in
+                    if finished { continuation.resume(returning: (image, error)) }
+                })
+                #expect(view.image === placeholder, "shown at once")
+            }
+            // Painted in the image's colours: on average, the image's average.
+            let painted = try ImageAnalysis(image: placeholder).averageColor()
+            #expect(max(abs(Int(painted.red) - Int(average.red)), abs(Int(painted.green) - Int(average.green)), abs(Int(painted.blue) - Int(average.blue))) <= 12,
+                    "\(painted) against \(average)")
+            #expect(placeholder.pixelWidth > placeholder.pixelHeight, "the image's landscape shape")
+            #expect(error == nil && image != nil && view.image === image && image?.pixelWidth == 640)
+        }
+    }
+
     @Test func avoidAutoSetImageLeavesTheViewAlone() async throws {
         let scratch = try ScratchFolder()
         defer { scratch.remove() }
