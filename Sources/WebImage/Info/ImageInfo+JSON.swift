@@ -28,7 +28,9 @@ extension ImageInfo: Encodable {
             try json.encode(pixelHeight, forKey: "height")
             try json.encode(orientation, forKey: "orientation")
         }
-        if options.exif { try json.encode(exif(canonicalNames: options.exifCanonicalNames), forKey: "exif") }
+        // A file without EXIF or XMP has no such field.
+        if options.exif, !exifTags.isEmpty { try json.encode(exif(canonicalNames: options.exifCanonicalNames), forKey: "exif") }
+        if options.xmp, let xmpProperties { try json.encode(xmpProperties, forKey: "xmp") }
         if options.colorspace { try json.encode(colorspace, forKey: "colorspace") }
         if options.bands { try json.encode(bands, forKey: "bands") }
         if options.sampleFormat { try json.encode(sampleFormat, forKey: "sample_format") }
@@ -40,6 +42,12 @@ extension ImageInfo: Encodable {
             try json.encode(Dictionary(uniqueKeysWithValues: hashsums.map { ($0.key.rawValue, $0.value) }), forKey: "hashsums")
         }
         try analyses.encode(into: &json)
+    }
+
+    /// The XMP packet's properties by namespace prefix and name (/info's `xmp`), nil without
+    /// a packet or when it is not XML.
+    public var xmpProperties: [String: [String: XMPValue]]? {
+        xmp.flatMap(XMPProperties.read)
     }
 
     /// The EXIF tags by title (imgproxy's default) or canonical name, the first of a name kept.

@@ -6,13 +6,22 @@ import Testing
 enum Exiftool {
     static let executable = URL(fileURLWithPath: "/usr/bin/exiftool")
 
-    /// `exiftool -j -G0` (with `-n`, numbers as stored rather than described) of `file`.
-    static func tags(of file: URL, numeric: Bool = true) async throws -> [String: String] {
-        let result = try await ChildProcess.run(executable: executable, ["-j", "-G0"] + (numeric ? ["-n"] : []) + [file.path])
+    /// `exiftool -j -G0` (with `-n`, numbers as stored rather than described; with `-G1` for
+    /// `specificGroups`, "XMP-dc:Format") of `file`.
+    static func tags(of file: URL, numeric: Bool = true, specificGroups: Bool = false) async throws -> [String: String] {
+        let arguments = ["-j", specificGroups ? "-G1" : "-G0"] + (numeric ? ["-n"] : []) + [file.path]
+        let result = try await ChildProcess.run(executable: executable, arguments)
         try #require(result.status == 0, "\(result.standardError)")
         let objects = try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [[String: Any]]
         let tags = try #require(objects?.first)
-        return tags.mapValues { "\($0)" }
+        return tags.mapValues { value in
+            (value as? [Any]).map { $0.map { "\($0)" }.joined(separator: "\u{1F}") } ?? "\(value)"
+        }
+    }
+
+    /// The items of a list value `tags` holds.
+    static func list(_ value: String?) -> [String] {
+        value.map { $0.split(separator: "\u{1F}", omittingEmptySubsequences: false).map(String.init) } ?? []
     }
 
     /// The tag names of `group` ("EXIF", "XMP").
