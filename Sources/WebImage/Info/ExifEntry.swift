@@ -10,6 +10,7 @@ public struct ExifEntry: Sendable, Equatable {
     /// The value as libexif writes it: "8.00 EV (f/16.0)", "Right-top", "72".
     public var value: String
 
+    /// An entry with these texts.
     public init(name: String, title: String, value: String) {
         (self.name, self.title, self.value) = (name, title, value)
     }

@@ -4,6 +4,7 @@ import Foundation
 /// The digests imgproxy Pro's `calc_hashsums` computes over a source's bytes (its names).
 /// swift-crypto's (BoringSSL's on Linux, where Foundation has no CommonCrypto).
 public enum Hashsum: String, Sendable, CaseIterable {
+    /// MD5, SHA-1 (weak: for matching files, not for security), SHA-256, SHA-512.
     case md5, sha1, sha256, sha512
 
     /// The digest of `data` in lowercase hex, as `md5sum` and `sha256sum` print it.

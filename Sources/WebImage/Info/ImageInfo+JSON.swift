@@ -16,6 +16,7 @@ extension ImageInfo: Encodable {
         return encoder
     }
 
+    /// /info's fields that `options` chose.
     public func encode(to encoder: any Encoder) throws {
         var json = encoder.container(keyedBy: JSONKey.self)
         if options.size { try json.encode(byteCount, forKey: "size") }

@@ -8,6 +8,7 @@ public enum ImageInfoError: Error, Sendable, Equatable, CustomStringConvertible 
     /// An info option that cannot be read: unknown, not supported, or with a bad argument.
     case invalidOption(String)
 
+    /// The reason in words, the option named.
     public var description: String {
         switch self {
         case .header(let error): "\(error)"

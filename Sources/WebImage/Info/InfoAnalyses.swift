@@ -13,6 +13,7 @@ public struct InfoAnalyses: Sendable, Equatable {
     /// `perceptual_hash`.
     public var perceptualHash: PerceptualHash?
 
+    /// None.
     public init() {}
 
     /// The analyses of `analysis` that `options` asks for.

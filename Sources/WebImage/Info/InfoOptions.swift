@@ -10,6 +10,7 @@ public struct InfoOptions: Sendable, Equatable {
     /// `exif`: the EXIF tags, under their titles ("Date and Time (Original)"), or with
     /// `exifCanonicalNames` their names ("DateTimeOriginal").
     public var exif = true
+    /// `exif`'s second argument: canonical names.
     public var exifCanonicalNames = false
     /// `iptc`: the IPTC-IIM datasets.
     public var iptc = true
@@ -26,19 +27,23 @@ public struct InfoOptions: Sendable, Equatable {
     /// `alpha`: whether the image has an alpha channel; with `checksTransparency`, whether
     /// any pixel is not opaque too.
     public var alpha = false
+    /// `alpha`'s second argument: check the pixels for transparency.
     public var checksTransparency = false
     /// `palette`: at most this many colours (2...256), 0 for none.
     public var paletteColors = 0
     /// `average`: the average colour, fully transparent pixels ignored unless
     /// `averageIgnoresTransparent` is false.
     public var average = false
+    /// `average`'s second argument: weigh colours by alpha (fully transparent ones not at all).
     public var averageIgnoresTransparent = true
     /// `dominant_colors`: the six swatches, the missing ones built from the found with
     /// `dominantColorsBuildMissing`.
     public var dominantColors = false
+    /// `dominant_colors`' second argument: build the swatches not found.
     public var dominantColorsBuildMissing = false
-    /// `blurhash`: BlurHash components (1...9 each); 0 for none.
+    /// `blurhash`: horizontal BlurHash components (1...9 each way); 0 for none.
     public var blurHashXComponents = 0
+    /// `blurhash`'s second argument: vertical components.
     public var blurHashYComponents = 0
     /// `thumb_hash`: the ThumbHash.
     public var thumbHash = false
