@@ -117,8 +117,11 @@ public struct InfoOptions: Sendable, Equatable {
             }
             hashsums = kinds
         case "video_meta", "vm", "detect_objects", "do", "classify", "cl", "crop", "c", "objects_position", "obj_pos", "op",
-             "video_thumbnail_second", "vts", "video_thumbnail_keyframes", "vtk", "page", "pg":
+             "video_thumbnail_second", "vts", "video_thumbnail_keyframes", "vtk":
             throw .invalidOption("\(name) is not supported")
+        case "page", "pg":
+            // The first page or frame, which every field reads; another is not chosen yet.
+            guard try option.int(at: 0) == 0 else { throw option.fail("only page 0 is supported") }
         default:
             throw .invalidOption("unknown option \(name)")
         }
