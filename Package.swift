@@ -64,10 +64,13 @@ let package = Package(
         // the animated WebP saver over libwebp's WebPAnimEncoder (libwebp-dev, a libvips-dev
         // dependency): libvips 8.14's own leaks on a failed save. The colour encoding HEIF and
         // JPEG XL files declare, read with libheif (libheif-dev) and libjxl (libjxl-dev), which
-        // libvips 8.14 drops or turns into an ICC profile.
+        // libvips 8.14 drops or turns into an ICC profile. EXIF tags' names, titles and values
+        // read with libexif (libexif-dev, a libvips-dev dependency), for `ImageInfo`.
         .target(
             name: "CVipsGlue", dependencies: ["CLibvips", "CBitmapKernels"], cSettings: fuzzedC,
-            linkerSettings: [.linkedLibrary("webpmux"), .linkedLibrary("webp"), .linkedLibrary("heif"), .linkedLibrary("jxl")]
+            linkerSettings: [
+                .linkedLibrary("webpmux"), .linkedLibrary("webp"), .linkedLibrary("heif"), .linkedLibrary("jxl"), .linkedLibrary("exif"),
+            ]
         ),
         // Kernels over bitmaps in memory: resampling, orientation, round-corner coverage, and ICC
         // conversion through lcms2 (liblcms2-dev).
@@ -124,6 +127,8 @@ let package = Package(
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 // The trace context sent on to origins (`ImageDownloaderConfig.propagatesTraceContext`).
                 .product(name: "Instrumentation", package: "swift-distributed-tracing"),
+                // `ImageInfo`'s hashsums (MD5, SHA-1, SHA-256, SHA-512), BoringSSL's.
+                .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: fuzzedSwift
         ),

@@ -3,7 +3,7 @@
 # libvips (the image engine), libheif and libjxl (the colour encoding HEIF, AVIF and JPEG XL files
 # declare, which libvips 8.14 drops), libjpeg-turbo (TurboJPEG and libjpeg, the engine for small and
 # progressive JPEGs), libpng, libdeflate and lcms2 (small PNGs, colour profiles), zlib (the PNG
-# metadata limit), chromium (the image server's playground is tested in it, headless), nginx (the
+# metadata limit), libexif (EXIF tag names and titles for ImageInfo), chromium (the image server's playground is tested in it, headless), nginx (the
 # scale-out test runs two servers behind it), python3 and libvips-tools (the decode bombs' generator,
 # scripts/decode-bombs, which the server's bomb test runs), python3-venv and moto's S3-compatible
 # server in a virtual environment (scripts/moto-venv.sh: the S3 source tests), pyimgproxy, a
@@ -15,7 +15,7 @@
 # arguments (the benchmarks' tools).
 # Idempotent.
 set -euo pipefail
-packages=(libvips-dev libvips-tools python3 python3-venv libheif-dev libjxl-dev libturbojpeg0-dev libjpeg62-turbo-dev liblcms2-dev libpng-dev libdeflate-dev zlib1g-dev pkg-config chromium nginx libimage-exiftool-perl gdb procps "$@")
+packages=(libvips-dev libvips-tools python3 python3-venv libheif-dev libjxl-dev libturbojpeg0-dev libjpeg62-turbo-dev liblcms2-dev libpng-dev libdeflate-dev zlib1g-dev libexif-dev pkg-config chromium nginx libimage-exiftool-perl gdb procps "$@")
 missing=()
 for package in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")

@@ -321,4 +321,11 @@ int wi_heif_save_hdr(const uint16_t *samples, int width, int height, int bands, 
 int wi_jxl_save_hdr(const uint16_t *samples, int width, int height, int bands, double distance, int effort,
                     int primaries, int transfer, double peak_luminance, void **data, size_t *length);
 
+/// Called by wi_exif_entries for each tag: its IFD (0, 2 EXIF, 3 GPS, 4 interoperability), its
+/// canonical name, its title and its value as libexif writes them.
+typedef void (*wi_exif_entry_callback)(int ifd, const char *name, const char *title, const char *value, void *context);
+/// Reads the EXIF block `data` ("Exif\0\0" and a TIFF header) with libexif and calls `callback`
+/// for each tag it knows, but the thumbnail's (IFD1). Returns 0, or -1 when it cannot start.
+int wi_exif_entries(const void *data, size_t length, wi_exif_entry_callback callback, void *context);
+
 #endif

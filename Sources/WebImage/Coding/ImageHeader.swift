@@ -28,16 +28,22 @@ public struct ImageHeader: Sendable, Equatable {
     /// embedded thumbnail when it has one (what `decodeEmbeddedThumbnail` decodes); throws when
     /// the format is unknown or the header is corrupt.
     public init(probing data: Data, embeddedThumbnail: Bool = false) throws(ImageCodingError) {
-        guard !data.isEmpty else { throw .emptyData }
-        let format = ImageFormat(sniffing: data)
-        guard let loader = VipsLoader(format: format, embeddedThumbnail: embeddedThumbnail) else {
-            throw format == .undefined ? .unknownFormat : .unsupportedFormat(format)
-        }
         var options = ImageCoderOptions()
         options.decodeMaxPixelCount = .max
         // The header of a long animation is read as it is; the limits on work (scans, metadata) stay.
         options.decodeMaxFrameCount = .max
         options.decodeMaxTotalPixelCount = .max
+        try self.init(probing: data, embeddedThumbnail: embeddedThumbnail, options: options)
+    }
+
+    /// Reads the header of `data` under `options`' decode limits (pixels, frames, metadata),
+    /// refusing what a decode with them would refuse (`ImageInfo`).
+    init(probing data: Data, embeddedThumbnail: Bool = false, options: ImageCoderOptions) throws(ImageCodingError) {
+        guard !data.isEmpty else { throw .emptyData }
+        let format = ImageFormat(sniffing: data)
+        guard let loader = VipsLoader(format: format, embeddedThumbnail: embeddedThumbnail) else {
+            throw format == .undefined ? .unknownFormat : .unsupportedFormat(format)
+        }
         let header: VipsHeader
         if format == .jpeg, !embeddedThumbnail, let segments = try Self.jpegHeader(of: data, options: options) {
             header = segments

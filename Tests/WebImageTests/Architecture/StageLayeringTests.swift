@@ -13,7 +13,7 @@ struct StageLayeringTests {
         "Image": 1,
         "Coding": 2,
         "Analysis": 3, "Animation": 3, "Caching": 3, "Loading": 3, "Transforming": 3,
-        "Manager": 4,
+        "Manager": 4, "Info": 4,
         "View": 5,
     ]
 
