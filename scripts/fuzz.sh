@@ -23,7 +23,7 @@ while [ $# -gt 0 ]; do
     esac
 done
 [ ${#limit[@]} -gt 0 ] || limit=(-runs=500)
-all=(sniff header jpeg-segments jpeg-dc apng gif svg png decode loading path signature canonical accept settings request-headers placeholders)
+all=(sniff header jpeg-segments jpeg-dc apng gif svg png decode loading path signature canonical accept settings request-headers placeholders info)
 targets=("$@")
 [ ${#targets[@]} -gt 0 ] || targets=("${all[@]}")
 out=.build-fuzz

@@ -3,8 +3,9 @@
 # libvips (the image engine), libheif and libjxl (the colour encoding HEIF, AVIF and JPEG XL files
 # declare, which libvips 8.14 drops), libjpeg-turbo (TurboJPEG and libjpeg, the engine for small and
 # progressive JPEGs), libpng, libdeflate and lcms2 (small PNGs, colour profiles), zlib (the PNG
-# metadata limit), libexif (EXIF tag names and titles for ImageInfo), chromium (the image server's playground is tested in it, headless), nginx (the
-# scale-out test runs two servers behind it), python3 and libvips-tools (the decode bombs' generator,
+# metadata limit), libexif (EXIF tag names and titles for ImageInfo), chromium (the image
+# server's playground is tested in it, headless), nginx (the scale-out test runs two servers
+# behind it), python3 and libvips-tools (the decode bombs' generator,
 # scripts/decode-bombs, which the server's bomb test runs), python3-venv and moto's S3-compatible
 # server in a virtual environment (scripts/moto-venv.sh: the S3 source tests), pyimgproxy, a
 # third-party imgproxy URL builder, in another (scripts/pyimgproxy-venv.sh: the migration test),
