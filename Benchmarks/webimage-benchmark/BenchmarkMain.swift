@@ -1,6 +1,6 @@
 import Foundation
 
-/// `swift run -c release webimage-benchmark [coders|threads|cache|memory|transformers|budget|webp-animation|download|manager|hdr|all]`
+/// `swift run -c release webimage-benchmark [coders|threads|cache|memory|transformers|budget|webp-animation|download|manager|hdr|info|all]`
 /// (`threads`: only the 2-threads-against-1 part of `coders`; `memory`: only the memory-tier part of `cache`;
 /// `chain`: only the transformer chain of `transformers`), or
 /// `webimage-benchmark repeat IMAGE COUNT [THREADS [FORMAT|source]]` to run our thumbnail job on one
@@ -55,5 +55,6 @@ enum BenchmarkMain {
         if which == "download" || which == "all" { try await DownloadBenchmarks.run() }
         if which == "manager" || which == "all" { try await ManagerBenchmarks.run() }
         if which == "hdr" || which == "all" { try HDRBenchmarks.run() }
+        if which == "info" || which == "all" { try InfoBenchmarks.run() }
     }
 }
