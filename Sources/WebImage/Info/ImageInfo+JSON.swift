@@ -29,8 +29,9 @@ extension ImageInfo: Encodable {
             try json.encode(pixelHeight, forKey: "height")
             try json.encode(orientation, forKey: "orientation")
         }
-        // A file without EXIF or XMP has no such field.
+        // A file without EXIF, IPTC or XMP has no such field.
         if options.exif, !exifTags.isEmpty { try json.encode(exif(canonicalNames: options.exifCanonicalNames), forKey: "exif") }
+        if options.iptc, let iptc, let datasets = IPTCDatasets(iptc) { try json.encode(datasets, forKey: "iptc") }
         if options.xmp, let xmpProperties { try json.encode(xmpProperties, forKey: "xmp") }
         if options.colorspace { try json.encode(colorspace, forKey: "colorspace") }
         if options.bands { try json.encode(bands, forKey: "bands") }
