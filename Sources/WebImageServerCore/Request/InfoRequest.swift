@@ -1,0 +1,71 @@
+import Foundation
+import WebImage
+
+/// An `/info` request read from its URL path (imgproxy Pro's
+/// `/info/{signature}/{info options}/{source}`): signature checked, info options parsed over
+/// imgproxy's defaults, source decoded as an image URL's.
+public struct InfoRequest: Sendable, Equatable {
+    /// The signature segment as given.
+    public var signature: String
+    /// The path after the signature, repaired, without the query: what the signature signs.
+    public var path: String
+    /// The fields asked for.
+    public var options: InfoOptions
+    /// Where the image comes from.
+    public var source: SourceURL
+
+    /// A request made of its parts.
+    public init(signature: String, path: String, options: InfoOptions, source: SourceURL) {
+        self.signature = signature
+        self.path = path
+        self.options = options
+        self.source = source
+    }
+}
+
+extension ImageRequestParser {
+    /// A URL format without `/info`: every info path is 404.
+    public func parseInfo(path: String, now: Date) throws(ImageServerError) -> InfoRequest {
+        throw .invalidPath("this URL format has no /info")
+    }
+}
+
+extension ImgproxyURLParser {
+    /// The `/info` request `path` asks for: the path after `/info`, from the slash before the
+    /// signature (`/{signature}/bh:4:3/th:1/plain/https://example.com/a.jpg`), signed as an image
+    /// path is (the signature signs what follows it). Errors carry the status: 403 for the
+    /// signature, 400 for an option (unknown, Pro's video and object detection, a bad
+    /// argument: named), 404 for an option `ALLOWED_INFO_OPTIONS` does not list, the path or the
+    /// source.
+    public func parseInfo(path: String, now: Date) throws(ImageServerError) -> InfoRequest {
+        let (signature, rest) = try signedRest(of: path)
+        let segments = rest.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
+        let (parsed, sourceSegments) = RawOption.leading(segments, separator: configuration.argumentsSeparator)
+        var written: [String] = []
+        for option in parsed {
+            let allowed = configuration.allowedInfoOptions
+            if !allowed.isEmpty, !allowed.contains(option.name) { throw .optionNotAllowed(option.name) }
+            // Info arguments hold no `:`: joined by it whatever `ARGUMENTS_SEPARATOR` is.
+            let text = ([option.name] + option.arguments).joined(separator: ":")
+            // Read alone first, so that an error names the option as written.
+            do {
+                _ = try InfoOptions(parsing: text)
+            } catch {
+                guard case .invalidOption(let reason) = error else { throw .invalidOption(option.name, reason: "\(error)") }
+                throw .invalidOption(option.name, reason: reason)
+            }
+            written.append(text)
+        }
+        let options: InfoOptions
+        do {
+            options = try InfoOptions(parsing: written.joined(separator: "/"))
+        } catch {
+            throw .invalidOption("info options", reason: "\(error)")
+        }
+        let (source, fileExtension) = try SourceDecoding.decode(
+            sourceSegments, schemes: configuration.sourceSchemes, reading: SourceURLReading(configuration)
+        )
+        if let fileExtension { throw .invalidSource("an info URL names no output format (.\(fileExtension))") }
+        return InfoRequest(signature: signature, path: "/" + rest, options: options, source: source)
+    }
+}
