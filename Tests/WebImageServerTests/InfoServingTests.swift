@@ -1,4 +1,5 @@
 import Foundation
+import MetricsTestKit
 import Testing
 import WebImage
 import WebImageTestServer
@@ -247,6 +248,37 @@ import WebImageTestSupport
             let reply = try await server.get(Self.path("photos/rocket.jpg"))
             #expect(reply.status == 200 && reply.header("etag") == nil)
         }
+    }
+
+    @Test func cacheBusterAndExpiresAreReadAsInProcessingURLs() async throws {
+        try await withRunningServer(Self.configuration()) { server in
+            let first = try await server.get(Self.path("photos/rocket.jpg", options: "cb:v1"))
+            #expect(first.status == 200 && first.header("x-cache") == "miss")
+            #expect(try await server.get(Self.path("photos/rocket.jpg", options: "cachebuster:v1")).header("x-cache") == "memory")
+            let busted = try await server.get(Self.path("photos/rocket.jpg", options: "cb:v2"))
+            #expect(busted.header("x-cache") == "miss" && busted.body == first.body)
+            let now = Int(Date().timeIntervalSince1970)
+            #expect(try await server.get(Self.path("photos/rocket.jpg", options: "exp:\(now + 100)")).status == 200)
+            let expired = try await server.get(Self.path("photos/rocket.jpg", options: "expires:\(now - 100)"))
+            #expect(expired.status == 403 && expired.body == Data("Expired URL\n".utf8))
+        }
+    }
+
+    @Test func infoRequestsAreCountedAndLoggedWithoutTheirSignature() async throws {
+        let metrics = TestMetrics()
+        try await withRunningServer(Self.configuration(), metrics: metrics) { server in
+            #expect(try await server.get(Self.path("photos/rocket.jpg", options: "th:1")).status == 200)
+            #expect(try await server.get(Self.path("photos/rocket.jpg", options: "nonsense:1")).status == 400)
+            // HEAD: the same fields, no body.
+            let head = try await ServerUnderTest.request(Self.path("photos/rocket.jpg", options: "th:1"), method: "HEAD", port: server.port)
+            #expect(head.status == 200 && head.body.isEmpty && head.header("content-type") == "application/json")
+            #expect(try metrics.expectCounter("webimage_server_requests_total", [("status", "200"), ("format", "none")]).totalValue == 2)
+            #expect(try metrics.expectCounter("webimage_server_requests_total", [("status", "400"), ("format", "none")]).totalValue == 1)
+            #expect(try metrics.expectCounter("webimage_server_cache_lookups_total", [("tier", "miss")]).totalValue == 1)
+        }
+        // The access line's path: `/info`, the options and the source, not the signature.
+        #expect(ImageServer.loggedPath("/info/c2lnbmF0dXJl/th:1/plain/local:///a.jpg") == "/info/th:1/plain/local:///a.jpg")
+        #expect(ImageServer.loggedPath("/c2lnbmF0dXJl/rs:fit:1:1/plain/local:///a.jpg") == "/rs:fit:1:1/plain/local:///a.jpg")
     }
 
     // MARK: The CLI

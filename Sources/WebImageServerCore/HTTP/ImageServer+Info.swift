@@ -101,11 +101,13 @@ extension ImageServer {
 }
 
 extension ResultKey {
-    /// An info's key: apart from every image's (its first line), the source and the fields
-    /// asked for (`InfoOptions`' description lists every field: the same fields by aliases or
-    /// in another order give one key), and the cookie's digest as an image's.
+    /// An info's key: apart from every image's (its first line), the source, the fields asked
+    /// for (`InfoOptions`' description lists every field: the same fields by aliases or in
+    /// another order give one key), the cache buster, and the cookie's digest as an image's.
     init(info request: InfoRequest, sourceCookie: String?) {
-        self.init(text: "info\n" + request.source.description + "\n" + String(describing: request.options), sourceCookie: sourceCookie)
+        var text = "info\n" + request.source.description + "\n" + String(describing: request.options)
+        if let cacheBuster = request.cacheBuster { text += "\ncachebuster " + cacheBuster }
+        self.init(text: text, sourceCookie: sourceCookie)
     }
 }
 

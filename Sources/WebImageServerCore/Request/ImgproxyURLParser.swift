@@ -8,7 +8,7 @@ public struct ImgproxyURLParser: ImageRequestParser {
     public let configuration: ProcessingConfiguration
     /// The signature check.
     public let verifier: SignatureVerifier
-    private let applier: OptionApplier
+    let applier: OptionApplier
     /// The paths lately read: a result asked for again is not read again.
     private let recent = RecentRequests()
 

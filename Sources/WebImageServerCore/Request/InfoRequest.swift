@@ -13,13 +13,16 @@ public struct InfoRequest: Sendable, Equatable {
     public var options: InfoOptions
     /// Where the image comes from.
     public var source: SourceURL
+    /// `cachebuster`: part of the info's key, so that a changed one is read again.
+    public var cacheBuster: String?
 
     /// A request made of its parts.
-    public init(signature: String, path: String, options: InfoOptions, source: SourceURL) {
+    public init(signature: String, path: String, options: InfoOptions, source: SourceURL, cacheBuster: String? = nil) {
         self.signature = signature
         self.path = path
         self.options = options
         self.source = source
+        self.cacheBuster = cacheBuster
     }
 }
 
@@ -42,9 +45,15 @@ extension ImgproxyURLParser {
         let segments = rest.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
         let (parsed, sourceSegments) = RawOption.leading(segments, separator: configuration.argumentsSeparator)
         var written: [String] = []
+        // `cachebuster` and `expires` are read as processing URLs read them (an expired URL 403).
+        var shared = ProcessingOptions(configuration: configuration)
         for option in parsed {
             let allowed = configuration.allowedInfoOptions
             if !allowed.isEmpty, !allowed.contains(option.name) { throw .optionNotAllowed(option.name) }
+            if Self.processingOptionsOfInfo.contains(option.name) {
+                try applier.apply(option, to: &shared, now: now)
+                continue
+            }
             // Info arguments hold no `:`: joined by it whatever `ARGUMENTS_SEPARATOR` is.
             let text = ([option.name] + option.arguments).joined(separator: ":")
             // Read alone first, so that an error names the option as written.
@@ -66,6 +75,9 @@ extension ImgproxyURLParser {
             sourceSegments, schemes: configuration.sourceSchemes, reading: SourceURLReading(configuration)
         )
         if let fileExtension { throw .invalidSource("an info URL names no output format (.\(fileExtension))") }
-        return InfoRequest(signature: signature, path: "/" + rest, options: options, source: source)
+        return InfoRequest(signature: signature, path: "/" + rest, options: options, source: source, cacheBuster: shared.cacheBuster)
     }
+
+    /// The info options that are processing options too, by every name.
+    private static let processingOptionsOfInfo: Set<String> = ["cachebuster", "cb", "expires", "exp"]
 }
