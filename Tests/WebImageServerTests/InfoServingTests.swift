@@ -153,6 +153,10 @@ import WebImageTestSupport
                 let body = String(decoding: reply.body, as: UTF8.self)
                 #expect(reply.status == 400 && body.contains(name), "\(option): \(reply.status) \(body)")
             }
+            // The first page is the one read; another is refused by name.
+            #expect(try await server.get(Self.path("photos/rocket.jpg", options: "pg:0")).status == 200)
+            let page = try await server.get(Self.path("sdwebimage/TestImageAnimated.webp", options: "page:2"))
+            #expect(page.status == 400 && String(decoding: page.body, as: UTF8.self).contains("page"))
             // A processing option is not an info option.
             #expect(try await server.get(Self.path("photos/rocket.jpg", options: "rs:fit:300:200")).status == 400)
             // An output format has no place in an info URL.
@@ -218,10 +222,16 @@ import WebImageTestSupport
                 #expect(ContinuousClock.now - started < .seconds(5))
             }
         }
-        // `MAX_SRC_RESOLUTION` is the one limit: under 0.1 MP, rocket.jpg (0.27 MP) is refused.
+        // `MAX_SRC_RESOLUTION` and `MAX_SRC_FILE_SIZE` are the processing's: under 0.1 MP,
+        // rocket.jpg (0.27 MP) is refused; under 100 KB, its 112 KB too.
         try await withRunningServer(Self.configuration { $0.processing.maxSourceResolution = 100_000 }) { server in
             let reply = try await server.get(Self.path("photos/rocket.jpg"))
             #expect(reply.status == 422 && reply.body == Data("Source image is too large\n".utf8))
+        }
+        try await withRunningServer(Self.configuration { $0.processing.maxSourceFileSize = 100_000 }) { server in
+            let reply = try await server.get(Self.path("photos/rocket.jpg"))
+            #expect(reply.status == 422 && reply.body == Data("Source image is too large\n".utf8))
+            #expect(try await server.get(Self.path("sdwebimage/TestImage.png")).status == 200)
         }
     }
 
