@@ -148,7 +148,11 @@ import WebImageTestSupport
 
     @Test func unknownAndProOnlyOptionsAre400NamingThem() async throws {
         try await withRunningServer(Self.configuration()) { server in
-            for (option, name) in [("nonsense:1", "nonsense"), ("video_meta:1", "video_meta"), ("detect_objects:1", "detect_objects"), ("do:1", "do"), ("crop:10:10", "crop")] {
+            let refused = [
+                ("nonsense:1", "nonsense"), ("video_meta:1", "video_meta"), ("detect_objects:1", "detect_objects"), ("do:1", "do"),
+                ("crop:10:10", "crop"),
+            ]
+            for (option, name) in refused {
                 let reply = try await server.get(Self.path("photos/rocket.jpg", options: option))
                 let body = String(decoding: reply.body, as: UTF8.self)
                 #expect(reply.status == 400 && body.contains(name), "\(option): \(reply.status) \(body)")
@@ -274,7 +278,7 @@ import WebImageTestSupport
         }
     }
 
-    @Test func infoRequestsAreCountedAndLoggedWithoutTheirSignature() async throws {
+    @Test func infoRequestsAreCountedLoggedWithoutTheirSignatureAndPrefixed() async throws {
         let metrics = TestMetrics()
         try await withRunningServer(Self.configuration(), metrics: metrics) { server in
             #expect(try await server.get(Self.path("photos/rocket.jpg", options: "th:1")).status == 200)
@@ -285,6 +289,11 @@ import WebImageTestSupport
             #expect(try metrics.expectCounter("webimage_server_requests_total", [("status", "200"), ("format", "none")]).totalValue == 2)
             #expect(try metrics.expectCounter("webimage_server_requests_total", [("status", "400"), ("format", "none")]).totalValue == 1)
             #expect(try metrics.expectCounter("webimage_server_cache_lookups_total", [("tier", "miss")]).totalValue == 1)
+        }
+        // Under `PATH_PREFIX`, as image URLs.
+        try await withRunningServer(Self.configuration { $0.pathPrefix = "/images" }) { server in
+            let (prefixed, bare) = (try await server.get("/images" + Self.path("photos/rocket.jpg")), try await server.get(Self.path("photos/rocket.jpg")))
+            #expect(prefixed.status == 200 && bare.status == 404)
         }
         // The access line's path: `/info`, the options and the source, not the signature.
         #expect(ImageServer.loggedPath("/info/c2lnbmF0dXJl/th:1/plain/local:///a.jpg") == "/info/th:1/plain/local:///a.jpg")
