@@ -212,6 +212,16 @@ import WebImageTestSupport
         }
     }
 
+    @Test func aMissingSourceIs404EvenWithAFallbackImage() async throws {
+        let fallback = TestServer.imagesFolder.appendingPathComponent("sdwebimage/TestImage.png").path
+        try await withRunningServer(Self.configuration { $0.fallbackImagePath = fallback }) { server in
+            // An image URL gets the fallback image; an info would describe that other image.
+            #expect(try await server.get("/unsafe/plain/local:///photos/no-such.jpg@png").status == 200)
+            let info = try await server.get(Self.path("photos/no-such.jpg"))
+            #expect(info.status == 404 && info.body == Data("Invalid source URL\n".utf8))
+        }
+    }
+
     @Test func aSourceOverTheResolutionLimitIs422ByItsHeader() async throws {
         // 60 MP by its header, a 1x1 image's pixels: refused by the header alone, at once.
         let bytes = try SourceImages.sixtyMegapixelPNG()
