@@ -20,8 +20,9 @@ extension ImageServer {
             let key = ResultKey(info: request, sourceCookie: cookie)
             let ifNoneMatch = configuration.usesETag ? head.headerFields[.ifNoneMatch] : nil
             if let result = results.memoryResult(forKey: key) {
-                metrics.cacheLookup(tier: ResultStore.Tier.memory.rawValue)
-                return ImageResponse.info(result, cache: ResultStore.Tier.memory.rawValue, ifNoneMatch: ifNoneMatch, configuration: configuration)
+                let tier = ResultStore.Tier.memory.rawValue
+                metrics.cacheLookup(tier: tier)
+                return ImageResponse.info(result, request: request, cache: tier, ifNoneMatch: ifNoneMatch, configuration: configuration)
             }
             return try await watches.run(timeout: .nanoseconds(Int64(min(configuration.timeout, 1e9) * 1e9)), clientGone: clientGone) {
                 try await self.answerInfo(request, key: key, sourceCookie: cookie, ifNoneMatch: ifNoneMatch, logger: logger)
@@ -37,20 +38,20 @@ extension ImageServer {
     ) async throws -> ImageServerResponse {
         if let (result, tier) = await results.result(forKey: key) {
             metrics.cacheLookup(tier: tier.rawValue)
-            return ImageResponse.info(result, cache: tier.rawValue, ifNoneMatch: ifNoneMatch, configuration: configuration)
+            return ImageResponse.info(result, request: request, cache: tier.rawValue, ifNoneMatch: ifNoneMatch, configuration: configuration)
         }
         metrics.cacheLookup(tier: "miss")
         try checkAllowed(request.source)
         if ifNoneMatch != nil, sourceCookie == nil, let version = EntityTag.sourceVersion(validators: await sources.storedValidators(of: request.source)) {
             let tag = EntityTag.make(sourceVersion: version, key: key)
             if EntityTag.notModified(ifNoneMatch: ifNoneMatch, tag) {
-                return ImageResponse.infoNotModified(entityTag: tag, configuration: configuration)
+                return ImageResponse.infoNotModified(entityTag: tag, request: request, configuration: configuration)
             }
         }
         let (made, _) = try await inFlight.value(forKey: key.text) {
             try await self.makeInfo(request, key: key, sourceCookie: sourceCookie, logger: logger)
         }
-        return ImageResponse.info(made.result, cache: "miss", ifNoneMatch: ifNoneMatch, configuration: configuration)
+        return ImageResponse.info(made.result, request: request, cache: "miss", ifNoneMatch: ifNoneMatch, configuration: configuration)
     }
 
     /// Fetches the source and reads its info on the blocking pool, in a worker slot; keeps the
@@ -113,11 +114,13 @@ extension ResultKey {
 
 extension ImageResponse {
     /// An info's JSON, from `cache` (memory, disk, miss); 304 when `ifNoneMatch` (nil unless
-    /// `USE_ETAG`) matches its entity tag.
-    static func info(_ result: StoredResult, cache: String, ifNoneMatch: String?, configuration: ImageServerConfiguration) -> ImageServerResponse {
+    /// `USE_ETAG`) matches its entity tag. `max-age` is `TTL`, capped by the URL's expiry.
+    static func info(
+        _ result: StoredResult, request: InfoRequest, cache: String, ifNoneMatch: String?, configuration: ImageServerConfiguration
+    ) -> ImageServerResponse {
         var headers = HTTPFields()
         if configuration.usesETag { headers[.eTag] = result.metadata.entityTag }
-        headers[.cacheControl] = "public, max-age=\(configuration.ttl)"
+        headers[.cacheControl] = "public, max-age=\(maxAge(configuration.ttl, expires: request.expires))"
         if let lastModified = result.metadata.lastModified { headers[.lastModified] = lastModified }
         headers[.xCache] = cache
         if EntityTag.notModified(ifNoneMatch: ifNoneMatch, result.metadata.entityTag) {
@@ -129,10 +132,10 @@ extension ImageResponse {
     }
 
     /// 304 with `entityTag`, decided from the stored source's version before any fetch.
-    static func infoNotModified(entityTag: String, configuration: ImageServerConfiguration) -> ImageServerResponse {
+    static func infoNotModified(entityTag: String, request: InfoRequest, configuration: ImageServerConfiguration) -> ImageServerResponse {
         var headers = HTTPFields()
         headers[.eTag] = entityTag
-        headers[.cacheControl] = "public, max-age=\(configuration.ttl)"
+        headers[.cacheControl] = "public, max-age=\(maxAge(configuration.ttl, expires: request.expires))"
         headers[.xCache] = "source"
         return ImageServerResponse(status: .notModified, headerFields: headers)
     }

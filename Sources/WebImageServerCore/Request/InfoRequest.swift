@@ -15,14 +15,18 @@ public struct InfoRequest: Sendable, Equatable {
     public var source: SourceURL
     /// `cachebuster`: part of the info's key, so that a changed one is read again.
     public var cacheBuster: String?
+    /// `expires`: when the URL stops being valid (checked when the path is parsed); caps the
+    /// answer's `max-age`.
+    public var expires: Date?
 
     /// A request made of its parts.
-    public init(signature: String, path: String, options: InfoOptions, source: SourceURL, cacheBuster: String? = nil) {
+    public init(signature: String, path: String, options: InfoOptions, source: SourceURL, cacheBuster: String? = nil, expires: Date? = nil) {
         self.signature = signature
         self.path = path
         self.options = options
         self.source = source
         self.cacheBuster = cacheBuster
+        self.expires = expires
     }
 }
 
@@ -75,7 +79,8 @@ extension ImgproxyURLParser {
             sourceSegments, schemes: configuration.sourceSchemes, reading: SourceURLReading(configuration)
         )
         if let fileExtension { throw .invalidSource("an info URL names no output format (.\(fileExtension))") }
-        return InfoRequest(signature: signature, path: "/" + rest, options: options, source: source, cacheBuster: shared.cacheBuster)
+        let expires = shared.expires.map { Date(timeIntervalSince1970: TimeInterval($0)) }
+        return InfoRequest(signature: signature, path: "/" + rest, options: options, source: source, cacheBuster: shared.cacheBuster, expires: expires)
     }
 
     /// The info options that are processing options too, by every name.
