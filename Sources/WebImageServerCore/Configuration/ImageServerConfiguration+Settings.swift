@@ -220,6 +220,10 @@ extension ImageServerConfiguration {
             "allowedProcessingOptions", \.processing.allowedProcessingOptions, .list,
             "option names a URL may write, as written (`rs` and `resize` apart; presets' contents exempt; else 404); none: any"
         ),
+        .read(
+            "allowedInfoOptions", \.processing.allowedInfoOptions, .list,
+            "info option names an `/info` URL may write, as written (`dc` and `dominant_colors` apart; else 404); none: any"
+        ),
         .read("argumentsSeparator", \.processing.argumentsSeparator, .argumentsSeparator, "separates an option's name and arguments in URLs and presets"),
         .read(
             "urlReplacements", \.processing.urlReplacements, .urlReplacements,

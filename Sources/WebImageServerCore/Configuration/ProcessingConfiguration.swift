@@ -93,6 +93,9 @@ public struct ProcessingConfiguration: Sendable, Hashable {
     /// Presets' options are not held to it (the `preset` option itself is); a name not listed is
     /// 404.
     public var allowedProcessingOptions: [String] = []
+    /// Info option names an `/info` URL may write, as written (`dc` and `dominant_colors` are
+    /// two names); empty: any. A name not listed is 404.
+    public var allowedInfoOptions: [String] = []
     /// Source URL rewrites, in order, before `baseURL`.
     public var urlReplacements: [URLReplacement] = []
     /// Put before every source URL that does not start with it already.

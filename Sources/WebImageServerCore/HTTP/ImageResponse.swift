@@ -36,7 +36,7 @@ enum ImageResponse {
         let status = configuration.fallbackImageHTTPCode == 0 ? failure.status : configuration.fallbackImageHTTPCode
         var headers = HTTPFields()
         if configuration.fallbackImageTTL > 0 {
-            headers[.cacheControl] = "public, max-age=\(maxAge(configuration.fallbackImageTTL, job: job))"
+            headers[.cacheControl] = "public, max-age=\(maxAge(configuration.fallbackImageTTL, expires: job.request.expires))"
         } else if status >= 400 {
             headers[.cacheControl] = "no-store"
         } else {
@@ -101,12 +101,12 @@ enum ImageResponse {
     /// `public, max-age=TTL`, capped by the URL's expiry.
     private static func cacheControl(job: ImageJob, metadata: ResultMetadata?, configuration: ImageServerConfiguration) -> String {
         if configuration.cacheControlPassthrough, let passed = metadata?.sourceCacheControl { return passed }
-        return "public, max-age=\(maxAge(configuration.ttl, job: job))"
+        return "public, max-age=\(maxAge(configuration.ttl, expires: job.request.expires))"
     }
 
     /// `seconds`, capped by the URL's expiry.
-    private static func maxAge(_ seconds: Int, job: ImageJob) -> Int {
-        guard let expires = job.request.expires else { return seconds }
+    static func maxAge(_ seconds: Int, expires: Date?) -> Int {
+        guard let expires else { return seconds }
         return min(seconds, max(0, Int(expires.timeIntervalSinceNow.rounded(.down))))
     }
 

@@ -9,7 +9,8 @@ extension ImageServer {
     /// takes. Below the mount point and `PATH_PREFIX`: `GET`/`HEAD` of `/health` (and
     /// `HEALTH_CHECK_PATH`), the playground when served (`/` and `/playground/sign`), and the image
     /// URLs: `GET` and `HEAD` (the same fields, no body) behind the request ID, the access log,
-    /// the counters and, with `SECRET`, the bearer check; `OPTIONS` answers 200 at once. With
+    /// the counters and, with `SECRET`, the bearer check, as are the `/info` URLs (imgproxy Pro's,
+    /// `ImageInfo`'s JSON); `OPTIONS` answers 200 at once. With
     /// `ALLOW_ORIGIN`, image answers carry the CORS fields. Anything else is 404. Path components
     /// are matched as a router matches them: as sent, empty ones skipped.
     public func respond(to request: ImageServerRequest) async -> ImageServerResponse {
@@ -109,7 +110,11 @@ extension ImageServer {
             if let bearerSecret, !bearerSecret.admits(authorization: request.head.headerFields[values: .authorization].first) {
                 throw ImageServerError.invalidSecret
             }
-            response = try await respondToImage(request.head, path: path, logger: logger, clientGone: request.clientGone)
+            if let infoPath = Self.infoPath(path) {
+                response = try await respondToInfo(request.head, path: infoPath, logger: logger, clientGone: request.clientGone)
+            } else {
+                response = try await respondToImage(request.head, path: path, logger: logger, clientGone: request.clientGone)
+            }
         } catch {
             failure = error
             response = ImageResponse.failure(error)
@@ -132,8 +137,16 @@ extension ImageServer {
         return request.head.method == .head ? response.withoutBody : response
     }
 
-    /// An image path as logs show it: the options and source, without the signature.
+    /// What follows `/info` in an info path (imgproxy Pro's `/info/{signature}/...`), from its
+    /// slash; nil for an image path.
+    static func infoPath(_ path: Substring) -> Substring? {
+        guard firstComponent(of: path) == "info", let info = path.range(of: "info") else { return nil }
+        return path[info.upperBound...]
+    }
+
+    /// An image or info path as logs show it: the options and source, without the signature.
     static func loggedPath(_ path: Substring) -> Substring {
+        if let infoPath = infoPath(path) { return Substring("/info" + loggedPath(infoPath)) }
         guard let slash = path.utf8.dropFirst().firstIndex(of: UInt8(ascii: "/")) else { return "/" }
         return path[slash...]
     }

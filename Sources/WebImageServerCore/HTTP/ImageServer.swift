@@ -125,11 +125,7 @@ public final class ImageServer: Sendable {
     ) async throws(ImageServerError) -> ImageServerResponse {
         do {
             let imageRequest = try parser.parse(path: String(path), now: Date())
-            RequestSpan.annotateRequest { attributes in
-                attributes["imgproxy.source_image_url"] = imageRequest.source.description
-                attributes["imgproxy.source_image_origin"] = imageRequest.source.origin
-                attributes["imgproxy.options"] = imageRequest.canonicalForm
-            }
+            Self.annotateRequest(source: imageRequest.source, options: imageRequest.canonicalForm)
             let plan = OutputFormatPlan(options: imageRequest.options, accept: head.headerFields[.accept], configuration: configuration.processing)
             let cookie = sourceCookies?.header(for: head, source: imageRequest.source)
             let job = ImageJob(request: imageRequest, format: plan, sourceCookie: cookie, watermark: try await watermark(drawnBy: imageRequest.options))
@@ -141,14 +137,52 @@ public final class ImageServer: Sendable {
             return try await watches.run(timeout: .nanoseconds(Int64(min(configuration.timeout, 1e9) * 1e9)), clientGone: clientGone) {
                 try await self.answer(job, ifNoneMatch: ifNoneMatch, logger: logger)
             }
-        } catch let error as ImageServerError {
-            throw error
-        } catch is TimeoutError {
-            throw .timeout
-        } catch is CancellationError {
-            throw .clientClosed
         } catch {
-            throw .internalError("\(error)")
+            throw Self.serverError(error)
+        }
+    }
+
+    /// The request's span attributes: its source, and its options when it has a canonical form.
+    static func annotateRequest(source: SourceURL, options: String?) {
+        RequestSpan.annotateRequest { attributes in
+            attributes["imgproxy.source_image_url"] = source.description
+            attributes["imgproxy.source_image_origin"] = source.origin
+            if let options { attributes["imgproxy.options"] = options }
+        }
+    }
+
+    /// `source`'s bytes from the source store (at most `maximumBytes`, 0: the downloader's
+    /// limit), in the download span; a refused source counted.
+    func fetchedSource(_ source: SourceURL, maximumBytes: Int, cookie: String?, logger: Logger) async throws -> SourceImage {
+        do {
+            return try await RequestSpan.downloadingImage.run(attributes: { attributes in
+                attributes["imgproxy.image_url"] = source.description
+                attributes["imgproxy.image_origin"] = source.origin
+            }) {
+                try await sources.source(source, maximumBytes: maximumBytes, cookie: cookie, logger: logger)
+            }
+        } catch let error as ImageServerError {
+            if case .sourceRefused = error { metrics.sourcesRefused.increment() }
+            throw error
+        }
+    }
+
+    /// What a request's failure answers: its own status, a timeout 503, a client gone 499,
+    /// anything else 500.
+    static func serverError(_ error: any Error) -> ImageServerError {
+        switch error {
+        case let error as ImageServerError: error
+        case is TimeoutError: .timeout
+        case is CancellationError: .clientClosed
+        default: .internalError("\(error)")
+        }
+    }
+
+    /// Throws 404 for a remote source `ALLOWED_SOURCES` refuses, counted.
+    func checkAllowed(_ source: SourceURL) throws(ImageServerError) {
+        if case .remote(let url) = source, !allowedSources.allows(url) {
+            metrics.sourcesRefused.increment()
+            throw .sourceRefused("\(url.absoluteString) is not in \(ImageServerConfiguration.environmentName(of: \.allowedSources))")
         }
     }
 
@@ -183,10 +217,7 @@ public final class ImageServer: Sendable {
             return try answer(stored: result, from: tier, job: job, ifNoneMatch: ifNoneMatch)
         }
         metrics.cacheLookup(tier: "miss")
-        if case .remote(let url) = job.request.source, !allowedSources.allows(url) {
-            metrics.sourcesRefused.increment()
-            throw ImageServerError.sourceRefused("\(url.absoluteString) is not in \(ImageServerConfiguration.environmentName(of: \.allowedSources))")
-        }
+        try checkAllowed(job.request.source)
         // A source fetched with the request's cookies is not in the source store.
         if ifNoneMatch != nil, job.sourceCookie == nil, let version = EntityTag.sourceVersion(validators: await sources.storedValidators(of: job.request.source)) {
             let tag = EntityTag.make(sourceVersion: version, key: job.key)
@@ -218,16 +249,10 @@ public final class ImageServer: Sendable {
         try await slots.withSlot {
             let source: SourceImage
             do {
-                source = try await RequestSpan.downloadingImage.run(attributes: { attributes in
-                    attributes["imgproxy.image_url"] = job.request.source.description
-                    attributes["imgproxy.image_origin"] = job.request.source.origin
-                }) {
-                    try await sources.source(
-                        job.request.source, maximumBytes: job.request.options.maxSourceFileSize, cookie: job.sourceCookie, logger: logger
-                    )
-                }
+                source = try await fetchedSource(
+                    job.request.source, maximumBytes: job.request.options.maxSourceFileSize, cookie: job.sourceCookie, logger: logger
+                )
             } catch let error as ImageServerError where error != .clientClosed {
-                if case .sourceRefused = error { metrics.sourcesRefused.increment() }
                 return try await self.fallback(for: error, job: job, logger: logger)
             }
             metrics.sourceBytes.increment(by: source.data.count)

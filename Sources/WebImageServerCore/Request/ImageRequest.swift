@@ -115,4 +115,7 @@ public protocol ImageRequestParser: Sendable {
     /// answer: 403 for the signature or an expired URL, 400 for options, 404 for the path or the
     /// source.
     func parse(path: String, now: Date) throws(ImageServerError) -> ImageRequest
+    /// The `/info` request `path` asks for: the path after `/info`, read as `parse` reads an
+    /// image path. A format without `/info` leaves the default, which answers 404.
+    func parseInfo(path: String, now: Date) throws(ImageServerError) -> InfoRequest
 }

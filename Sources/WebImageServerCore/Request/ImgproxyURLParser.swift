@@ -8,7 +8,7 @@ public struct ImgproxyURLParser: ImageRequestParser {
     public let configuration: ProcessingConfiguration
     /// The signature check.
     public let verifier: SignatureVerifier
-    private let applier: OptionApplier
+    let applier: OptionApplier
     /// The paths lately read: a result asked for again is not read again.
     private let recent = RecentRequests()
 
@@ -54,17 +54,8 @@ public struct ImgproxyURLParser: ImageRequestParser {
 
     /// `parse` without the recent paths.
     private func read(path: String, now: Date) throws(ImageServerError) -> ImageRequest {
-        // By Unicode scalars, as imgproxy splits bytes: a `/` or `?` followed by a combining
-        // mark is one Character, which a split by Characters would not see.
-        var target = Substring(path).unicodeScalars
-        if let query = target.firstIndex(of: "?") { target = target[..<query] }
-        if target.first == "/" { target = target.dropFirst() }
-        guard let slash = target.firstIndex(of: "/") else { throw .invalidPath("no options or source after the signature") }
-        let signature = String(Substring(target[..<slash]))
-        let rest = PathRepair.repaired(String(Substring(target[target.index(after: slash)...])))
-        guard !signature.isEmpty, !rest.isEmpty else { throw .invalidPath("an empty signature or path") }
+        let (signature, rest) = try signedRest(of: path)
         let signedPath = "/" + rest
-        try verifier.verify(signature: signature, path: signedPath)
 
         let segments = rest.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
         var options = try defaultOptions(now: now)
@@ -94,6 +85,22 @@ public struct ImgproxyURLParser: ImageRequestParser {
             signature: signature, path: signedPath, options: options, source: source,
             canonicalForm: applier.table.canonicalForm(of: options)
         )
+    }
+
+    /// The signature segment of `path` and the repaired rest after its slash (without the
+    /// query), once the signature is checked against `/` + rest: image and info paths alike.
+    func signedRest(of path: String) throws(ImageServerError) -> (signature: String, rest: String) {
+        // By Unicode scalars, as imgproxy splits bytes: a `/` or `?` followed by a combining
+        // mark is one Character, which a split by Characters would not see.
+        var target = Substring(path).unicodeScalars
+        if let query = target.firstIndex(of: "?") { target = target[..<query] }
+        if target.first == "/" { target = target.dropFirst() }
+        guard let slash = target.firstIndex(of: "/") else { throw .invalidPath("no options or source after the signature") }
+        let signature = String(Substring(target[..<slash]))
+        let rest = PathRepair.repaired(String(Substring(target[target.index(after: slash)...])))
+        guard !signature.isEmpty, !rest.isEmpty else { throw .invalidPath("an empty signature or path") }
+        try verifier.verify(signature: signature, path: "/" + rest)
+        return (signature, rest)
     }
 
     /// The options a run of option segments asks for (`rs:fill:300:200/g:sm`), with the

@@ -37,7 +37,13 @@ struct ResultKey: Hashable, Sendable {
     let text: String
 
     init(request: ImageRequest, format plan: OutputFormatPlan, sourceCookie: String? = nil, watermark: String? = nil) {
-        var text = request.source.description + "\n" + request.canonicalForm + "\n" + plan.cacheKey
+        self.init(text: request.source.description + "\n" + request.canonicalForm + "\n" + plan.cacheKey, sourceCookie: sourceCookie, watermark: watermark)
+    }
+
+    /// `text`, then a digest of `sourceCookie` and the mark's identity, each on a line of its
+    /// own when there is one.
+    init(text: String, sourceCookie: String?, watermark: String? = nil) {
+        var text = text
         if let sourceCookie {
             let digest = SHA256.hash(data: Array(sourceCookie.utf8)).map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()
             text += "\ncookie " + digest

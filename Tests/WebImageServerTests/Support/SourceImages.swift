@@ -1,5 +1,5 @@
 import Foundation
-import WebImage
+@testable import WebImage
 
 /// The repository's test images (Tests/Images) as sources for the processor.
 enum SourceImages {
@@ -17,4 +17,15 @@ enum SourceImages {
     static let animatedWebP = "sdwebimage/TestImageAnimated.webp"
     /// TestImage.png: 300x300 with alpha.
     static let alphaPNG = "sdwebimage/TestImage.png"
+
+    /// A PNG whose header says 10000x6000 (60 MP, over the default 50 MP limit) and whose pixels
+    /// are those of a 1x1 image: decoding it would fail as broken; the header alone refuses it.
+    static func sixtyMegapixelPNG() throws -> [UInt8] {
+        var bytes = [UInt8](try data("pngsuite/basn0g01.png"))
+        let header = Array("IHDR".utf8) + withUnsafeBytes(of: UInt32(10_000).bigEndian, Array.init)
+            + withUnsafeBytes(of: UInt32(6_000).bigEndian, Array.init) + Array(bytes[24..<29])
+        bytes.replaceSubrange(12..<29, with: header)
+        bytes.replaceSubrange(29..<33, with: withUnsafeBytes(of: CRC32.checksum(Data(header)).bigEndian, Array.init))
+        return bytes
+    }
 }
