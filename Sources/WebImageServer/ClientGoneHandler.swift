@@ -1,5 +1,4 @@
 import NIOCore
-import WebImageSupport
 
 /// Watches a client connection for the client going away: its side closed (a FIN: the server
 /// allows half-closed connections, so the channel itself stays open until a write fails) or the
@@ -19,31 +18,25 @@ final class ClientGoneHandler: ChannelInboundHandler, RemovableChannelHandler, S
         context.fireUserInboundEventTriggered(event)
     }
 
-    /// The future of each open connection's watcher, by channel, until the channel closes.
-    private static let watched = Locked([ObjectIdentifier: EventLoopFuture<Void>]())
-
-    /// A future that completes when the client of `channel` goes: one per connection, shared by
-    /// its requests (a future per request, chained to the connection's, would stay chained until
-    /// the connection closes: a keep-alive connection would hold one for every request it
-    /// served). The first request of a connection adds its watcher, first in its pipeline.
+    /// A future that completes when the client of `channel` goes. One watcher a connection, kept
+    /// in its own pipeline and shared by its requests (a future per request, chained to the
+    /// connection's, would stay chained until the connection closes: a keep-alive connection
+    /// would hold one for every request it served). The first request of a connection adds it,
+    /// first in the pipeline: a host's server is configured by the host, not by us.
     static func clientGone(on channel: any Channel) -> EventLoopFuture<Void> {
-        let key = ObjectIdentifier(channel)
-        let (future, made) = watched.withLock { watched -> (EventLoopFuture<Void>, EventLoopPromise<Void>?) in
-            if let future = watched[key] { return (future, nil) }
-            let promise = channel.eventLoop.makePromise(of: Void.self)
-            watched[key] = promise.futureResult
-            return (promise.futureResult, promise)
-        }
-        guard let gone = made else { return future }
-        // The entry goes with the channel, before the channel itself can (its identifier is then free).
-        channel.closeFuture.whenComplete { _ in
-            watched.withLock { _ = $0.removeValue(forKey: key) }
-            gone.succeed()
-        }
-        channel.eventLoop.execute {
-            // A channel already closing cannot take the watcher: its close future completes it.
-            try? channel.pipeline.syncOperations.addHandler(ClientGoneHandler(gone: gone), position: .first)
-        }
-        return future
+        let eventLoop = channel.eventLoop
+        if eventLoop.inEventLoop { return watcher(of: channel) }
+        return eventLoop.flatSubmit { watcher(of: channel) }
+    }
+
+    /// The connection's watcher's future, added on first use. Runs on the channel's event loop.
+    private static func watcher(of channel: any Channel) -> EventLoopFuture<Void> {
+        let pipeline = channel.pipeline.syncOperations
+        if let watcher = try? pipeline.handler(type: ClientGoneHandler.self) { return watcher.gone.futureResult }
+        let gone = channel.eventLoop.makePromise(of: Void.self)
+        channel.closeFuture.whenComplete { _ in gone.succeed() }
+        // A channel already closing cannot take the watcher: its close future completes it.
+        try? pipeline.addHandler(ClientGoneHandler(gone: gone), position: .first)
+        return gone.futureResult
     }
 }

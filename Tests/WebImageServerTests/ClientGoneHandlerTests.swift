@@ -1,0 +1,62 @@
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOEmbedded
+import Testing
+@testable import WebImageServer
+
+/// The watcher of a client's going away, on an embedded channel: one a connection however many
+/// requests it serves, completed by the client's half-close or by the connection's end.
+/// ServingTests.aClientThatGoesAwayStopsItsWorkWhenAlone drives it over loopback.
+@Suite struct ClientGoneHandlerTests {
+    /// An active channel with a handler of the host's in it, as a host's server would have.
+    private func connection() throws -> EmbeddedChannel {
+        let channel = EmbeddedChannel(handler: ChannelInboundHandlerStandIn())
+        try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 1)).wait()
+        return channel
+    }
+
+    /// How many watchers the channel's pipeline holds (each removed to find the next).
+    private func watchers(in channel: EmbeddedChannel) throws -> Int {
+        var count = 0
+        while let watcher = try? channel.pipeline.syncOperations.handler(type: ClientGoneHandler.self) {
+            try channel.pipeline.syncOperations.removeHandler(watcher).wait()
+            count += 1
+        }
+        return count
+    }
+
+    @Test func theRequestsOfAKeepAliveConnectionShareOneWatcherThatTheClientsHalfCloseCompletes() throws {
+        let channel = try connection()
+        defer { _ = try? channel.finish(acceptAlreadyClosed: true) }
+        let requests = (0..<50).map { _ in ClientGoneHandler.clientGone(on: channel) }
+        let ended = NIOLockedValueBox(0)
+        for request in requests { request.whenSuccess { ended.withLockedValue { $0 += 1 } } }
+        #expect(ended.withLockedValue { $0 } == 0)
+        channel.pipeline.fireUserInboundEventTriggered(ChannelEvent.inputClosed)
+        #expect(ended.withLockedValue { $0 } == 50)
+        #expect(try watchers(in: channel) == 1)
+    }
+
+    @Test func aConnectionsEndCompletesItsWatch() throws {
+        let channel = try connection()
+        let request = ClientGoneHandler.clientGone(on: channel)
+        let ended = NIOLockedValueBox(false)
+        request.whenSuccess { ended.withLockedValue { $0 = true } }
+        #expect(!ended.withLockedValue { $0 })
+        _ = try channel.finish(acceptAlreadyClosed: true)
+        #expect(ended.withLockedValue { $0 })
+    }
+
+    @Test func aRequestOnAClosedConnectionIsToldAtOnce() throws {
+        let channel = try connection()
+        _ = try channel.finish(acceptAlreadyClosed: true)
+        let ended = NIOLockedValueBox(false)
+        ClientGoneHandler.clientGone(on: channel).whenSuccess { ended.withLockedValue { $0 = true } }
+        #expect(ended.withLockedValue { $0 })
+    }
+}
+
+/// A handler that passes everything on: the host's own, behind which the watcher goes first.
+private final class ChannelInboundHandlerStandIn: ChannelInboundHandler, Sendable {
+    typealias InboundIn = NIOAny
+}
