@@ -47,7 +47,7 @@ const char *wi_tj_error(void) {
     return state == NULL ? "out of memory" : state->error;
 }
 
-int wi_tj_header(const void *jpeg, size_t length, int *width, int *height, int *is_cmyk) {
+int wi_tj_header(const void *jpeg, size_t length, int *width, int *height, int *is_cmyk, int *is_gray) {
     wi_thread_state *state = wi_thread_state_get();
     tjhandle handle = wi_tj_decompressor(state);
     int subsampling = 0;
@@ -57,6 +57,7 @@ int wi_tj_header(const void *jpeg, size_t length, int *width, int *height, int *
         return wi_tj_fail(state, handle, "not a JPEG TurboJPEG reads");
     }
     *is_cmyk = colorspace == TJCS_CMYK || colorspace == TJCS_YCCK;
+    *is_gray = colorspace == TJCS_GRAY;
     return 0;
 }
 

@@ -135,10 +135,10 @@ public struct SixteenBitSamples: Sendable {
 
 extension VipsImageRef {
     /// This image as 16-bit RGB or RGBA samples, full signal at 65535 (`signalMax` is the code
-    /// of full signal in this image), lazily.
-    public func sixteenBitNormalized(signalMax: Int) throws(VipsError) -> VipsImageRef {
+    /// of full signal in this image), lazily; grey ones stay grey when `keepingGrey`.
+    public func sixteenBitNormalized(signalMax: Int, keepingGrey: Bool = false) throws(VipsError) -> VipsImageRef {
         var image = self
-        if image.bands < 3 { image = try image.inColourSpace(.rgb16) }
+        if image.bands < 3 && !keepingGrey { image = try image.inColourSpace(.rgb16) }
         if image.isEightBit {
             image = try image.linear(multipliers: [257], addends: [0]).cast(to: .ushort)
         } else if signalMax != 65535 {

@@ -15,6 +15,8 @@ public enum TurboJPEG {
         public let height: Int
         /// True for CMYK and YCCK files, which need a colour profile to become RGB.
         public let isCMYK: Bool
+        /// True for one-component (greyscale) files.
+        public let isGrey: Bool
     }
 
     /// The header, or nil when TurboJPEG cannot read this file (not a JPEG, 12-bit, ...).
@@ -22,9 +24,10 @@ public enum TurboJPEG {
         var width: Int32 = 0
         var height: Int32 = 0
         var cmyk: Int32 = 0
-        let status = data.withUnsafeBytes { bytes in wi_tj_header(bytes.baseAddress, bytes.count, &width, &height, &cmyk) }
+        var grey: Int32 = 0
+        let status = data.withUnsafeBytes { bytes in wi_tj_header(bytes.baseAddress, bytes.count, &width, &height, &cmyk, &grey) }
         guard status == 0, width > 0, height > 0 else { return nil }
-        return Header(width: Int(width), height: Int(height), isCMYK: cmyk != 0)
+        return Header(width: Int(width), height: Int(height), isCMYK: cmyk != 0, isGrey: grey != 0)
     }
 
     /// The stored size TurboJPEG decodes to at DCT scale 1/`shrink` (1, 2, 4 or 8): libjpeg

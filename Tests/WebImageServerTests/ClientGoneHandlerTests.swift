@@ -3,11 +3,12 @@ import NIOCore
 import NIOEmbedded
 import Testing
 @testable import WebImageServer
+import WebImageTestSupport
 
 /// The watcher of a client's going away, on an embedded channel: one a connection however many
 /// requests it serves, completed by the client's half-close or by the connection's end.
 /// ServingTests.aClientThatGoesAwayStopsItsWorkWhenAlone drives it over loopback.
-@Suite struct ClientGoneHandlerTests {
+@Suite(.offThePool) struct ClientGoneHandlerTests {
     /// An active channel with a handler of the host's in it, as a host's server would have.
     private func connection() throws -> EmbeddedChannel {
         let channel = EmbeddedChannel(handler: ChannelInboundHandlerStandIn())

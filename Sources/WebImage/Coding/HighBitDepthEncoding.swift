@@ -23,7 +23,8 @@ enum HighBitDepthEncoding {
         return try ImageCodingError.catchingEncodeFailures(to: format, from: image.format) {
             switch format {
             case .png:
-                let samples = try source.build().sixteenBitNormalized(signalMax: source.signalMax)
+                // Grey samples (one band, two with alpha) stay grey, as imgproxy keeps GREY16.
+                let samples = try source.build().sixteenBitNormalized(signalMax: source.signalMax, keepingGrey: true)
                 let png = try samples.save("pngsave_buffer", options: "bitdepth=16,strip=true")
                 return source.encoding == nil ? png : try withCICP(png, encoding)
             case .jxl:

@@ -74,6 +74,7 @@ public struct ImageHeader: Sendable, Equatable {
             hasAlpha: false, loop: 0, delays: [], metadata: metadata.imageMetadata
         )
         header.colorInfo = SourceColour.info(nil, bytesPerSample: 1, hasICCProfile: metadata.iccProfile != nil)
+        header.colorInfo.isGrey = stored.isGrey
         if let gainMap = GainMapJPEG(data) {
             header.gainMap = gainMap
             header.colorInfo.gainMap = gainMap.info

@@ -33,6 +33,8 @@ public final class LibPNGCoder: ThrowingImageCoder {
         // A cICP chunk that says PQ, HLG or wide primaries needs the tone mapper libvips' path runs.
         guard header.pageCount == 1, header.storedWidth * header.storedHeight <= BitmapThumbnail.maxPixelCount,
               header.colourToConvert == nil,
+              // 16-bit samples kept for `decodeToHDR` are libvips' to read.
+              !(options.decodeToHDR && header.colorInfo.bitsPerComponent > 8),
               profile.map({ ColourConversion.supports($0, bands: 4) }) ?? true
         else { return try fallback.decode(data, options: options) }
         let orientation = header.orientation

@@ -75,10 +75,12 @@ public final class TurboJPEGCoder: ThrowingImageCoder {
                 }
             }
         }
+        var colour = ImageColorInfo.sRGB
+        colour.isGrey = stored.isGrey
         return Image(
             recipe: pixels.map(ImageRecipe.bitmap) ?? recipe, pixels: pixels,
             pixelWidth: work.size.width, pixelHeight: work.size.height, scale: options.decodeScaleFactor,
-            format: .jpeg, hasAlpha: false, sourceByteCount: data.count, metadata: header.metadata
+            format: .jpeg, hasAlpha: false, sourceByteCount: data.count, metadata: header.metadata, colorInfo: colour
         )
     }
 
@@ -170,7 +172,8 @@ public final class TurboJPEGCoder: ThrowingImageCoder {
         let fitsBox = box.width < 1 || box.height < 1 || (image.pixelWidth <= box.width && image.pixelHeight <= box.height)
         // Metadata to keep: libvips' saver writes it (and rewrites the EXIF for the output); so
         // it writes progressive JPEGs.
-        guard format == .jpeg, !image.hasAlpha, fitsBox, options.encodeMaxFileSize <= 0, !options.keepsMetadata(of: image),
+        // A grey source is written grey while it stays grey, by libvips' saver.
+        guard format == .jpeg, !image.hasAlpha, !image.colorInfo.isGrey, fitsBox, options.encodeMaxFileSize <= 0, !options.keepsMetadata(of: image),
               !options.encodeInterlaced,
               image.pixelWidth * image.pixelHeight <= BitmapThumbnail.maxPixelCount
         else { return try fallback.encode(image, format: format, options: options) }

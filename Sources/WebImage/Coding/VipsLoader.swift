@@ -128,6 +128,7 @@ struct VipsLoader: Sendable {
         header.colorInfo = SourceColour.info(
             header.colour, bytesPerSample: image.bytesPerPixel / max(1, image.bands), hasICCProfile: image.hasICCProfile
         )
+        header.colorInfo.isGrey = image.bands - (image.hasAlpha ? 1 : 0) == 1
         if format == .jpeg, let gainMap = GainMapJPEG(data) {
             header.gainMap = gainMap
             header.colorInfo.gainMap = gainMap.info

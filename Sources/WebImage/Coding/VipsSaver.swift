@@ -80,6 +80,7 @@ struct VipsSaver: Sendable {
     func frames(of image: Image, options: ImageCoderOptions) throws -> (image: VipsImageRef, frameError: FirstFrameError?) {
         guard supportsAnimation, image.isAnimated, !options.encodeFirstFrameOnly else {
             let still = try image.makeVipsImage()
+            if let grey = try greyStill(still, of: image, options: options) { return (grey, nil) }
             // Decoded pixels are RGBA even when opaque: drop that band rather than flatten it.
             return (!image.hasAlpha && still.bands == 4 ? try still.extractingBands(from: 0, count: 3) : still, nil)
         }
@@ -99,6 +100,26 @@ struct VipsSaver: Sendable {
             pageHeight: frames.height, delays: frames.delays, loop: Self.storableLoopCount(image.loopCount)
         )
         return (animation, frameError)
+    }
+
+    /// A grey source's image as grey bands, for a format that holds grey (and its alpha, if it
+    /// has one; flattened here onto a grey background for one without alpha), when its pixels
+    /// are still grey (a tint or a coloured watermark made them colour): imgproxy keeps grey
+    /// the same way. The pixels are rendered once, then saved.
+    private func greyStill(_ still: VipsImageRef, of image: Image, options: ImageCoderOptions) throws -> VipsImageRef? {
+        guard image.colorInfo.isGrey, [.png, .jpeg, .tiff].contains(format) else { return nil }
+        var still = still
+        var keepsAlpha = image.hasAlpha
+        if keepsAlpha, !supportsAlpha {
+            let background = options.encodeBackgroundColor ?? .white
+            guard background.red == background.green, background.green == background.blue else { return nil }
+            still = try still.flattened(red: Double(background.red), green: Double(background.green), blue: Double(background.blue))
+            keepsAlpha = false
+        }
+        let pixels = try still.renderRGBA()
+        let rendered = try VipsImageRef.wrapping(pixels)
+        guard pixels.isGrey else { return keepsAlpha ? rendered : try rendered.extractingBands(from: 0, count: 3) }
+        return try rendered.keepingGreyBand(withAlpha: keepsAlpha)
     }
 
     /// A frame duration in whole milliseconds: durations come from any `AnimatedImageProvider`,

@@ -102,6 +102,9 @@ public struct ImageColorInfo: Hashable, Sendable, CustomStringConvertible {
     /// The gain map of an Ultra HDR / Adobe gain-map JPEG: its SDR base image (what the
     /// primaries and transfer describe) has an HDR rendition. Nil for other sources.
     public var gainMap: GainMapInfo?
+    /// True when the file stores grey samples (one colour band): an encoder writes the image
+    /// grey again to a format that holds grey (PNG, JPEG, TIFF) while its pixels stay grey.
+    public var isGrey = false
 
     /// A source's colour; by default an 8-bit source that states no primaries or transfer.
     public init(
@@ -162,6 +165,7 @@ public struct ImageColorInfo: Hashable, Sendable, CustomStringConvertible {
             text = "\(primaries) \(transfer) \(bitsPerComponent)-bit"
         }
         if !isFullRange { text += ", limited range" }
+        if isGrey { text += ", grey" }
         if hasICCProfile { text += ", ICC profile" }
         if let gainMap { text += ", gain map \(gainMap.pixelWidth)x\(gainMap.pixelHeight)" }
         if isHighDynamicRange { text += ", HDR headroom " + String(format: "%.2f", headroom) }

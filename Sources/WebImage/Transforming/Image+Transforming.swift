@@ -29,7 +29,9 @@ extension Image {
         // An HDR image's samples go through the transform's 16-bit step, when it has one: the
         // result stays HDR, with the source's colour.
         let highBitDepth = highBitDepth.flatMap { source in transform.sixteenBit.map { source.transformed(by: $0, scale: scale) } }
-        let colour = (colorInfo: highBitDepth == nil ? ImageColorInfo.sRGB : colorInfo, highBitDepth: highBitDepth)
+        var sdr = ImageColorInfo.sRGB
+        sdr.isGrey = colorInfo.isGrey  // the encoder checks that the pixels still are
+        let colour = (colorInfo: highBitDepth == nil ? sdr : colorInfo, highBitDepth: highBitDepth)
         let step: ImageRecipe.Step = { image throws(VipsError) in
             let input = try image.normalizedToSRGB()
             return try transform.step(dropsOpaqueAlpha && input.bands == 4 ? input.alphaBand(adding: false) : input, scale)
