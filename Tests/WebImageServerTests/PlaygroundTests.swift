@@ -35,6 +35,40 @@ import WebImageTestSupport
         }
     }
 
+    /// The info panel's two calls: an `/info` path signed by the page's signer, and the
+    /// placeholders the library paints from the hashes that info gave.
+    @Test func theInfoPanelsPathIsSignedAndItsHashesArePaintedByTheLibrary() async throws {
+        try await withRunningServer(Self.configuration()) { server in
+            let query = "kind=info&source=local%3A%2F%2F%2Fphotos%2Frocket.jpg&options=bh%3A4%3A3%2Fth%3A1%2Fdc%3A1&format=png"
+            let signing = try await server.get("/playground/sign?" + query)
+            let path = try #require(try JSONDecoder().decode([String: String].self, from: signing.body)["path"])
+            #expect(path.hasPrefix("/info/") && !path.hasPrefix("/info/unsafe/") && !path.hasSuffix(".png"), "\(path)")
+            let answer = try await server.get(path)
+            #expect(answer.status == 200 && answer.header("content-type") == "application/json")
+            let info = try #require(try JSONSerialization.jsonObject(with: answer.body) as? [String: Any])
+            let blurHash = try #require(info["blurhash"] as? String)
+            let thumbHash = try #require(info["thumb_hash"] as? String)
+            #expect((info["dominant_colors"] as? [String: Any])?.isEmpty == false)
+
+            let painted = try await server.get("/playground/placeholder?blurhash=\(blurHash.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")&width=32&height=21")
+            #expect(painted.status == 200 && painted.header("content-type") == "image/png")
+            let placeholder = try ImageCodersManager.shared.decode(painted.body, options: ImageCoderOptions())
+            let expected = try WebImage.Image(blurHash: blurHash, size: CGSize(width: 32, height: 21))
+            #expect(placeholder.pixelWidth == 32 && placeholder.pixelHeight == 21)
+            #expect(try placeholder.withUnsafeRGBA8Bytes { a in try expected.withUnsafeRGBA8Bytes { b in a.elementsEqual(b) } })
+
+            let thumb = try await server.get("/playground/placeholder?thumbhash=" + thumbHash)
+            let thumbImage = try ImageCodersManager.shared.decode(thumb.body, options: ImageCoderOptions())
+            let thumbExpected = WebImage.Image(thumbHash: try ThumbHash(hexString: thumbHash))
+            #expect(thumb.status == 200 && thumbImage.pixelWidth == thumbExpected.pixelWidth && thumbImage.pixelHeight == thumbExpected.pixelHeight)
+
+            for bad in ["", "blurhash=%21%21", "thumbhash=XYZ", "thumbhash=0", "blurhash=LEHV6nWB2yk8pyo0adR*.7kCMdnj&width=100000"] {
+                let refused = try await server.get("/playground/placeholder?" + bad)
+                #expect(refused.status == (bad.contains("width=100000") ? 200 : 400), "\(bad): \(refused.status)")
+            }
+        }
+    }
+
     @Test func thePlaygroundIsOnOnlyOnLoopbackUnlessConfigured() async throws {
         var configuration = ImageServerConfiguration()
         #expect(configuration.servesPlayground)
@@ -62,6 +96,11 @@ import WebImageTestSupport
             let dom = try await ServeProcess.output(of: browser + ["--dump-dom", submitted], executable: chromium)
             #expect(dom.contains("data-width=\"240\"") && dom.contains("data-height=\"160\""), "\(dom.suffix(2000))")
             #expect(dom.contains("image/png"))
+            // The info panel: the source's facts, its swatches, the two placeholders loaded.
+            #expect(dom.contains("source: 640x427, jpeg"), "\(dom.suffix(3000))")
+            #expect(dom.contains("data-name=\"average\"") && dom.contains("data-name=\"vibrant\""))
+            #expect(dom.contains("id=\"info-blurhash\" alt=\"BlurHash placeholder\" src=") && dom.contains("data-width=\"32\" data-height=\"21\""))
+            #expect(dom.firstMatch(of: /id="info-thumbhash"[^>]*data-width="\d+"/) != nil)
 
             let screenshot = folder.appendingPathComponent("playground.png")
             _ = try await ServeProcess.output(of: browser + ["--window-size=1200,900", "--screenshot=" + screenshot.path, submitted], executable: chromium)

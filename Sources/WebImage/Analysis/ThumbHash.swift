@@ -109,6 +109,15 @@ public struct ThumbHash: Sendable, Hashable {
     /// The hash in base 64.
     public var base64: String { data.base64EncodedString() }
 
+    /// Parses a hash in hexadecimal, as `/info`'s `thumb_hash` writes it.
+    public init(hexString: String) throws(ImageAnalysisError) {
+        guard let data = HexDigits.bytes(hexString) else { throw .invalidThumbHash(reason: "not hexadecimal digits") }
+        try self.init(data)
+    }
+
+    /// The hash in hexadecimal (upper case), as `/info` writes it.
+    public var hexString: String { HexDigits.string(data, uppercase: true) }
+
     public static func == (lhs: ThumbHash, rhs: ThumbHash) -> Bool { lhs.data == rhs.data }
     public func hash(into hasher: inout Hasher) { hasher.combine(data) }
 

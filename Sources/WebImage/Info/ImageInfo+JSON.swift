@@ -78,7 +78,7 @@ extension InfoAnalyses {
             try json.encode(Dictionary(uniqueKeysWithValues: found), forKey: "dominant_colors")
         }
         if let blurHash { try json.encode(blurHash.string, forKey: "blurhash") }
-        if let thumbHash { try json.encode(HexDigits.string(thumbHash.data, uppercase: true), forKey: "thumb_hash") }
+        if let thumbHash { try json.encode(thumbHash.hexString, forKey: "thumb_hash") }
         if let perceptualHash { try json.encode(perceptualHash.hexString, forKey: "perceptual_hash") }
     }
 }

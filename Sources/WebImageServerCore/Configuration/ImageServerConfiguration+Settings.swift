@@ -89,7 +89,7 @@ extension ImageServerConfiguration {
         .read("maxHeaderCount", \.maxHeaderCount, .int(in: 1...Int.max), "header fields a request may have (more: 431, connection closed)"),
         .read(
             "playground", \.playground, .optional(.bool),
-            "the playground page at `/` and its signer at `/playground/sign`; none: on for a loopback `BIND`, else off"
+            "the playground page at `/`, its signer at `/playground/sign` and its placeholder painter at `/playground/placeholder`; none: on for a loopback `BIND`, else off"
         ),
         .read("quality", \.processing.quality, .int(in: 1...100), "quality of lossy results, 1 to 100, when neither `q` nor `FORMAT_QUALITY` sets one"),
         .read("formatQuality", \.processing.formatQuality, .formatQuality, "quality by output format"),

@@ -33,6 +33,7 @@ extension ImageServer {
                     return await playgroundPage(base: request.mountPath + configuration.pathPrefix + "/")
                 }
                 if components == ["playground", "sign"] { return playgroundSignature(query: request.query) }
+                if components == ["playground", "placeholder"] { return await playgroundPlaceholder(query: request.query) }
             }
         }
         return Self.notFound

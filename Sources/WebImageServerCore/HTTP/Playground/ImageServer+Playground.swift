@@ -4,8 +4,8 @@ import NIOCore
 import WebImage
 
 extension ImageServer {
-    /// The playground's paths: its page and its signer.
-    static let playgroundPaths = ["/", "/playground/sign"]
+    /// The playground's paths: its page, its signer and its placeholder painter.
+    static let playgroundPaths = ["/", "/playground/sign", "/playground/placeholder"]
 
     /// The playground's page, its links under `base` (the mount point and prefix, with a slash).
     func playgroundPage(base: String) async -> ImageServerResponse {
@@ -13,21 +13,57 @@ extension ImageServer {
     }
 
     /// `playground/sign?source=…&options=…&format=…`: the path signed with the server's first key,
-    /// as JSON (`{"path": …}`).
+    /// as JSON (`{"path": …}`); with `kind=info`, an `/info` path (its options are info options).
     func playgroundSignature(query: Substring) -> ImageServerResponse {
-        var parameters: [String: String] = [:]
-        for item in URLComponents(string: "?" + query)?.queryItems ?? [] where parameters[item.name] == nil {
-            parameters[item.name] = item.value ?? ""
-        }
+        let parameters = Self.playgroundParameters(query)
         guard let source = parameters["source"], !source.isEmpty else { return .text("source is missing\n", status: .badRequest) }
-        let format = parameters["format"].flatMap { $0.isEmpty ? nil : $0 }
+        let isInfo = parameters["kind"] == "info"
+        let format = isInfo ? nil : parameters["format"].flatMap { $0.isEmpty ? nil : $0 }
         let path = ImagePathBuilder.path(options: parameters["options"] ?? "", sourceURL: source, format: format, encoding: .plain)
         do {
-            let json = try JSONEncoder().encode(["path": try playgroundSigned(path)])
+            let json = try JSONEncoder().encode(["path": (isInfo ? "/info" : "") + (try playgroundSigned(path))])
             return .text(String(decoding: json, as: UTF8.self), status: .ok, type: "application/json")
         } catch {
             return .text("\(error)\n", status: .internalServerError)
         }
+    }
+
+    /// `playground/placeholder?blurhash=…&width=…&height=…` or `?thumbhash=HEX`: the placeholder
+    /// the library paints from a hash `/info` gave (`Image(blurHash:size:)`, `Image(thumbHash:)`),
+    /// as PNG, so that the page shows ours rather than a script's. At most 256 pixels a side.
+    func playgroundPlaceholder(query: Substring) async -> ImageServerResponse {
+        let parameters = Self.playgroundParameters(query)
+        let side = { (name: String) in min(max(Int(parameters[name] ?? "") ?? 32, 1), 256) }
+        let size = CGSize(width: side("width"), height: side("height"))
+        let painted: Result<Data, any Error>
+        do {
+            painted = .success(try await BlockingPool.run {
+                let image: Image
+                if let blurHash = parameters["blurhash"] {
+                    image = try Image(blurHash: blurHash, size: size)
+                } else if let hex = parameters["thumbhash"] {
+                    image = Image(thumbHash: try ThumbHash(hexString: hex))
+                } else {
+                    throw ImageServerError.invalidOption("placeholder", reason: "a blurhash, or a thumbhash in hex, is needed")
+                }
+                return try ImageCodersManager.shared.encode(image, format: .png, options: ImageCoderOptions())
+            })
+        } catch {
+            painted = .failure(error)
+        }
+        switch painted {
+        case .success(let png): return ImageServerResponse(status: .ok, headerFields: [.contentType: "image/png"], body: ByteBuffer(bytes: png))
+        case .failure(let error): return .text("\(error)\n", status: .badRequest)
+        }
+    }
+
+    /// A query's parameters, the first of each name.
+    private static func playgroundParameters(_ query: Substring) -> [String: String] {
+        var parameters: [String: String] = [:]
+        for item in URLComponents(string: "?" + query)?.queryItems ?? [] where parameters[item.name] == nil {
+            parameters[item.name] = item.value ?? ""
+        }
+        return parameters
     }
 
     /// `path` signed with the first key pair, or under `unsafe` when there is none.

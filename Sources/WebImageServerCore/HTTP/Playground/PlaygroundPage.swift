@@ -1,6 +1,7 @@
 /// The playground at `/`: a form for a source and options that shows the signed URL, the result
-/// beside the source with its size, format, bytes and time, and a gallery of sample images
-/// through a few option sets. Plain HTML and a little script, served by the server itself; the
+/// beside the source with its size, format, bytes and time, the source's `/info` (size, format,
+/// average and dominant colours as swatches, its BlurHash and ThumbHash painted by the library
+/// as placeholders), and a gallery of sample images through a few option sets. Plain HTML and a little script, served by the server itself; the
 /// server signs the paths (`/playground/sign`), so the page is on only where configured.
 enum PlaygroundPage {
     /// The page, served at `base` (the server's root or mount prefix, ending in `/`); `samples`
@@ -27,6 +28,8 @@ enum PlaygroundPage {
         [hidden] { display: none !important; }
         #gallery img { max-width: 100%; background: repeating-conic-gradient(#ddd 0 25%, #fff 0 50%) 0 0 / 16px 16px; }
         .error { color: #b00; }
+        #info .swatch { display: inline-block; width: 2.2em; height: 2.2em; margin: 0 .3em .3em 0; border: 1px solid #ccc; vertical-align: middle; }
+        #info img { width: 160px; margin-right: 1em; image-rendering: auto; }
         </style>
         </head>
         <body>
@@ -47,6 +50,12 @@ enum PlaygroundPage {
         <div class="pair" id="pair" hidden>
           <figure><img id="result" alt="result"><figcaption id="result-info"></figcaption></figure>
           <figure><img id="original" alt="source" style="max-width: 400px"><figcaption>source</figcaption></figure>
+          <section id="info">
+            <p id="info-facts"></p>
+            <div id="info-swatches"></div>
+            <figure><img id="info-blurhash" alt="BlurHash placeholder"><img id="info-thumbhash" alt="ThumbHash placeholder">
+            <figcaption>BlurHash and ThumbHash placeholders</figcaption></figure>
+          </section>
         </div>
         <h2>Gallery</h2>
         <div id="gallery"></div>
@@ -81,11 +90,44 @@ enum PlaygroundPage {
             image.src = URL.createObjectURL(blob);
             const original = await signed(source, "raw:1", "");
             document.getElementById("original").src = base + original.slice(1);
+            await showInfo(source);
           } catch (error) {
             info.className = "error";
             info.textContent = String(error.message || error);
           }
         }
+        // The source's /info: facts, colour swatches, and the placeholders the library paints.
+        async function showInfo(source) {
+          const query = new URLSearchParams({ source, options: infoOptions, kind: "info" });
+          const signing = await fetch(base + "playground/sign?" + query);
+          if (!signing.ok) throw new Error(await signing.text());
+          const response = await fetch(base + (await signing.json()).path.slice(1));
+          if (!response.ok) throw new Error("info: " + response.status + " " + await response.text());
+          const info = await response.json();
+          document.getElementById("info-facts").textContent = "source: " + info.width + "x" + info.height + ", " +
+            info.format + ", " + info.size + " bytes, " + info.colorspace + ", " + info.bands + " bands";
+          const swatches = document.getElementById("info-swatches");
+          swatches.textContent = "";
+          const colours = Object.entries(info.dominant_colors || {});
+          if (info.average) colours.unshift(["average", info.average]);
+          for (const [name, colour] of colours) {
+            const swatch = document.createElement("span");
+            swatch.className = "swatch";
+            swatch.title = name;
+            swatch.dataset.name = name;
+            swatch.style.background = "rgb(" + colour.R + "," + colour.G + "," + colour.B + ")";
+            swatches.appendChild(swatch);
+          }
+          const height = Math.max(1, Math.round(32 * info.height / Math.max(1, info.width)));
+          paint("info-blurhash", "blurhash=" + encodeURIComponent(info.blurhash) + "&width=32&height=" + height);
+          paint("info-thumbhash", "thumbhash=" + encodeURIComponent(info.thumb_hash));
+        }
+        function paint(id, query) {
+          const image = document.getElementById(id);
+          image.onload = () => { image.dataset.width = image.naturalWidth; image.dataset.height = image.naturalHeight; };
+          image.src = base + "playground/placeholder?" + query;
+        }
+        const infoOptions = "exif:0/iptc:0/xmp:0/cs:1/b:1/avg:1/dc:1/bh:4:3/th:1";
         const asked = new URLSearchParams(location.search);
         if (asked.get("source")) {
           for (const name of ["source", "options", "format"]) document.getElementById(name).value = asked.get(name) || "";
