@@ -157,10 +157,14 @@ import WebImageTestSupport
                 let body = String(decoding: reply.body, as: UTF8.self)
                 #expect(reply.status == 400 && body.contains(name), "\(option): \(reply.status) \(body)")
             }
-            // The first page is the one read; another is refused by name.
+            // A page the image has is read (another frame, another average); one past them is refused.
             #expect(try await server.get(Self.path("photos/rocket.jpg", options: "pg:0")).status == 200)
-            let page = try await server.get(Self.path("sdwebimage/TestImageAnimated.webp", options: "page:2"))
-            #expect(page.status == 400 && String(decoding: page.body, as: UTF8.self).contains("page"))
+            let first = try Self.object(try await server.get(Self.path("sdwebimage/TestImageAnimated.webp", options: "avg:1")))
+            let third = try Self.object(try await server.get(Self.path("sdwebimage/TestImageAnimated.webp", options: "avg:1/page:2")))
+            #expect(third["width"] as? Int == first["width"] as? Int)
+            #expect(try #require(third["average"] as? [String: Int]) != (try #require(first["average"] as? [String: Int])))
+            let past = try await server.get(Self.path("sdwebimage/TestImageAnimated.webp", options: "page:8"))
+            #expect(past.status == 400 && String(decoding: past.body, as: UTF8.self).contains("8 pages"), "\(past.status)")
             // A processing option is not an info option.
             #expect(try await server.get(Self.path("photos/rocket.jpg", options: "rs:fit:300:200")).status == 400)
             // An output format has no place in an info URL.

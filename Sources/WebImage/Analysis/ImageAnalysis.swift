@@ -55,6 +55,22 @@ public struct ImageAnalysis: Sendable {
         try self.init(image: image)
     }
 
+    /// Analyses a page other than the first (`ImageInfo`'s `page`): the loader's lazy image of
+    /// it, turned upright and resized by libvips' thumbnail (colours weighted by alpha, and no
+    /// shrink-on-load, so a WebP's hidden colours do not bleed), in sRGB.
+    init(page: VipsImageRef, format: ImageFormat) throws(ImageAnalysisError) {
+        let pixels: PixelBuffer
+        do {
+            let side = Self.thumbnailPixelSize
+            pixels = try (page.orientation > 1 ? page.autorotated() : page).thumbnail(width: side, height: side, sizing: .down)
+                .normalizedToSRGB().renderRGBA()
+        } catch {
+            throw .decoding(.corruptData(format: format, reason: error.message))
+        }
+        let rgba = pixels.withUnsafeBytes { Array($0) }
+        self.init(rgba: rgba, width: pixels.width, height: pixels.height)
+    }
+
     /// Analyses `image` (its first frame), resized first when larger than `thumbnailPixelSize`.
     public init(image: Image) throws(ImageAnalysisError) {
         let (width, height) = Self.fittedSize(width: image.pixelWidth, height: image.pixelHeight)

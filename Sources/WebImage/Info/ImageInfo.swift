@@ -59,15 +59,23 @@ public struct ImageInfo: Sendable, Equatable {
         let fields: HeaderFields
         do {
             header = try ImageHeader(probing: data, options: coderOptions)
-            fields = try HeaderFields(data: data, format: header.format)
+        } catch {
+            throw .header(error)
+        }
+        guard options.page < header.frameCount else {
+            throw .invalidOption("page \(options.page): the image has \(header.frameCount) page\(header.frameCount == 1 ? "" : "s")")
+        }
+        do {
+            fields = try HeaderFields(data: data, format: header.format, page: options.page, limits: coderOptions)
         } catch {
             throw .header(error)
         }
         self.options = options
         byteCount = data.count
         format = header.format
-        pixelWidth = header.pixelWidth
-        pixelHeight = header.pixelHeight
+        // Another page has its own size (a TIFF's or a PDF's pages; an animation's frames share one).
+        let upright = options.page == 0 ? (header.pixelWidth, header.pixelHeight) : fields.uprightSize
+        (pixelWidth, pixelHeight) = upright
         orientation = header.orientation
         pagesNumber = header.frameCount
         hasAlpha = header.hasAlpha
@@ -86,7 +94,8 @@ public struct ImageInfo: Sendable, Equatable {
         }
         let analysis: ImageAnalysis
         do {
-            analysis = try ImageAnalysis(data: data, options: coderOptions)
+            analysis = options.page == 0
+                ? try ImageAnalysis(data: data, options: coderOptions) : try ImageAnalysis(page: fields.page, format: header.format)
         } catch {
             throw .analysis(error)
         }
@@ -108,24 +117,34 @@ public struct ImageInfo: Sendable, Equatable {
 
 /// What the header's libvips image says beyond `ImageHeader`: interpretation, bands, band
 /// format and the metadata blocks, read from a header load (no pixel decoded) after
-/// `ImageHeader` checked the limits.
+/// `ImageHeader` checked the limits; of page `page` (its size checked against the pixel limit).
 private struct HeaderFields {
     let colorspace: String
     let bands: Int
     let sampleFormat: String
     let metadata: ImageMetadata
+    /// The page's libvips image, lazy: its pixels are decoded only when asked for.
+    let page: VipsImageRef
+    /// The page's size, upright.
+    let uprightSize: (width: Int, height: Int)
 
-    init(data: Data, format: ImageFormat) throws(ImageCodingError) {
+    init(data: Data, format: ImageFormat, page index: Int, limits: ImageCoderOptions) throws(ImageCodingError) {
         guard let loader = VipsLoader(format: format) else { throw .unsupportedFormat(format) }
         let image: VipsImageRef
         do {
-            image = try VipsImageRef.load(loader.operation, data: data)
+            image = try VipsImageRef.load(loader.operation, data: data, options: index == 0 ? "" : "page=\(index)")
         } catch {
-            throw .corruptData(format: format, reason: error.message)
+            throw .corruptData(format: format, reason: index == 0 ? error.message : "page \(index): \(error.message)")
+        }
+        let pixels = image.width.multipliedReportingOverflow(by: image.height)
+        guard !pixels.overflow, pixels.partialValue <= limits.decodeMaxPixelCount else {
+            throw .overLimit(format: format, reason: "page \(index) is \(image.width)x\(image.height), over decodeMaxPixelCount")
         }
         colorspace = image.interpretationName
         bands = image.bands
         sampleFormat = image.sampleFormatName
         metadata = ImageMetadata(header: image)
+        self.page = image
+        uprightSize = image.orientation >= 5 ? (image.height, image.width) : (image.width, image.height)
     }
 }

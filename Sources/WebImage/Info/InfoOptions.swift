@@ -49,6 +49,9 @@ public struct InfoOptions: Sendable, Equatable {
     public var thumbHash = false
     /// `perceptual_hash`: the 64-bit perceptual hash.
     public var perceptualHash = false
+    /// `page`: the page, or an animation's frame, from 0, that the size, the colour facts and
+    /// the analyses describe (the first by default).
+    public var page = 0
     /// `calc_hashsums`: digests of the source's bytes.
     public var hashsums: [Hashsum] = []
 
@@ -120,8 +123,8 @@ public struct InfoOptions: Sendable, Equatable {
              "video_thumbnail_second", "vts", "video_thumbnail_keyframes", "vtk":
             throw .invalidOption("\(name) is not supported")
         case "page", "pg":
-            // The first page or frame, which every field reads; another is not chosen yet.
-            guard try option.int(at: 0) == 0 else { throw option.fail("only page 0 is supported") }
+            page = try option.int(at: 0)
+            guard page >= 0 else { throw option.fail("pages are numbered from 0") }
         default:
             throw .invalidOption("unknown option \(name)")
         }
