@@ -253,6 +253,25 @@ import WebImageTestSupport
         }
     }
 
+    @Test func theURLsOwnSourceLimitsApplyWithSecurityOptionsAllowed() async throws {
+        try await withRunningServer(Self.configuration()) { server in
+            // Security options need ALLOW_SECURITY_OPTIONS, as in processing URLs.
+            let refused = try await server.get(Self.path("photos/rocket.jpg", options: "msr:0.1"))
+            #expect(refused.status == 403 && String(decoding: refused.body, as: UTF8.self).contains("Security processing options are not allowed"))
+        }
+        try await withRunningServer(Self.configuration { $0.processing.allowSecurityOptions = true }) { server in
+            // rocket.jpg is 0.27 MP and 112 KB.
+            let overResolution = try await server.get(Self.path("photos/rocket.jpg", options: "msr:0.1"))
+            #expect(overResolution.status == 422 && overResolution.body == Data("Source image is too large\n".utf8))
+            let overSize = try await server.get(Self.path("photos/rocket.jpg", options: "max_src_file_size:100000"))
+            #expect(overSize.status == 422)
+            // Within the URL's limits, answered; and not from the answer of a lower limit's key.
+            #expect(try await server.get(Self.path("photos/rocket.jpg", options: "msr:1/msfs:200000")).header("x-cache") == "miss")
+            #expect(try await server.get(Self.path("photos/rocket.jpg", options: "msr:0.5")).header("x-cache") == "miss")
+            #expect(try await server.get(Self.path("photos/rocket.jpg", options: "msr:0.5")).header("x-cache") == "memory")
+        }
+    }
+
     // MARK: Caching
 
     @Test func anInfoIsKeptAndItsEntityTagAnswers304() async throws {

@@ -58,12 +58,13 @@ extension ImageServer {
     /// JSON as a result. No fallback image: an info of it would describe another image.
     private func makeInfo(_ request: InfoRequest, key: ResultKey, sourceCookie: String?, logger: Logger) async throws -> Made {
         try await slots.withSlot {
-            let limits = configuration.processing
-            let source = try await fetchedSource(request.source, maximumBytes: limits.maxSourceFileSize, cookie: sourceCookie, logger: logger)
+            let source = try await fetchedSource(request.source, maximumBytes: request.limits.maxFileSize, cookie: sourceCookie, logger: logger)
             metrics.sourceBytes.increment(by: source.data.count)
             try Task.checkCancellation()
             let started = ContinuousClock.now
-            let coderOptions = Self.infoDecodeLimits(limits)
+            let coderOptions = Self.infoDecodeLimits(
+                maxResolution: request.limits.maxResolution, maxFrameResolution: configuration.processing.maxAnimationFrameResolution
+            )
             let json: Data
             do {
                 json = try await BlockingPool.run {
@@ -90,10 +91,10 @@ extension ImageServer {
 
     /// The decode limits an info is read under: the processing's per-frame resolution limit,
     /// checked on the header before any pixel (a bomb is refused by it); the frames are not
-    /// counted, as an info decodes the first at most.
-    static func infoDecodeLimits(_ limits: ProcessingConfiguration) -> ImageCoderOptions {
+    /// counted, as an info decodes one at most.
+    static func infoDecodeLimits(maxResolution: Int, maxFrameResolution: Int) -> ImageCoderOptions {
         var options = ImageCoderOptions()
-        let perFrame = limits.maxAnimationFrameResolution > 0 ? limits.maxAnimationFrameResolution : limits.maxSourceResolution
+        let perFrame = maxFrameResolution > 0 ? maxFrameResolution : maxResolution
         options.decodeMaxPixelCount = max(1, perFrame)
         options.decodeMaxFrameCount = .max
         options.decodeMaxTotalPixelCount = .max
@@ -104,9 +105,11 @@ extension ImageServer {
 extension ResultKey {
     /// An info's key: apart from every image's (its first line), the source, the fields asked
     /// for (`InfoOptions`' description lists every field: the same fields by aliases or in
-    /// another order give one key), the cache buster, and the cookie's digest as an image's.
+    /// another order give one key), the source limits (an info read under a higher one is not
+    /// an answer to a lower one), the cache buster, and the cookie's digest as an image's.
     init(info request: InfoRequest, sourceCookie: String?) {
         var text = "info\n" + request.source.description + "\n" + String(describing: request.options)
+        text += "\nlimits \(request.limits.maxResolution) \(request.limits.maxFileSize)"
         if let cacheBuster = request.cacheBuster { text += "\ncachebuster " + cacheBuster }
         self.init(text: text, sourceCookie: sourceCookie)
     }

@@ -18,15 +18,36 @@ public struct InfoRequest: Sendable, Equatable {
     /// `expires`: when the URL stops being valid (checked when the path is parsed); caps the
     /// answer's `max-age`.
     public var expires: Date?
+    /// The source's limits: `MAX_SRC_RESOLUTION` and `MAX_SRC_FILE_SIZE`, or what the URL's
+    /// `max_src_resolution` and `max_src_file_size` set (with `ALLOW_SECURITY_OPTIONS`).
+    public var limits: SourceLimits
+
+    /// The limits a source is read under, in pixels and bytes (0: no byte limit).
+    public struct SourceLimits: Sendable, Equatable {
+        /// The most pixels the source (a frame of it) may have.
+        public var maxResolution: Int
+        /// The most bytes the source may have; 0 for no limit.
+        public var maxFileSize: Int
+
+        /// Limits of `maxResolution` pixels and `maxFileSize` bytes.
+        public init(maxResolution: Int, maxFileSize: Int) {
+            self.maxResolution = maxResolution
+            self.maxFileSize = maxFileSize
+        }
+    }
 
     /// A request made of its parts.
-    public init(signature: String, path: String, options: InfoOptions, source: SourceURL, cacheBuster: String? = nil, expires: Date? = nil) {
+    public init(
+        signature: String, path: String, options: InfoOptions, source: SourceURL, cacheBuster: String? = nil, expires: Date? = nil,
+        limits: SourceLimits
+    ) {
         self.signature = signature
         self.path = path
         self.options = options
         self.source = source
         self.cacheBuster = cacheBuster
         self.expires = expires
+        self.limits = limits
     }
 }
 
@@ -49,7 +70,8 @@ extension ImgproxyURLParser {
         let segments = rest.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
         let (parsed, sourceSegments) = RawOption.leading(segments, separator: configuration.argumentsSeparator)
         var written: [String] = []
-        // `cachebuster` and `expires` are read as processing URLs read them (an expired URL 403).
+        // `cachebuster`, `expires` and the source limits are read as processing URLs read them
+        // (an expired URL 403, a security option without `ALLOW_SECURITY_OPTIONS` 403).
         var shared = ProcessingOptions(configuration: configuration)
         for option in parsed {
             let allowed = configuration.allowedInfoOptions
@@ -80,9 +102,14 @@ extension ImgproxyURLParser {
         )
         if let fileExtension { throw .invalidSource("an info URL names no output format (.\(fileExtension))") }
         let expires = shared.expires.map { Date(timeIntervalSince1970: TimeInterval($0)) }
-        return InfoRequest(signature: signature, path: "/" + rest, options: options, source: source, cacheBuster: shared.cacheBuster, expires: expires)
+        return InfoRequest(
+            signature: signature, path: "/" + rest, options: options, source: source, cacheBuster: shared.cacheBuster, expires: expires,
+            limits: InfoRequest.SourceLimits(maxResolution: shared.maxSourceResolution, maxFileSize: shared.maxSourceFileSize)
+        )
     }
 
     /// The info options that are processing options too, by every name.
-    private static let processingOptionsOfInfo: Set<String> = ["cachebuster", "cb", "expires", "exp"]
+    private static let processingOptionsOfInfo: Set<String> = [
+        "cachebuster", "cb", "expires", "exp", "max_src_resolution", "msr", "max_src_file_size", "msfs",
+    ]
 }
