@@ -253,6 +253,24 @@ import WebImageTestSupport
         }
     }
 
+    @Test func aHashsumTheSourceDoesNotHaveIs422() async throws {
+        try await withRunningServer(Self.configuration()) { server in
+            let digest = try #require(try Self.object(try await server.get(Self.path("photos/rocket.jpg", options: "chs:sha256")))["hashsums"] as? [String: String])["sha256"]
+            let sha256 = try #require(digest)
+            #expect(try await server.get(Self.path("photos/rocket.jpg", options: "hashsum:sha256:" + sha256.uppercased())).status == 200)
+            let other = String(sha256.dropLast()) + (sha256.hasSuffix("0") ? "1" : "0")
+            let mismatch = try await server.get(Self.path("photos/rocket.jpg", options: "hs:sha256:" + other))
+            #expect(mismatch.status == 422 && mismatch.body == Data("Source image hashsum mismatch\n".utf8))
+            // Not from the answer the right digest left in the result store.
+            #expect(try await server.get(Self.path("photos/rocket.jpg", options: "hs:sha256:" + other)).status == 422)
+            #expect(try await server.get(Self.path("photos/rocket.jpg", options: "hs:none")).status == 200)
+            for bad in ["hs:crc32:00", "hs:md5:abc", "hs:sha1:" + String(repeating: "g", count: 40), "hs:"] {
+                let reply = try await server.get(Self.path("photos/rocket.jpg", options: bad))
+                #expect(reply.status == 400 && String(decoding: reply.body, as: UTF8.self).contains("hs"), "\(bad): \(reply.status)")
+            }
+        }
+    }
+
     @Test func theURLsOwnSourceLimitsApplyWithSecurityOptionsAllowed() async throws {
         try await withRunningServer(Self.configuration()) { server in
             // Security options need ALLOW_SECURITY_OPTIONS, as in processing URLs.

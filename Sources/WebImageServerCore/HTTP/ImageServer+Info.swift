@@ -60,6 +60,9 @@ extension ImageServer {
         try await slots.withSlot {
             let source = try await fetchedSource(request.source, maximumBytes: request.limits.maxFileSize, cookie: sourceCookie, logger: logger)
             metrics.sourceBytes.increment(by: source.data.count)
+            if let expected = request.expectedHashsum, expected.kind.hex(of: source.data) != expected.hex {
+                throw ImageServerError.sourceHashsumMismatch("the source's \(expected.kind.rawValue) is not \(expected.hex)")
+            }
             try Task.checkCancellation()
             let started = ContinuousClock.now
             let coderOptions = Self.infoDecodeLimits(
@@ -110,6 +113,7 @@ extension ResultKey {
     init(info request: InfoRequest, sourceCookie: String?) {
         var text = "info\n" + request.source.description + "\n" + String(describing: request.options)
         text += "\nlimits \(request.limits.maxResolution) \(request.limits.maxFileSize)"
+        if let hashsum = request.expectedHashsum { text += "\nhashsum " + hashsum.description }
         if let cacheBuster = request.cacheBuster { text += "\ncachebuster " + cacheBuster }
         self.init(text: text, sourceCookie: sourceCookie)
     }

@@ -49,6 +49,8 @@ public enum ImageServerError: Error, Sendable, Hashable, CustomStringConvertible
     case sourceTooLarge(String)
     /// The output format cannot be written (SVG, PDF, ...), or encoding failed.
     case unsupportedOutputFormat(String)
+    /// The source's bytes do not have the digest the URL's `hashsum` names.
+    case sourceHashsumMismatch(String)
 
     // MARK: 429, 499, 5xx: the serving side
 
@@ -70,7 +72,7 @@ public enum ImageServerError: Error, Sendable, Hashable, CustomStringConvertible
         case .unknownOption, .invalidOption: 400
         case .invalidSignature, .signatureLooksLikeOption, .expired, .securityOptionNotAllowed, .invalidSecret: 403
         case .invalidPath, .optionNotAllowed, .invalidSource, .unsupportedSourceScheme, .sourceRefused, .sourceUnreachable: 404
-        case .unreadableSource, .sourceTooLarge, .unsupportedOutputFormat: 422
+        case .unreadableSource, .sourceTooLarge, .unsupportedOutputFormat, .sourceHashsumMismatch: 422
         case .tooManyRequests: 429
         case .clientClosed: 499
         case .internalError: 500
@@ -97,6 +99,7 @@ public enum ImageServerError: Error, Sendable, Hashable, CustomStringConvertible
         case .unreadableSource: "Broken or unsupported image"
         case .sourceTooLarge: "Source image is too large"
         case .unsupportedOutputFormat: "Unsupported output format"
+        case .sourceHashsumMismatch: "Source image hashsum mismatch"
         case .tooManyRequests: "Too many requests"
         case .clientClosed: "Client closed the request"
         case .internalError: "Internal error"

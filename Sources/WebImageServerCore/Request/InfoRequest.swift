@@ -21,6 +21,25 @@ public struct InfoRequest: Sendable, Equatable {
     /// The source's limits: `MAX_SRC_RESOLUTION` and `MAX_SRC_FILE_SIZE`, or what the URL's
     /// `max_src_resolution` and `max_src_file_size` set (with `ALLOW_SECURITY_OPTIONS`).
     public var limits: SourceLimits
+    /// `hashsum`: the digest the source's bytes must have (imgproxy Pro's), else 422; nil: none.
+    public var expectedHashsum: ExpectedHashsum?
+
+    /// A digest of a kind and its value, lowercase hex.
+    public struct ExpectedHashsum: Sendable, Equatable, CustomStringConvertible {
+        /// The kind of digest.
+        public var kind: Hashsum
+        /// Its value, lowercase hex.
+        public var hex: String
+
+        /// `kind`'s digest `hex` (either case).
+        public init(kind: Hashsum, hex: String) {
+            self.kind = kind
+            self.hex = hex.lowercased()
+        }
+
+        /// `sha256:…`.
+        public var description: String { kind.rawValue + ":" + hex }
+    }
 
     /// The limits a source is read under, in pixels and bytes (0: no byte limit).
     public struct SourceLimits: Sendable, Equatable {
@@ -70,6 +89,7 @@ extension ImgproxyURLParser {
         let segments = rest.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
         let (parsed, sourceSegments) = RawOption.leading(segments, separator: configuration.argumentsSeparator)
         var written: [String] = []
+        var expectedHashsum: InfoRequest.ExpectedHashsum?
         // `cachebuster`, `expires` and the source limits are read as processing URLs read them
         // (an expired URL 403, a security option without `ALLOW_SECURITY_OPTIONS` 403).
         var shared = ProcessingOptions(configuration: configuration)
@@ -78,6 +98,10 @@ extension ImgproxyURLParser {
             if !allowed.isEmpty, !allowed.contains(option.name) { throw .optionNotAllowed(option.name) }
             if Self.processingOptionsOfInfo.contains(option.name) {
                 try applier.apply(option, to: &shared, now: now)
+                continue
+            }
+            if option.name == "hashsum" || option.name == "hs" {
+                expectedHashsum = try Self.expectedHashsum(option)
                 continue
             }
             // Info arguments hold no `:`: joined by it whatever `ARGUMENTS_SEPARATOR` is.
@@ -102,10 +126,27 @@ extension ImgproxyURLParser {
         )
         if let fileExtension { throw .invalidSource("an info URL names no output format (.\(fileExtension))") }
         let expires = shared.expires.map { Date(timeIntervalSince1970: TimeInterval($0)) }
-        return InfoRequest(
+        var request = InfoRequest(
             signature: signature, path: "/" + rest, options: options, source: source, cacheBuster: shared.cacheBuster, expires: expires,
             limits: InfoRequest.SourceLimits(maxResolution: shared.maxSourceResolution, maxFileSize: shared.maxSourceFileSize)
         )
+        request.expectedHashsum = expectedHashsum
+        return request
+    }
+
+    /// `hashsum:%type:%hashsum` (imgproxy Pro's): `none` for no check, else `md5`, `sha1`,
+    /// `sha256` or `sha512` and the digest in hex, of that digest's length.
+    private static func expectedHashsum(_ option: RawOption) throws(ImageServerError) -> InfoRequest.ExpectedHashsum? {
+        guard let kindName = option.arguments.first, !kindName.isEmpty else { throw .invalidOption(option.name, reason: "the hashsum type is missing") }
+        if kindName == "none" { return nil }
+        guard let kind = Hashsum(rawValue: kindName) else {
+            throw .invalidOption(option.name, reason: "\(kindName) is not none, md5, sha1, sha256 or sha512")
+        }
+        let hex = option.arguments.count > 1 ? option.arguments[1] : ""
+        guard hex.count == kind.hex(of: Data()).count, hex.allSatisfy(\.isHexDigit) else {
+            throw .invalidOption(option.name, reason: "the \(kindName) digest must be \(kind.hex(of: Data()).count) hexadecimal digits")
+        }
+        return InfoRequest.ExpectedHashsum(kind: kind, hex: hex)
     }
 
     /// The info options that are processing options too, by every name.
