@@ -1,22 +1,29 @@
 import Foundation
 import WebImage
 
-/// What `convert` does to one image: decode (shrinking on load to `--thumbnail`), apply the
-/// `--transform` chain, encode. A batch and a single conversion both run this, so that their
-/// outputs are the same bytes.
+/// What `convert` does to one image: decode (shrinking on load to `--thumbnail`; with
+/// `--gravity`, shrinking to cover it and cutting it out), apply the `--transform` chain, encode.
+/// A batch and a single conversion both run this, so that their outputs are the same bytes.
 struct ImageConversion: Sendable {
     /// Decode and encode options: lazy decoding, the thumbnail size, the quality, metadata kept
     /// or not, HDR kept or tone mapped.
     let options: ImageCoderOptions
+    /// With `--gravity`: the box the thumbnail covers and is cut to, and where it is cut.
+    let coveredThumbnail: (size: CGSize, gravity: ImageGravity)?
     let transformer: PipelineTransformer?
 
     init(
-        thumbnail: CGSize?, quality: Int, transformer: PipelineTransformer?, keepsMetadata: Bool, keepsHDR: Bool = false,
-        encoding: EncodingKnobs = EncodingKnobs()
+        thumbnail: CGSize?, gravity: ImageGravity? = nil, quality: Int, transformer: PipelineTransformer?, keepsMetadata: Bool,
+        keepsHDR: Bool = false, encoding: EncodingKnobs = EncodingKnobs()
     ) {
         var options = ImageCoderOptions()
         options.decodeUseLazyDecoding = true
-        if let thumbnail { options.decodeThumbnailPixelSize = thumbnail }
+        if let thumbnail, let gravity {
+            coveredThumbnail = (thumbnail, gravity)
+        } else {
+            coveredThumbnail = nil
+            if let thumbnail { options.decodeThumbnailPixelSize = thumbnail }
+        }
         options.encodeCompressionQuality = Double(quality) / 100
         options.encodeKeepsMetadata = keepsMetadata
         // `--hdr keep`: sources of more than 8 bits keep their samples to the formats that hold them.
@@ -32,6 +39,9 @@ struct ImageConversion: Sendable {
     /// it on the blocking pool. `key` names the input for the transformers.
     func convert(_ data: Data, key: String, to format: ImageFormat) throws -> (image: Image, encoded: Data) {
         var image = try ImageCodersManager.shared.decode(data, options: options)
+        if let coveredThumbnail {
+            image = try Self.covering(image, coveredThumbnail.size, cutAt: coveredThumbnail.gravity)
+        }
         if let transformer {
             guard let transformed = transformer.transformedImage(with: image, forKey: key) else {
                 throw ConversionError.transformDoesNotApply
@@ -39,6 +49,30 @@ struct ImageConversion: Sendable {
             image = transformed
         }
         return (image, try ImageCodersManager.shared.encode(image, format: format, options: options))
+    }
+}
+
+extension ImageConversion {
+    /// `image` shrunk (never enlarged), aspect kept, until it covers `box`, then cut to it by
+    /// `gravity` (vipsthumbnail's `--smartcrop`): faces and attention are looked for in the
+    /// shrunk image.
+    static func covering(_ image: Image, _ box: CGSize, cutAt gravity: ImageGravity) throws -> Image {
+        let (width, height) = (Double(image.pixelWidth), Double(image.pixelHeight))
+        let factor = min(1, max(Double(box.width) / width, Double(box.height) / height))
+        var shrunk = image
+        if factor < 1 {
+            // Each side rounded up, so that the shrunk image still covers the box.
+            let size = CGSize(width: (width * factor).rounded(.up) / image.scale, height: (height * factor).rounded(.up) / image.scale)
+            guard let resized = ResizingTransformer(size: size, scaleMode: .fill).transformedImage(with: image, forKey: "") else {
+                throw ConversionError.transformDoesNotApply
+            }
+            shrunk = resized
+        }
+        let cut = CGSize(width: Double(box.width) / image.scale, height: Double(box.height) / image.scale)
+        guard let cropped = GravityCroppingTransformer(size: cut, gravity: gravity).transformedImage(with: shrunk, forKey: "") else {
+            throw ConversionError.transformDoesNotApply
+        }
+        return cropped
     }
 }
 
