@@ -10,6 +10,7 @@
 #include <exception>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -64,6 +65,11 @@ extern "C" int32_t fd_detect(const char *cascade_path, const uint8_t *pixels, in
         return -1;
     }
     try {
+        // One thread a detection, as libvips runs one a pipeline: parallelism comes from
+        // several images at once on the blocking pool, and OpenCV's own pool (a thread a core)
+        // beside it would oversubscribe the cores. Process-wide, set once.
+        static std::once_flag single_threaded;
+        std::call_once(single_threaded, [] { cv::setNumThreads(1); });
         cv::CascadeClassifier *cascade = classifier(cascade_path);
         if (cascade == nullptr) {
             std::string message = std::string("cannot load the cascade ") + cascade_path;

@@ -38,9 +38,17 @@ struct ImageConversion: Sendable {
     /// The image decoded from `data` and transformed, and its encoding as `format`. Blocks: call
     /// it on the blocking pool. `key` names the input for the transformers.
     func convert(_ data: Data, key: String, to format: ImageFormat) throws -> (image: Image, encoded: Data) {
+        var options = options
+        if let coveredThumbnail {
+            options.decodeThumbnailPixelSize = try Self.coveringSize(of: data, box: coveredThumbnail.size)
+        }
         var image = try ImageCodersManager.shared.decode(data, options: options)
         if let coveredThumbnail {
-            image = try Self.covering(image, coveredThumbnail.size, cutAt: coveredThumbnail.gravity)
+            let cut = CGSize(width: Double(coveredThumbnail.size.width) / image.scale, height: Double(coveredThumbnail.size.height) / image.scale)
+            guard let cropped = GravityCroppingTransformer(size: cut, gravity: coveredThumbnail.gravity).transformedImage(with: image, forKey: key) else {
+                throw ConversionError.transformDoesNotApply
+            }
+            image = cropped
         }
         if let transformer {
             guard let transformed = transformer.transformedImage(with: image, forKey: key) else {
@@ -53,26 +61,17 @@ struct ImageConversion: Sendable {
 }
 
 extension ImageConversion {
-    /// `image` shrunk (never enlarged), aspect kept, until it covers `box`, then cut to it by
-    /// `gravity` (vipsthumbnail's `--smartcrop`): faces and attention are looked for in the
-    /// shrunk image.
-    static func covering(_ image: Image, _ box: CGSize, cutAt gravity: ImageGravity) throws -> Image {
-        let (width, height) = (Double(image.pixelWidth), Double(image.pixelHeight))
+    /// The thumbnail size that shrinks the image in `data` (upright, never enlarged, aspect kept)
+    /// until it covers `box`, each side rounded up so that the fitted decode still covers it;
+    /// `.zero` (no shrink) when the image is no larger. Decoded at that size (shrink-on-load),
+    /// it is then cut to `box` by `--gravity` (vipsthumbnail's `--smartcrop`): faces and
+    /// attention are looked for in the shrunk image.
+    static func coveringSize(of data: Data, box: CGSize) throws -> CGSize {
+        let header = try ImageHeader(probing: data)
+        let (width, height) = (Double(header.pixelWidth), Double(header.pixelHeight))
         let factor = min(1, max(Double(box.width) / width, Double(box.height) / height))
-        var shrunk = image
-        if factor < 1 {
-            // Each side rounded up, so that the shrunk image still covers the box.
-            let size = CGSize(width: (width * factor).rounded(.up) / image.scale, height: (height * factor).rounded(.up) / image.scale)
-            guard let resized = ResizingTransformer(size: size, scaleMode: .fill).transformedImage(with: image, forKey: "") else {
-                throw ConversionError.transformDoesNotApply
-            }
-            shrunk = resized
-        }
-        let cut = CGSize(width: Double(box.width) / image.scale, height: Double(box.height) / image.scale)
-        guard let cropped = GravityCroppingTransformer(size: cut, gravity: gravity).transformedImage(with: shrunk, forKey: "") else {
-            throw ConversionError.transformDoesNotApply
-        }
-        return cropped
+        guard factor < 1 else { return .zero }
+        return CGSize(width: (width * factor).rounded(.up), height: (height * factor).rounded(.up))
     }
 }
 

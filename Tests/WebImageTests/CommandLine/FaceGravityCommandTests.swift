@@ -7,8 +7,9 @@ import WebImageTestSupport
 /// around the faces.
 @Suite(.offThePool) struct FaceGravityCommandTests {
     /// The command's output is the library's crop around the faces of the shrunk image (made
-    /// here the way the command makes it: lazily decoded, shrunk until it covers 100x300 and
-    /// cut by `.faces`), and not the centre's cut: the astronaut's face is off the centre.
+    /// here the way the command makes it: lazily decoded, shrunk on load until it covers
+    /// 100x300 and cut by `.faces`), and not the centre's cut: the astronaut's face is off the
+    /// centre.
     @Test func aFaceThumbnailIsCutAroundTheFace() async throws {
         let input = TestImages.url("faces/astronaut-1.jpg")
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("webimage-faces-\(UUID().uuidString)")
@@ -26,15 +27,29 @@ import WebImageTestSupport
 
         var options = ImageCoderOptions()
         options.decodeUseLazyDecoding = true
-        let source = try ImageCodersManager.shared.decode(try Data(contentsOf: input), options: options)
-        // 512x384 covering 100x300: 400x300.
-        let shrunk = try #require(ResizingTransformer(size: CGSize(width: 400, height: 300), scaleMode: .fill).transformedImage(with: source, forKey: ""))
+        // 512x384 covering 100x300: 400x300, shrunk on load.
+        options.decodeThumbnailPixelSize = CGSize(width: 400, height: 300)
+        let shrunk = try ImageCodersManager.shared.decode(try Data(contentsOf: input), options: options)
+        try #require(shrunk.pixelWidth == 400 && shrunk.pixelHeight == 300)
         let expected = try #require(GravityCroppingTransformer(size: CGSize(width: 100, height: 300), gravity: .faces).transformedImage(with: shrunk, forKey: ""))
         let bytes = { (image: WebImage.Image) throws -> [UInt8] in try image.withUnsafeRGBA8Bytes { Array($0) } }
         #expect(try bytes(face) == bytes(expected))
         #expect(try bytes(face) != bytes(try #require(outputs["centre"])))
         // The cut is the faces' (not attention's, the fallback): the shrunk image has one.
         #expect(try OpenCVFaceDetector.shared.faces(in: shrunk).count == 1)
+    }
+
+    /// An 18-megapixel JPEG, shrunk on load before it is cut, by each gravity (a lazy decode
+    /// resized after decoding failed here: libvips' sequential reader read out of order).
+    @Test(arguments: ["face", "smart", "centre"])
+    func aLargeSourceIsShrunkOnLoadAndCut(gravity: String) async throws {
+        let input = TestImages.url("sdwebimage/TestImageLarge.jpg")
+        let output = FileManager.default.temporaryDirectory.appendingPathComponent("webimage-faces-\(UUID().uuidString).png")
+        defer { try? FileManager.default.removeItem(at: output) }
+        let result = try await ChildProcess.run("webimage", ["convert", input.path, output.path, "--thumbnail", "300x300", "--gravity", gravity])
+        #expect(result.status == 0, "\(result.standardError)")
+        let thumbnail = try TestImages.decoded(Data(contentsOf: output))
+        #expect(thumbnail.pixelWidth == 300 && thumbnail.pixelHeight == 300)
     }
 
     @Test func gravityWithoutAThumbnailIsAUsageError() async throws {
