@@ -47,8 +47,8 @@ import WebImageTestSupport
                 "\(file): \(face) is not whole in the crop at \(origin)"
             )
         }
-        // A face larger than the crop (astronaut-large-6.jpg's, 303 pixels) fills it: the crop
-        // lies inside the face's box.
+        // A face larger than the crop (astronaut-large-6.jpg's is about 300 pixels) fills it:
+        // the crop lies inside the face's box.
         for face in faces where face.width > crop.pixelWidth && face.height > crop.pixelHeight {
             #expect(
                 origin.x >= face.x && origin.y >= face.y && origin.x + crop.pixelWidth <= face.x + face.width
@@ -56,6 +56,16 @@ import WebImageTestSupport
                 "\(file): the crop at \(origin) is not inside \(face)"
             )
         }
+    }
+
+    /// A crop smaller than the face (80x80 of astronaut.png's 100-pixel face) lies inside it.
+    @Test func aCropSmallerThanTheFaceLiesInsideIt() throws {
+        let image = try TestImages.decoded(TestImages.data("photos/astronaut.png"))
+        let face = try #require(try OpenCVFaceDetector.shared.faces(in: image).first)
+        try #require(face.width > 80 && face.height > 80)
+        let crop = try #require(FaceCroppingTransformer(size: CGSize(width: 80, height: 80)).transformedImage(with: image, forKey: ""))
+        let origin = try #require(try Self.origin(of: crop, in: image))
+        #expect(origin.x >= face.x && origin.y >= face.y && origin.x + 80 <= face.x + face.width && origin.y + 80 <= face.y + face.height, "\(origin) \(face)")
     }
 
     /// With no face found the crop is libvips' attention crop (`g:sm`'s), pixel for pixel.
