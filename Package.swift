@@ -91,6 +91,15 @@ let package = Package(
             cSettings: fuzzedC,
             linkerSettings: [.linkedLibrary("png16"), .linkedLibrary("z"), .linkedLibrary("deflate")]
         ),
+        // Face detection: OpenCV's Haar cascades (libopencv-objdetect-dev, -imgproc-dev, -core-dev;
+        // the cascade files from opencv-data) in C++ behind a C API. Debian ships OpenCV's
+        // pkg-config file only in libopencv-dev, which brings all of OpenCV (VTK, MPI, Java), so
+        // the headers' folder is named here.
+        .target(
+            name: "CFaceDetection",
+            cxxSettings: [.unsafeFlags(["-I/usr/include/opencv4"])],
+            linkerSettings: [.linkedLibrary("opencv_objdetect"), .linkedLibrary("opencv_imgproc"), .linkedLibrary("opencv_core")]
+        ),
         // sys/xattr.h (extended attributes, which Glibc leaves out), for the disk cache's extended data.
         .systemLibrary(name: "CXattr"),
         // The lock every target uses (`Locked`: ThreadSanitizer sees it), without libvips.
@@ -106,6 +115,7 @@ let package = Package(
                 "CBitmapKernels",
                 "CJPEGCodec",
                 "CPNGReaders",
+                "CFaceDetection",
                 "CXattr",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

@@ -35,6 +35,9 @@ struct ConvertCommand: AsyncParsableCommand {
     @Option(help: "Shrink on decode to fit WIDTHxHEIGHT pixels (never upscales).")
     var thumbnail: String?
 
+    @Option(help: "With --thumbnail: shrink to cover WIDTHxHEIGHT and cut it out where this says: 'face' (around the faces OpenCV finds, else as 'smart'), 'smart' (libvips' attention), 'centre'.")
+    var gravity: ThumbnailGravity?
+
     @Option(help: "Quality of lossy formats, 1 to 100.")
     var quality: Int = 80
 
@@ -71,6 +74,7 @@ struct ConvertCommand: AsyncParsableCommand {
             throw ValidationError("give IN OUT, or -o DIR or --output PATTERN for many inputs")
         }
         _ = try FetchCommand.thumbnailSize(thumbnail)
+        if gravity != nil, thumbnail == nil { throw ValidationError("--gravity crops a --thumbnail: give --thumbnail WIDTHxHEIGHT") }
     }
 
     func run() async throws {
@@ -85,7 +89,7 @@ struct ConvertCommand: AsyncParsableCommand {
             throw ExitCode(64)
         }
         let conversion = ImageConversion(
-            thumbnail: try FetchCommand.thumbnailSize(thumbnail), quality: quality, transformer: transformer,
+            thumbnail: try FetchCommand.thumbnailSize(thumbnail), gravity: gravity?.gravity, quality: quality, transformer: transformer,
             keepsMetadata: metadata == .keepMetadata, keepsHDR: hdr == .keep,
             encoding: EncodingKnobs(interlaced: interlace, paletteColorCount: colors ?? 0, effort: effort)
         )
@@ -135,6 +139,21 @@ struct ConvertCommand: AsyncParsableCommand {
         await run.run(expansion.inputs, progress: &progress)
         FileHandle.standardOutput.write(Data((progress.summary() + "\n").utf8))
         if progress.hasFailures { throw ExitCode.failure }
+    }
+}
+
+/// `--gravity`: where a `--thumbnail` that covers its box is cut.
+enum ThumbnailGravity: String, ExpressibleByArgument, CaseIterable {
+    case face
+    case smart
+    case centre
+
+    var gravity: ImageGravity {
+        switch self {
+        case .face: .faces
+        case .smart: .smart
+        case .centre: .center
+        }
     }
 }
 

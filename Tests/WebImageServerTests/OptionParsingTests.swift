@@ -43,6 +43,8 @@ import WebImageTestSupport
         ("el:1", "enlarge:true"),
         ("ex:1:noea:5:5", "extend:1:noea:5:5"),
         ("g:sm", "gravity:sm"),
+        ("g:obj:face", "gravity:obj:face"),
+        ("c:100:200:obj:face", "crop:100:200:obj:face"),
         ("g:ce:5", "gravity:ce:5:0"),
         ("g:fp:0.5:0.25", "gravity:fp:0.5:0.25"),
         ("g:soea:10:0.1", "gravity:soea:10:0.1"),
@@ -117,6 +119,11 @@ import WebImageTestSupport
         ("g:up", "g"),
         ("g:fp:2:0", "g"),
         ("g:sm:1", "g"),
+        ("g:obj", "g"),
+        ("g:obj:cat", "g"),
+        ("g:obj:face:dog", "g"),
+        ("g:obj:face:face", "g"),
+        ("ex:1:obj:face", "ex"),
         ("ex:1:sm", "ex"),
         ("c:-5", "c"),
         ("t:ten", "t"),
@@ -150,6 +157,14 @@ import WebImageTestSupport
         #expect(error.publicMessage.hasPrefix("Invalid \(name):"))
         // And says what the option takes.
         #expect(error.publicMessage.hasSuffix(" takes \(try #require(OptionTable.imgproxy.declaration(named: name)).arguments))"))
+    }
+
+    /// imgproxy Pro's `obj` gravity knows one class, `face`; another is refused by name.
+    @Test func objectGravityKnowsFacesAndNamesAnyOtherClass() throws {
+        #expect(try Self.options("g:obj:face").gravity == .faces)
+        #expect(try Self.options("c:100:200:obj:face").crop?.gravity == .faces)
+        let error = try #require(try Self.refusal("g:obj:cat"))
+        #expect(error.status == 400 && error.publicMessage.contains("cat is not an object class"), "\(error.publicMessage)")
     }
 
     @Test func unknownOptionsAre400() throws {
@@ -243,7 +258,7 @@ import WebImageTestSupport
     }
 
     @Test func canonicalFormsAreEqualOnlyForEqualProcessing() throws {
-        let forms = try ["rs:fill:300:200", "rs:fit:300:200", "rs:fill:300:201", "rs:fill:300:200/g:sm", "rs:fill:300:200/q:79", "rs:fill:300:200/cb:1", "rs:fill:300:200/ex:1", "rs:fill:300:200/exar:1", "rs:fill:300:200/exar:1:no"]
+        let forms = try ["rs:fill:300:200", "rs:fit:300:200", "rs:fill:300:201", "rs:fill:300:200/g:sm", "rs:fill:300:200/g:obj:face", "rs:fill:300:200/q:79", "rs:fill:300:200/cb:1", "rs:fill:300:200/ex:1", "rs:fill:300:200/exar:1", "rs:fill:300:200/exar:1:no"]
             .map { try Self.options($0).canonicalForm }
         #expect(Set(forms).count == forms.count)
         #expect(forms[0] == "resizing_type:fill/width:300/height:200/auto_rotate:1/format_quality:avif:63:gif:80:heic:80:heif:80:jpeg:80:jxl:77:png:80:tiff:80:webp:79/strip_metadata:1/preserve_hdr:0/keep_copyright:1/strip_color_profile:1/enforce_thumbnail:0/max_animation_frames:1000/max_result_dimension:0")

@@ -29,9 +29,7 @@ public struct ImageAnalysis: Sendable {
     public init(
         data: Data, coder: any ImageCoder = ImageCodersManager.shared, options: ImageCoderOptions = ImageCoderOptions()
     ) throws(ImageAnalysisError) {
-        var options = options
-        let side = Double(Self.thumbnailPixelSize)
-        options.decodeThumbnailPixelSize = CGSize(width: side, height: side)
+        var options = AnalysisCopy.decodeOptions(options, fitting: Self.thumbnailPixelSize)
         // A WebP with alpha is decoded whole and resized here, colours weighted by alpha:
         // libwebp's scaled decode (libvips 8.14's shrink-on-load of WebP) resizes the colours
         // of transparent pixels with the rest, and their hidden colour bleeds into the edges
@@ -40,12 +38,6 @@ public struct ImageAnalysis: Sendable {
         if ImageFormat(sniffing: data) == .webP, (try? ImageHeader(probing: data))?.hasAlpha ?? true {
             options.decodeThumbnailPixelSize = .zero
         }
-        options.decodePreserveAspectRatio = true
-        options.decodeFirstFrameOnly = true
-        options.decodeFrameLimit = 1
-        options.decodeUseLazyDecoding = false
-        options.decodeToHDR = false
-        options.decodeScaleFactor = 1
         let image: Image
         do {
             image = try coder.decode(data, options: options)
@@ -73,15 +65,8 @@ public struct ImageAnalysis: Sendable {
 
     /// Analyses `image` (its first frame), resized first when larger than `thumbnailPixelSize`.
     public init(image: Image) throws(ImageAnalysisError) {
-        let (width, height) = Self.fittedSize(width: image.pixelWidth, height: image.pixelHeight)
-        var source = image
-        if width < image.pixelWidth || height < image.pixelHeight {
-            // The transformer takes points; the image's scale turns them back into these pixels.
-            let size = CGSize(width: Double(width) / image.scale, height: Double(height) / image.scale)
-            guard let resized = ResizingTransformer(size: size, scaleMode: .fill).transformedImage(with: image, forKey: "") else {
-                throw .decoding(.corruptData(format: image.format, reason: "cannot resize it for analysis"))
-            }
-            source = resized
+        guard let source = AnalysisCopy.fitted(image, side: Self.thumbnailPixelSize) else {
+            throw .decoding(.corruptData(format: image.format, reason: "cannot resize it for analysis"))
         }
         let pixels: PixelBuffer
         do {
@@ -117,11 +102,7 @@ public struct ImageAnalysis: Sendable {
     /// The size a `width` x `height` image is analysed at: fitted in `thumbnailPixelSize`, as
     /// the shrink-on-load decode fits it, never enlarged.
     static func fittedSize(width: Int, height: Int) -> (width: Int, height: Int) {
-        let side = Double(thumbnailPixelSize)
-        let factor = min(1, side / Double(max(width, 1)), side / Double(max(height, 1)))
-        guard factor < 1 else { return (width, height) }
-        return (max(1, min(thumbnailPixelSize, Int((Double(width) * factor).rounded()))),
-                max(1, min(thumbnailPixelSize, Int((Double(height) * factor).rounded()))))
+        AnalysisCopy.fittedSize(width: width, height: height, side: thumbnailPixelSize)
     }
 
     /// Number of pixels analysed.

@@ -2,8 +2,9 @@ import Foundation
 internal import ImageEngine
 
 /// Cuts an area of a given size out of an image, placed by a gravity: imgproxy's crop and
-/// `gravity`, libvips' smartcrop for `.smart`. An animation is cut in the same place on every
-/// frame (for `.smart`, where smartcrop puts it on the first frame).
+/// `gravity`, libvips' smartcrop for `.smart`, the faces `OpenCVFaceDetector.shared` finds for
+/// `.faces` (`FaceCroppingTransformer`). An animation is cut in the same place on every frame
+/// (for `.smart` and `.faces`, where the first frame puts it).
 public struct GravityCroppingTransformer: ImageTransformer {
     /// The area to keep, in points (pixels times the image's scale); a side of 0 or larger than
     /// the image's keeps the whole side.
@@ -24,6 +25,9 @@ public struct GravityCroppingTransformer: ImageTransformer {
     public func transformedImage(with image: Image, forKey key: String) -> Image? {
         let (size, gravity) = (size, gravity)
         guard size.width.isFinite, size.height.isFinite, size.width >= 0, size.height >= 0 else { return nil }
+        if gravity == .faces {
+            return FaceCroppingTransformer(size: size).transformedImage(with: image, forKey: key)
+        }
         guard gravity == .smart else {
             return image.transformed(by: PixelTransform(movesPixelsOnly: true) { image, scale throws(VipsError) in
                 let area = Self.pixelSize(of: size, scale: scale, width: image.width, height: image.height)

@@ -26,6 +26,11 @@ public enum ImageGravity: Sendable, Hashable {
     /// Where libvips' smartcrop finds the most interesting part (its `attention` measure:
     /// edges, skin tones, saturated colours). Placing an image on a canvas treats it as the centre.
     case smart
+    /// Around the faces OpenCV's cascades find (`OpenCVFaceDetector.shared`): every face when
+    /// they fit in the area, else the largest and those that fit beside it; as `smart` when
+    /// there is none (`FaceCroppingTransformer`). imgproxy Pro's `obj:face`. Placing an image on
+    /// a canvas treats it as the centre.
+    case faces
 
     /// The centre, without offsets.
     public static let center = ImageGravity.anchor(.center)
@@ -42,7 +47,7 @@ public enum ImageGravity: Sendable, Hashable {
         case let .focusPoint(x, y):
             left = Self.roundedToEven(Double(outer.width) * x) - inner.width / 2
             top = Self.roundedToEven(Double(outer.height) * y) - inner.height / 2
-        case .smart:
+        case .smart, .faces:
             return Self.anchor(.center).origin(inner: inner, outer: outer, scale: scale, overhanging: overhanging)
         case let .anchor(anchor, x, y):
             let offsetX = Self.pixels(x, side: outer.width, scale: scale)
@@ -82,12 +87,14 @@ public enum ImageGravity: Sendable, Hashable {
         return Int(rounded)
     }
 
-    /// The gravity in transformer keys: `center,p0.000000,f0.250000`, `fp,0.500000,0.500000`, `smart`.
+    /// The gravity in transformer keys: `center,p0.000000,f0.250000`, `fp,0.500000,0.500000`,
+    /// `smart`, `faces(` the detector's key `)`.
     var transformerKey: String {
         switch self {
         case let .anchor(anchor, x, y): return "\(anchor.rawValue),\(Self.transformerKey(x)),\(Self.transformerKey(y))"
         case let .focusPoint(x, y): return "fp,\(TransformerKey.number(x)),\(TransformerKey.number(y))"
         case .smart: return "smart"
+        case .faces: return "faces(\(OpenCVFaceDetector.shared.detectorKey))"
         }
     }
 

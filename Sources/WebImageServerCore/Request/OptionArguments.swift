@@ -129,7 +129,7 @@ struct ArgumentReader: Sendable {
     }
 
     /// imgproxy's gravity: a compass word with optional x and y offsets, `fp:x:y` (0...1), or
-    /// `sm` when `allowsSmart`.
+    /// `sm` and imgproxy Pro's `obj:face` when `allowsSmart`.
     func gravity(_ arguments: ArraySlice<String>, allowsSmart: Bool) throws(ImageServerError) -> ImageGravity {
         guard let type = arguments.first else { throw fail("a gravity is missing") }
         let rest = Array(arguments.dropFirst())
@@ -137,6 +137,13 @@ struct ArgumentReader: Sendable {
         case "sm" where allowsSmart:
             guard rest.isEmpty else { throw fail("sm takes no offsets") }
             return .smart
+        case "obj" where allowsSmart:
+            // imgproxy Pro's object classes come from its neural network; faces are the one
+            // class here (OpenCV's cascades), and a crop around several classes is not built.
+            guard !rest.isEmpty else { throw fail("obj takes the class of objects to look for: face") }
+            if let other = rest.first(where: { $0 != "face" }) { throw fail("\(other) is not an object class known here: only face is") }
+            guard rest.count == 1 else { throw fail("obj:face names face once") }
+            return .faces
         case "fp":
             guard rest.count == 2 else { throw fail("fp takes x and y") }
             let (x, y) = (try number(rest[0]), try number(rest[1]))

@@ -97,7 +97,7 @@ extension OptionTable {
             canonical: { $0.extendAspectRatio ? ["1"] + ProcessingOptions.gravity($0.extendAspectRatioGravity) : nil }
         ),
         .result(
-            "gravity", aliases: ["g"], arguments: "type:x:y, sm or fp:x:y", example: "sm", default: .arguments("ce:0:0"),
+            "gravity", aliases: ["g"], arguments: "type:x:y, sm, obj:face or fp:x:y", example: "sm", default: .arguments("ce:0:0"),
             apply: { reader, options, _ throws(ImageServerError) in
                 options.gravity = try reader.gravity(reader.arguments[...], allowsSmart: true)
             },

@@ -33,7 +33,7 @@ extension ProcessingOptions {
     /// imgproxy's name for a format (`jpeg`, `png`, `webp`, ...).
     static func name(_ format: ImageFormat) -> String { format.description }
 
-    /// A gravity as imgproxy writes it: `ce:0:0`, `noea:10:0.25`, `fp:0.5:0.5`, `sm`.
+    /// A gravity as imgproxy writes it: `ce:0:0`, `noea:10:0.25`, `fp:0.5:0.5`, `sm`, `obj:face`.
     static func gravity(_ gravity: ImageGravity) -> [String] {
         // imgproxy reads 1 and more as pixels, less as a fraction: values set in code against
         // that rule are marked, so that no two gravities print alike.
@@ -47,6 +47,7 @@ extension ProcessingOptions {
         case let .anchor(anchor, x, y): return [GravityNames.name(of: anchor), offset(x), offset(y)]
         case let .focusPoint(x, y): return ["fp", number(x), number(y)]
         case .smart: return ["sm"]
+        case .faces: return ["obj", "face"]
         }
     }
 }

@@ -6,8 +6,8 @@ import WebImageTestSupport
 @Suite(.offThePool) struct DecodingTests {
     /// Every image file of the shared folder but pngsuite/ (all 32x32, `everyPngSuiteFileDecodes`)
     /// and the 12-bit JPEG (an error, `twelveBitJPEGIsATypedError`), with its pixel size shown
-    /// upright: the test images' README states the sdwebimage/ and exif-orientation/ sizes; the
-    /// others are as vipsheader and Pillow 13 both read them.
+    /// upright: the test images' README states the sdwebimage/, exif-orientation/ and faces/
+    /// sizes; the others are as vipsheader and Pillow 13 both read them.
     static let sizes: [(String, Int, Int)] = [
         ("sdwebimage/TestImage.jpg", 80, 60), ("sdwebimage/TestImage.png", 300, 300), ("sdwebimage/TestImage.gif", 50, 50),
         ("sdwebimage/TestImageLarge.jpg", 5250, 3450), ("sdwebimage/TestImageLarge.png", 1275, 720),
@@ -36,6 +36,7 @@ import WebImageTestSupport
         ("webp/alpha_filter_1_method_1.webp", 128, 128), ("webp/lossless_color_transform.webp", 512, 512),
         ("webp/test.webp", 128, 128),
     ] + (0...8).map { ("exif-orientation/Landscape_\($0).jpg", 1800, 1200) }
+        + (1...8).map { ("faces/astronaut-\($0).jpg", 512, 384) } + [("faces/astronaut-large-6.jpg", 1536, 1152)]
 
     @Test(arguments: sizes)
     func decodesToTheStatedPixelSize(file: String, width: Int, height: Int) throws {
@@ -52,7 +53,7 @@ import WebImageTestSupport
         let subfolders = try FileManager.default.contentsOfDirectory(atPath: TestImages.folder.path)
             .filter { !$0.contains(".") && $0 != "pngsuite" && $0 != "fuzz-regressions" }
             .sorted()
-        #expect(subfolders == ["exif-orientation", "hdr", "libjpeg-turbo", "photos", "sdwebimage", "webp"])
+        #expect(subfolders == ["exif-orientation", "faces", "hdr", "libjpeg-turbo", "photos", "sdwebimage", "webp"])
         let listed = Set(Self.sizes.map(\.0))
         for folder in subfolders {
             for file in try TestImages.files(in: folder) where file != "libjpeg-turbo/monkey12.jpg" {
