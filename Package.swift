@@ -94,10 +94,12 @@ let package = Package(
         // Face detection: OpenCV's Haar cascades (libopencv-objdetect-dev, -imgproc-dev, -core-dev;
         // the cascade files from opencv-data) in C++ behind a C API. Debian ships OpenCV's
         // pkg-config file only in libopencv-dev, which brings all of OpenCV (VTK, MPI, Java), so
-        // the headers' folder is named here.
+        // the headers' folder is reached through a link in the package (SystemHeaders/opencv4 ->
+        // /usr/include/opencv4): a header search path, where `-I` would be an unsafe flag that
+        // a package depending on this one by version is refused.
         .target(
             name: "CFaceDetection",
-            cxxSettings: [.unsafeFlags(["-I/usr/include/opencv4"])],
+            cxxSettings: [.headerSearchPath("../../SystemHeaders/opencv4")],
             linkerSettings: [.linkedLibrary("opencv_objdetect"), .linkedLibrary("opencv_imgproc"), .linkedLibrary("opencv_core")]
         ),
         // sys/xattr.h (extended attributes, which Glibc leaves out), for the disk cache's extended data.
