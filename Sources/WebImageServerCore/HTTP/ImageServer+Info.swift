@@ -36,7 +36,7 @@ extension ImageServer {
     private func answerInfo(
         _ request: InfoRequest, key: ResultKey, sourceCookie: String?, ifNoneMatch: String?, logger: Logger
     ) async throws -> ImageServerResponse {
-        if let (result, tier) = await results.result(forKey: key) {
+        if let (result, tier) = try await results.result(forKey: key, sharing: false, logger: logger) {
             metrics.cacheLookup(tier: tier.rawValue)
             return ImageResponse.info(result, request: request, cache: tier.rawValue, ifNoneMatch: ifNoneMatch, configuration: configuration)
         }
@@ -83,7 +83,7 @@ extension ImageServer {
                 lastModified: source.validators?.lastModified, sourceCacheControl: source.cacheControl, sourceExpires: source.expires
             )
             let result = StoredResult(body: ByteBuffer(bytes: json), metadata: metadata)
-            results.store(result, data: json, forKey: key, logger: logger)
+            try await results.store(result, data: json, forKey: key, sharing: false, logger: logger)
             return Made(result: result, fallbackFor: nil)
         }
     }

@@ -52,6 +52,8 @@ public final class ImageServer: Sendable {
     let sourceCookies: SourceCookies?
     /// The mark `watermark` draws; nil: none configured (the option then draws nothing).
     let watermarkImage: WatermarkImage?
+    /// What `CACHE_KEY_HEADERS` and `CACHE_KEY_COOKIES` add to results' keys; nil: nothing.
+    let resultKeyParts: ResultKeyRequestParts?
 
     /// A server with `configuration`, parsing paths with `parser`, fetching remote sources with
     /// `downloader` and counting with `metricsFactory` (nil: the global one).
@@ -79,9 +81,13 @@ public final class ImageServer: Sendable {
         var sourceConfig = resultConfig
         sourceConfig.maxDiskSize = configuration.sourceCacheSize
         let folder = configuration.cacheDirectory
+        let metrics = ServerMetrics(factory: metricsFactory)
+        self.metrics = metrics
+        resultKeyParts = ResultKeyRequestParts(configuration.resultCache)
         results = ResultStore(
             memoryBytes: configuration.memoryCacheSize,
-            disk: EntryStore(namespace: "results", directory: folder, config: resultConfig, threads: diskThreads)
+            disk: EntryStore(namespace: "results", directory: configuration.resultCache.diskFolder(cacheDirectory: folder), config: resultConfig, threads: diskThreads),
+            shared: try configuration.resultCache.sharedStorage(metrics: metrics)
         )
         var localRoot: LocalSourceRoot?
         if let root = configuration.localFilesystemRoot {
@@ -99,8 +105,6 @@ public final class ImageServer: Sendable {
             disk: EntryStore(namespace: "sources", directory: folder, config: sourceConfig, threads: diskThreads), memoryBytes: configuration.sourceMemoryCacheSize,
             downloader: downloader, localRoot: localRoot, s3: s3
         )
-        let metrics = ServerMetrics(factory: metricsFactory)
-        self.metrics = metrics
         slots = WorkerSlots(workers: configuration.workers, queueSize: configuration.requestsQueueSize) { busy, queued in
             metrics.workersBusy.record(busy)
             metrics.queueDepth.record(queued)
@@ -128,7 +132,10 @@ public final class ImageServer: Sendable {
             Self.annotateRequest(source: imageRequest.source, options: imageRequest.canonicalForm)
             let plan = OutputFormatPlan(options: imageRequest.options, accept: head.headerFields[.accept], configuration: configuration.processing)
             let cookie = sourceCookies?.header(for: head, source: imageRequest.source)
-            let job = ImageJob(request: imageRequest, format: plan, sourceCookie: cookie, watermark: try await watermark(drawnBy: imageRequest.options))
+            let job = ImageJob(
+                request: imageRequest, format: plan, sourceCookie: cookie, watermark: try await watermark(drawnBy: imageRequest.options),
+                requestParts: resultKeyParts?.lines(of: head) ?? []
+            )
             let ifNoneMatch = configuration.usesETag ? head.headerFields[.ifNoneMatch] : nil
             if let result = results.memoryResult(forKey: job.key) {
                 // Answered at once: no timeout or client watch to set up.
@@ -213,7 +220,7 @@ public final class ImageServer: Sendable {
     }
 
     private func answer(_ job: ImageJob, ifNoneMatch: String?, logger: Logger) async throws -> ImageServerResponse {
-        if let (result, tier) = await results.result(forKey: job.key) {
+        if let (result, tier) = try await results.result(forKey: job.key, logger: logger) {
             return try answer(stored: result, from: tier, job: job, ifNoneMatch: ifNoneMatch)
         }
         metrics.cacheLookup(tier: "miss")
@@ -270,7 +277,7 @@ public final class ImageServer: Sendable {
             metrics.processed.increment()
             let entityTag = EntityTag.make(sourceVersion: try await EntityTag.sourceVersion(source), key: job.key)
             let result = Self.stored(processed, entityTag: entityTag, source: source)
-            results.store(result, data: processed.data, forKey: job.key, logger: logger)
+            try await results.store(result, data: processed.data, forKey: job.key, logger: logger)
             return Made(result: result, fallbackFor: nil)
         }
     }
