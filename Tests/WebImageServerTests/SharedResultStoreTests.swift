@@ -79,15 +79,22 @@ struct SharedResultStoreTests {
             #expect(Data(buffer: object.body) == made.body)
             #expect(object.headers.first(name: "content-type") == "image/png")
 
-            // Another replica (its own memory and disk, empty): a hit from storage, then from memory.
-            try await withRunningServer(Self.configuration(endpoint: moto.endpoint, credentials: moto.credentials), metrics: second) { server in
-                let hit = try await server.get(Self.path)
+            // Another replica (its own memory and disk, empty) signing with another key: the
+            // signature is not in the key. A hit from storage, then from memory.
+            let (signingKey, salt) = ("0a1b2c3d4e5f", "a0b1c2d3")
+            let signer = try URLSigner(key: URLSigningKey(hexKey: signingKey, hexSalt: salt))
+            let replica = Self.configuration(endpoint: moto.endpoint, credentials: moto.credentials) { ($0.keys, $0.salts) = ([signingKey], [salt]) }
+            try await withRunningServer(replica, metrics: second) { server in
+                let signed = signer.signedPath(ImagePathBuilder.path(options: "rs:fit:100:100", sourceURL: "local:///photos/rocket.jpg", format: "png", encoding: .plain))
+                let hit = try await server.get(signed)
                 #expect(hit.status == 200 && hit.header("x-cache") == "storage")
                 #expect(hit.body == made.body && hit.header("etag") == made.header("etag") && hit.header("content-type") == "image/png")
-                let again = try await server.get(Self.path)
+                let again = try await server.get(signed)
                 #expect(again.header("x-cache") == "memory")
                 // Another cache buster is another key: made.
-                let busted = try await server.get(Self.path.replacingOccurrences(of: "rs:fit", with: "cb:2/rs:fit"))
+                let busted = try await server.get(
+                    signer.signedPath(ImagePathBuilder.path(options: "cb:2/rs:fit:100:100", sourceURL: "local:///photos/rocket.jpg", format: "png", encoding: .plain))
+                )
                 #expect(busted.status == 200 && busted.header("x-cache") == "miss")
             }
             #expect(try Self.processed(second) == 1)
@@ -127,6 +134,31 @@ struct SharedResultStoreTests {
                 #expect(Data(buffer: replaced.body) == reply.body)
             }
             await client.shutdown()
+        }
+    }
+
+    @Test func theStoreStoppedMidRunLeavesEveryRequestAnsweredByProcessing() async throws {
+        try await withMoto(bucket: Self.bucket, objects: []) { moto in
+            let metrics = TestMetrics()
+            // Each call to a stopped store waits for its timeout (AsyncHTTPClient tries to connect
+            // again until then): short here.
+            let configuration = Self.configuration(endpoint: moto.endpoint, credentials: moto.credentials) { $0.resultCache.timeout = 0.5 }
+            try await withRunningServer(configuration, metrics: metrics) { server in
+                let first = try await server.get(Self.path)
+                #expect(first.status == 200 && first.header("x-cache") == "miss")
+                let written = await eventually(within: TestAllowance.eventWait, every: .milliseconds(10)) { Self.count(metrics, "put", "written") == 1 }
+                #expect(written)
+                await moto.stop()
+                // Five other results: each made and answered; the store's calls fail, counted.
+                var statuses: [Int] = []
+                for width in 101...105 {
+                    statuses.append(try await server.get(Self.path.replacingOccurrences(of: "100:100", with: "\(width):100")).status)
+                }
+                #expect(statuses == [200, 200, 200, 200, 200])
+                #expect(Self.count(metrics, "get", "failed") == 5)
+                let failed = await eventually(within: TestAllowance.eventWait, every: .milliseconds(10)) { Self.count(metrics, "put", "failed") == 5 }
+                #expect(failed)
+            }
         }
     }
 
