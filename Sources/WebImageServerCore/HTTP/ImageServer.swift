@@ -19,7 +19,7 @@ import WebImage
 ///
 /// A request, folder by folder: its path is read into an `ImageRequest` (Request: signature,
 /// options, source); the output format is planned and the result's key made (Processing,
-/// Result); the result is looked up (memory, then disk); an `If-None-Match` that matches the
+/// Result); the result is looked up (memory, then disk, then the shared store); an `If-None-Match` that matches the
 /// result's entity tag, or the tag the stored source's version gives, is answered 304 before any
 /// fetch or processing; otherwise the work is shared with identical requests in flight and runs
 /// in a worker slot: the source from the source store or fetched (Source), processed
@@ -220,21 +220,30 @@ public final class ImageServer: Sendable {
     }
 
     private func answer(_ job: ImageJob, ifNoneMatch: String?, logger: Logger) async throws -> ImageServerResponse {
-        if let (result, tier) = try await results.result(forKey: job.key, logger: logger) {
+        if let (result, tier) = await results.localResult(forKey: job.key) {
             return try answer(stored: result, from: tier, job: job, ifNoneMatch: ifNoneMatch)
         }
-        metrics.cacheLookup(tier: "miss")
+        // With a shared store, a miss is counted once the store has missed too.
+        let sharing = results.shared != nil
+        if !sharing { metrics.cacheLookup(tier: "miss") }
         try checkAllowed(job.request.source)
         // A source fetched with the request's cookies is not in the source store.
         if ifNoneMatch != nil, job.sourceCookie == nil, let version = EntityTag.sourceVersion(validators: await sources.storedValidators(of: job.request.source)) {
             let tag = EntityTag.make(sourceVersion: version, key: job.key)
             if EntityTag.notModified(ifNoneMatch: ifNoneMatch, tag) {
+                if sharing { metrics.cacheLookup(tier: "miss") }
                 return ImageResponse.notModified(entityTag: tag, job: job, cache: "source", configuration: configuration)
             }
         }
-        let (made, joined) = try await inFlight.value(forKey: job.key.text) { try await self.make(job, logger: logger) }
+        // Identical requests share the shared store's lookup as they share the making.
+        let (made, joined) = try await inFlight.value(forKey: job.key.text) {
+            if let stored = try await self.results.sharedResult(forKey: job.key, logger: logger) { return Made(result: stored, fallbackFor: nil, tier: .storage) }
+            return try await self.make(job, logger: logger)
+        }
         // A joined request's work has the spans of the request that began it.
         if joined { RequestSpan.annotateRequest { $0["webimage.joined"] = true } }
+        if let tier = made.tier { return try answer(stored: made.result, from: tier, job: job, ifNoneMatch: ifNoneMatch) }
+        if sharing { metrics.cacheLookup(tier: "miss") }
         if let failure = made.fallbackFor {
             return ImageResponse.fallback(made.result, job: job, failure: failure, configuration: configuration)
         }
@@ -246,6 +255,8 @@ public final class ImageServer: Sendable {
     struct Made: Sendable {
         let result: StoredResult
         let fallbackFor: ImageServerError?
+        /// The tier it was found in instead of being made (the shared store); nil: made.
+        var tier: ResultStore.Tier? = nil
     }
 
     /// Fetches and processes in a worker slot, then keeps the result: in memory at once, on disk

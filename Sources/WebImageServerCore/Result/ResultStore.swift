@@ -29,21 +29,25 @@ final class ResultStore: Sendable {
         memory.object(forKey: key.text)
     }
 
-    /// The result under `key`, from memory, else from disk, else from the shared store (then
-    /// kept in memory, and on disk behind the caller) unless not `sharing` (an info: imgproxy
-    /// keeps none there); throws only a shared store's failure with `CACHE_REPORT_ERRORS`.
-    func result(forKey key: ResultKey, sharing: Bool = true, logger: Logger) async throws -> (StoredResult, Tier)? {
+    /// The result under `key`, from memory, else from disk (then kept in memory too).
+    func localResult(forKey key: ResultKey) async -> (StoredResult, Tier)? {
         if let result = memoryResult(forKey: key) { return (result, .memory) }
         // A result is sent with its metadata (its content type, its tag) or not at all.
-        if let (data, metadata) = await disk.entry(forKey: key.text), let metadata {
-            let found = StoredResult(body: ByteBuffer(bytes: data), metadata: metadata)
-            memory.setObject(found, forKey: key.text, cost: found.cost)
-            return (found, .disk)
-        }
-        guard sharing, let shared, let found = try await shared.result(forKey: key, logger: logger) else { return nil }
+        guard let (data, metadata) = await disk.entry(forKey: key.text), let metadata else { return nil }
+        let found = StoredResult(body: ByteBuffer(bytes: data), metadata: metadata)
+        memory.setObject(found, forKey: key.text, cost: found.cost)
+        return (found, .disk)
+    }
+
+    /// The result under `key` in the shared store, when one is configured (then kept in memory,
+    /// and on disk behind the caller): asked once the local tiers missed, by the one request
+    /// that makes the result when the store has none. Throws only a store's failure with
+    /// `CACHE_REPORT_ERRORS`.
+    func sharedResult(forKey key: ResultKey, logger: Logger) async throws -> StoredResult? {
+        guard let shared, let found = try await shared.result(forKey: key, logger: logger) else { return nil }
         memory.setObject(found, forKey: key.text, cost: found.cost)
         disk.storeBehind(Data(found.body.readableBytesView), metadata: found.metadata, forKey: key.text, logger: logger)
-        return (found, .storage)
+        return found
     }
 
     /// Keeps `result` in memory at once and begins writing it to disk and to the shared store
