@@ -3,6 +3,7 @@ import Logging
 import MetricsTestKit
 import NIOCore
 import NIOFoundationCompat
+import NIOHTTP1
 import Testing
 @testable import WebImage
 import WebImageTestServer
@@ -222,6 +223,39 @@ struct SharedResultStoreTests {
             await storage.finishWrites()
             #expect(storage.pendingWrites == 0 && Self.count(metrics, "put", "failed") == 1)
         }
+    }
+
+    @Test func anObjectIsAResultOnlyWholeAndWithItsMetadata() throws {
+        var metadata = ResultMetadata(contentType: "image/webp", fileExtension: "webp", entityTag: "\"tag\"", lastModified: "Tue, 01 Dec 2026 10:00:00 GMT")
+        (metadata.pixelWidth, metadata.pixelHeight) = (10, 20)
+        let body = Data((0..<1000).map { UInt8($0 % 251) })
+        var headers = HTTPHeaders(try ResultObject.headers(metadata: metadata, body: body).map { ($0.name, $0.value) })
+        #expect(headers.first(name: "content-type") == "image/webp")
+        // Content-MD5: the store refuses a body other than the one sent.
+        #expect(headers.first(name: "content-md5").flatMap { Data(base64Encoded: $0) }?.count == 16)
+        headers.add(name: "Content-Length", value: "1000")
+        #expect(try ResultObject.result(body: ByteBuffer(bytes: body), headers: headers).metadata == metadata)
+
+        // Cut short (what the store says it holds disagrees), altered, or without the metadata.
+        #expect(throws: ResultObject.Defect.self) { try ResultObject.result(body: ByteBuffer(bytes: body.prefix(999)), headers: headers) }
+        var altered = body
+        altered[500] ^= 1
+        #expect(throws: ResultObject.Defect.self) { try ResultObject.result(body: ByteBuffer(bytes: altered), headers: headers) }
+        var bare = headers
+        bare.remove(name: ResultObject.metadataField)
+        #expect(throws: ResultObject.Defect.self) { try ResultObject.result(body: ByteBuffer(bytes: body), headers: bare) }
+    }
+
+    @Test func theObjectKeyIsThePrefixAndTheDigestOfTheResultKeyWithoutTheSignature() throws {
+        var configuration = Self.configuration(endpoint: "http://127.0.0.1:9", credentials: nil)
+        (configuration.keys, configuration.salts) = (["736563726574"], ["68656c6c6f"])
+        let signed = try URLSigner(key: URLSigningKey(hexKey: "736563726574", hexSalt: "68656c6c6f"))
+            .signedPath(ImagePathBuilder.path(options: "rs:fit:100:100", sourceURL: "local:///photos/rocket.jpg", format: "png", encoding: .plain))
+        let unsigned = Self.configuration(endpoint: "http://127.0.0.1:9", credentials: nil)
+        let key = try Self.objectKey(signed, configuration)
+        #expect(key == (try Self.objectKey(Self.path, unsigned)))
+        #expect(key.hasPrefix("cache/") && key.count == "cache/".count + 64)
+        #expect(key != (try Self.objectKey(Self.path.replacingOccurrences(of: "rs:fit", with: "cb:1/rs:fit"), unsigned)))
     }
 
     @Test func keyHeadersAndCookiesArePartOfTheKey() async throws {
