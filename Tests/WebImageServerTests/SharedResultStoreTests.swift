@@ -258,6 +258,32 @@ struct SharedResultStoreTests {
         #expect(key != (try Self.objectKey(Self.path.replacingOccurrences(of: "rs:fit", with: "cb:1/rs:fit"), unsigned)))
     }
 
+    @Test func cacheUseFsKeepsResultsUnderItsRootForAnotherServerOnIt() async throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("webimage-fs-root-" + UUID().uuidString)
+        defer { try? FileManager.default.removeItem(at: root) }
+        func configuration() -> ImageServerConfiguration {
+            .underTest { configuration in
+                configuration.localFilesystemRoot = TestServer.imagesFolder.path
+                configuration.resultCache.use = .fs
+                configuration.resultCache.fsRoot = root.path
+                (configuration.resultCache.bucket, configuration.resultCache.pathPrefix) = ("bucket", "prefix")
+            }
+        }
+        let results = root.appendingPathComponent("bucket/prefix/results")
+        try await withRunningServer(configuration()) { server in
+            let reply = try await server.get(Self.path)
+            #expect(reply.header("x-cache") == "miss")
+        }
+        // The server's stop awaited its disk writes.
+        let entries = try FileManager.default.contentsOfDirectory(atPath: results.path).filter { !$0.hasPrefix(".") }
+        #expect(!entries.isEmpty)
+        // Another server, its own CACHE_DIR, the same root: a disk hit.
+        try await withRunningServer(configuration()) { server in
+            let reply = try await server.get(Self.path)
+            #expect(reply.header("x-cache") == "disk")
+        }
+    }
+
     @Test func keyHeadersAndCookiesArePartOfTheKey() async throws {
         let configuration = ImageServerConfiguration.underTest { configuration in
             configuration.localFilesystemRoot = TestServer.imagesFolder.path

@@ -40,6 +40,9 @@ final class S3ObjectClient: Sendable {
         signer = settings.credentials.map { SignatureV4(credentials: $0, region: region, service: "s3", normalizesPath: false) }
         var configuration = HTTPClient.Configuration(redirectConfiguration: .disallow)
         configuration.tracing.tracer = nil
+        // Reads and the writes in flight at once, each on a connection of its own rather than
+        // queued behind AsyncHTTPClient's default of 8 (a queued call spends its timeout waiting).
+        configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = 64
         client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
     }
 
