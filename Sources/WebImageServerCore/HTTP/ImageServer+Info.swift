@@ -83,7 +83,7 @@ extension ImageServer {
                 lastModified: source.validators?.lastModified, sourceCacheControl: source.cacheControl, sourceExpires: source.expires
             )
             let result = StoredResult(body: ByteBuffer(bytes: json), metadata: metadata)
-            try await results.store(result, data: json, forKey: key, sharing: false, logger: logger)
+            results.store(result, data: json, forKey: key, logger: logger)
             return Made(result: result, fallbackFor: nil)
         }
     }

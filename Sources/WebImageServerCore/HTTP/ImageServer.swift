@@ -257,6 +257,8 @@ public final class ImageServer: Sendable {
         let fallbackFor: ImageServerError?
         /// The tier it was found in instead of being made (the shared store); nil: made.
         var tier: ResultStore.Tier? = nil
+        /// A made result's bytes as the processor made them, for the shared store's write.
+        var data: Data? = nil
     }
 
     /// Fetches and processes in a worker slot, then keeps the result: in memory at once, on disk
@@ -264,6 +266,14 @@ public final class ImageServer: Sendable {
     /// source that cannot be had (any fetch or read failure) or read (not an image, corrupt)
     /// gives the fallback image instead, when one is configured.
     private func make(_ job: ImageJob, logger: Logger) async throws -> Made {
+        let made = try await makeInSlot(job, logger: logger)
+        // Shared behind the response, or before it with CACHE_REPORT_ERRORS: out of the slot,
+        // so that a slow store holds no worker.
+        if made.fallbackFor == nil, let data = made.data { try await results.share(made.result, data: data, forKey: job.key, logger: logger) }
+        return made
+    }
+
+    private func makeInSlot(_ job: ImageJob, logger: Logger) async throws -> Made {
         try await slots.withSlot {
             let source: SourceImage
             do {
@@ -288,8 +298,8 @@ public final class ImageServer: Sendable {
             metrics.processed.increment()
             let entityTag = EntityTag.make(sourceVersion: try await EntityTag.sourceVersion(source), key: job.key)
             let result = Self.stored(processed, entityTag: entityTag, source: source)
-            try await results.store(result, data: processed.data, forKey: job.key, logger: logger)
-            return Made(result: result, fallbackFor: nil)
+            results.store(result, data: processed.data, forKey: job.key, logger: logger)
+            return Made(result: result, fallbackFor: nil, data: processed.data)
         }
     }
 

@@ -50,14 +50,18 @@ final class ResultStore: Sendable {
         return found
     }
 
-    /// Keeps `result` in memory at once and begins writing it to disk and to the shared store
-    /// from `data` (its bytes as the processor made them: no second copy); a failed write is
-    /// logged and leaves the memory copy. With `CACHE_REPORT_ERRORS` the shared store's write
-    /// is awaited, and its failure thrown. Not `sharing`: memory and disk only.
-    func store(_ result: StoredResult, data: Data, forKey key: ResultKey, sharing: Bool = true, logger: Logger) async throws {
+    /// Keeps `result` in memory at once and begins writing it to disk from `data` (its bytes as
+    /// the processor made them: no second copy); a failed disk write is logged and leaves the
+    /// memory copy.
+    func store(_ result: StoredResult, data: Data, forKey key: ResultKey, logger: Logger) {
         memory.setObject(result, forKey: key.text, cost: result.cost)
         disk.storeBehind(data, metadata: result.metadata, forKey: key.text, logger: logger)
-        if sharing { try await shared?.store(result, data: data, forKey: key, logger: logger) }
+    }
+
+    /// Writes `result` to the shared store, when one is configured: behind the caller, or with
+    /// `CACHE_REPORT_ERRORS` awaited, its failure thrown (call it outside a worker slot).
+    func share(_ result: StoredResult, data: Data, forKey key: ResultKey, logger: Logger) async throws {
+        try await shared?.store(result, data: data, forKey: key, logger: logger)
     }
 
     /// Returns once every result write begun has ended.

@@ -109,7 +109,8 @@ final class SharedResultStorage: Sendable {
 
     /// Counts and logs (once a period) a failed call; rethrows it, as a 500, when reporting errors.
     private func failed(_ operation: String, _ error: any Error, key: ResultKey, logger: Logger) throws {
-        if error is CancellationError { return }
+        // The request went (its client, its timeout): not the store's failure.
+        if error is CancellationError || Task.isCancelled { return }
         metrics.resultStorage(operation, "failed")
         failures.warn("the shared result store failed", metadata: ["operation": "\(operation)", "error": "\(error)"], logger: logger)
         if reportsErrors { throw ImageServerError.internalError("the shared result store failed (\(operation)): \(error)") }
