@@ -104,6 +104,35 @@ struct SharedResultStoreTests {
         }
     }
 
+    @Test func withCacheSourcesAReplicaMakingAnotherSizeFetchesNothingFromTheOrigin() async throws {
+        try await withMoto(bucket: Self.bucket, objects: ["photos/rocket.jpg=photos/rocket.jpg"]) { moto in
+            // The origin: an s3:// source in the same moto (its GETs of the object are counted).
+            func replica(_ metrics: TestMetrics) -> ImageServerConfiguration {
+                Self.configuration(endpoint: moto.endpoint, credentials: moto.credentials) { configuration in
+                    configuration.resultCache.keepsSources = true
+                    configuration.usesS3 = true
+                    (configuration.s3.endpoint, configuration.s3.region, configuration.s3.credentials) = (moto.endpoint, "us-east-1", moto.credentials)
+                }
+            }
+            let source = "s3://\(Self.bucket)/photos/rocket.jpg"
+            let first = TestMetrics()
+            try await withRunningServer(replica(first), metrics: first) { server in
+                let reply = try await server.get("/unsafe/rs:fit:100:100/plain/\(source)@png")
+                #expect(reply.status == 200 && reply.header("x-cache") == "miss")
+            }
+            // The server's stop awaited its writes.
+            #expect(Self.count(first, "source_put", "written") == 1)
+            #expect(moto.gets(of: "/\(Self.bucket)/photos/rocket.jpg") == 1)
+            let second = TestMetrics()
+            try await withRunningServer(replica(second), metrics: second) { server in
+                let reply = try await server.get("/unsafe/rs:fit:200:200/plain/\(source)@png")
+                #expect(reply.status == 200 && reply.header("x-cache") == "miss")
+            }
+            #expect(Self.count(second, "source_get", "hit") == 1)
+            #expect(moto.gets(of: "/\(Self.bucket)/photos/rocket.jpg") == 1)
+        }
+    }
+
     @Test func aTruncatedObjectIsAMissAndIsReplaced() async throws {
         try await withMoto(bucket: Self.bucket, objects: []) { moto in
             let configuration = Self.configuration(endpoint: moto.endpoint, credentials: moto.credentials)

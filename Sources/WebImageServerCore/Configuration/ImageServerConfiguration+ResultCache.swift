@@ -24,6 +24,10 @@ extension ImageServerConfiguration {
             "cache.s3.endpointUsePathStyle", \.resultCache.s3.endpointUsesPathStyle, .bool,
             "`ENDPOINT/bucket/key` rather than `bucket.ENDPOINT/key` (with `CACHE_S3_ENDPOINT` only)"
         ),
+        .read(
+            "cache.sources", \.resultCache.keepsSources, .bool,
+            "with `CACHE_USE=s3`, fetched sources kept in the bucket too (under `sources/`): another replica fetches nothing from the origin"
+        ),
         .read("cache.storageTimeout", \.resultCache.timeout, .seconds, "seconds each call to the store may take; past it, a miss (or a dropped write)"),
         .read(
             "cache.storageMaxPendingWrites", \.resultCache.maxPendingWrites, .int(in: 1...100_000),

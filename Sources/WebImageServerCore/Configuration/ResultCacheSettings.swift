@@ -35,6 +35,10 @@ public struct ResultCacheSettings: Sendable {
     /// `CACHE_S3_REGION`, `CACHE_S3_ENDPOINT`, `CACHE_S3_ENDPOINT_USE_PATH_STYLE`, as the source
     /// settings of the same names read them; the credentials are the source's (the environment's).
     public var s3 = S3Settings()
+    /// `CACHE_SOURCES` (this server's own): fetched sources (remote and `s3://`, not those
+    /// fetched with a client's cookies) kept in the bucket too, under `PATH_PREFIX/sources/`, so
+    /// that a replica making another size of a known image fetches nothing from the origin.
+    public var keepsSources = false
     /// Seconds each storage call may take (a GET with its body, a PUT); past it the call counts
     /// as failed. This server's own setting.
     public var timeout: Double = 2

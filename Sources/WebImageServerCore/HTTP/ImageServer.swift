@@ -84,10 +84,11 @@ public final class ImageServer: Sendable {
         let metrics = ServerMetrics(factory: metricsFactory)
         self.metrics = metrics
         resultKeyParts = ResultKeyRequestParts(configuration.resultCache)
+        let shared = try configuration.resultCache.sharedStorage(metrics: metrics)
         results = ResultStore(
             memoryBytes: configuration.memoryCacheSize,
             disk: EntryStore(namespace: "results", directory: configuration.resultCache.diskFolder(cacheDirectory: folder), config: resultConfig, threads: diskThreads),
-            shared: try configuration.resultCache.sharedStorage(metrics: metrics)
+            shared: shared
         )
         var localRoot: LocalSourceRoot?
         if let root = configuration.localFilesystemRoot {
@@ -103,7 +104,7 @@ public final class ImageServer: Sendable {
         }
         sources = SourceStore(
             disk: EntryStore(namespace: "sources", directory: folder, config: sourceConfig, threads: diskThreads), memoryBytes: configuration.sourceMemoryCacheSize,
-            downloader: downloader, localRoot: localRoot, s3: s3
+            downloader: downloader, localRoot: localRoot, s3: s3, shared: configuration.resultCache.keepsSources ? shared : nil
         )
         slots = WorkerSlots(workers: configuration.workers, queueSize: configuration.requestsQueueSize) { busy, queued in
             metrics.workersBusy.record(busy)

@@ -14,9 +14,14 @@ enum ResultObject {
 
     /// The headers a put of `body` for a result with `metadata` carries.
     static func headers(metadata: ResultMetadata, body: Data) throws -> [(name: String, value: String)] {
+        try headers(metadata: metadata, contentType: metadata.contentType, body: body)
+    }
+
+    /// The same for any object with metadata (a source's: `SourceStore.Metadata`).
+    static func headers(metadata: some Encodable, contentType: String, body: Data) throws -> [(name: String, value: String)] {
         let json = try JSONEncoder().encode(metadata)
         return [
-            ("Content-Type", metadata.contentType),
+            ("Content-Type", contentType),
             ("Content-MD5", Data(Insecure.MD5.hash(data: body)).base64EncodedString()),
             (metadataField, json.base64EncodedString()),
             (digestField, SignatureV4.hex(SHA256.hash(data: body))),
@@ -38,14 +43,19 @@ enum ResultObject {
 
     /// The result `body` and `headers` hold, checked whole.
     static func result(body: ByteBuffer, headers: HTTPHeaders) throws(Defect) -> StoredResult {
+        StoredResult(body: body, metadata: try metadata(ResultMetadata.self, body: body, headers: headers))
+    }
+
+    /// The metadata of the object `body` and `headers` hold, once its bytes are checked whole.
+    static func metadata<Metadata: Decodable>(_ type: Metadata.Type, body: ByteBuffer, headers: HTTPHeaders) throws(Defect) -> Metadata {
         guard let encoded = headers.first(name: metadataField), let json = Data(base64Encoded: encoded),
-              let metadata = try? JSONDecoder().decode(ResultMetadata.self, from: json), let digest = headers.first(name: digestField)
+              let metadata = try? JSONDecoder().decode(Metadata.self, from: json), let digest = headers.first(name: digestField)
         else { throw .noMetadata }
         if let length = headers.first(name: "content-length").flatMap(Int.init), length != body.readableBytes {
             throw .lengthMismatch(expected: length, got: body.readableBytes)
         }
         let actual = body.withUnsafeReadableBytes { SignatureV4.hex(SHA256.hash(data: $0)) }
         guard actual == digest.lowercased() else { throw .digestMismatch }
-        return StoredResult(body: body, metadata: metadata)
+        return metadata
     }
 }
