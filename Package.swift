@@ -159,6 +159,9 @@ let package = Package(
                 // FilePath, which swift-configuration's file provider takes.
                 .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "Crypto", package: "swift-crypto"),
+                // The shared result store's S3 calls (GET, PUT), signed with our own SigV4.
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
                 // The server is a `Service`: its threads end at the host's shutdown.
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),

@@ -14,6 +14,7 @@ extension ImageServerConfiguration {
         if let prometheusBind, prometheusBind == bind {
             problems.append("\(Self.names(of: \.prometheusBind)): must differ from \(Self.names(of: \.bind))")
         }
+        problems += resultCache.problems
         guard problems.isEmpty else { throw ImageServerConfigurationError(problems: problems) }
     }
 
@@ -101,15 +102,11 @@ extension ImageServerConfiguration {
 
     /// With `USE_S3` on, the S3 region and credentials not set otherwise taken from the AWS
     /// variables of `environment` and the shared credentials file, as the AWS SDKs find them.
+    /// The same for the result store's bucket with `CACHE_USE=s3`.
     func withAWSEnvironment(_ environment: [String: String]) throws(ImageServerConfigurationError) -> ImageServerConfiguration {
-        guard usesS3 else { return self }
         var configuration = self
-        if configuration.s3.region == nil {
-            configuration.s3.region = ["AWS_REGION", "AWS_DEFAULT_REGION"].lazy.compactMap { environment[$0] }.first { !$0.isEmpty }
-        }
-        if configuration.s3.credentials == nil {
-            configuration.s3.credentials = try AWSCredentials.fromEnvironment(environment)
-        }
+        if usesS3 { try configuration.s3.takeAWSEnvironment(environment) }
+        if resultCache.use == .s3 { try configuration.resultCache.s3.takeAWSEnvironment(environment) }
         return configuration
     }
 

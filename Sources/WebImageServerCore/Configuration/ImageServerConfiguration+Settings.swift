@@ -174,7 +174,7 @@ extension ImageServerConfiguration {
             "preserveHdr", \.processing.preserveHDR, .bool,
             "HDR sources (10-bit PQ/HLG AVIF, HEIC, JPEG XL) stay HDR in AVIF, HEIC, JPEG XL and 16-bit PNG results (`ph:1`); false: tone mapped to SDR"
         ),
-    ] + s3
+    ] + s3 + resultCache
 
     /// imgproxy's S3 group, as far as it is built (docs/server-options.md, "S3 sources").
     static let s3: [ImageServerSetting] = [

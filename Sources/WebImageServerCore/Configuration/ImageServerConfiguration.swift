@@ -83,6 +83,9 @@ public struct ImageServerConfiguration: Sendable {
     /// `s3://bucket/key` sources (imgproxy's `USE_S3`), read as `s3` says.
     public var usesS3 = false
     public var s3 = S3Settings()
+    /// The shared result store (imgproxy Pro's internal cache, `CACHE_*`): results kept in object
+    /// storage too, read when memory and disk miss.
+    public var resultCache = ResultCacheSettings()
     /// What requests are parsed and processed by: quality, formats, presets, source limits.
     public var processing = ProcessingConfiguration()
     /// Client connections served at once (`MAX_CLIENTS`); 2048, 0: no limit. Past it, a new

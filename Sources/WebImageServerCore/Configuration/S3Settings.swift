@@ -30,6 +30,17 @@ public struct S3Settings: Sendable {
     /// imgproxy's region when none is set.
     public static let fallbackRegion = "us-west-1"
 
+    /// The region and credentials not set otherwise taken from the AWS variables of
+    /// `environment` and the shared credentials file, as the AWS SDKs find them.
+    mutating func takeAWSEnvironment(_ environment: [String: String]) throws(ImageServerConfigurationError) {
+        if region == nil {
+            region = ["AWS_REGION", "AWS_DEFAULT_REGION"].lazy.compactMap { environment[$0] }.first { !$0.isEmpty }
+        }
+        if credentials == nil {
+            credentials = try AWSCredentials.fromEnvironment(environment)
+        }
+    }
+
     /// Whether `bucket` may be read: not denied, and allowed when an allow-list is set.
     public func allows(bucket: String) -> Bool {
         !deniedBuckets.contains(bucket) && (allowedBuckets.isEmpty || allowedBuckets.contains(bucket))

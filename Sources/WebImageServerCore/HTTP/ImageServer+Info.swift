@@ -36,7 +36,7 @@ extension ImageServer {
     private func answerInfo(
         _ request: InfoRequest, key: ResultKey, sourceCookie: String?, ifNoneMatch: String?, logger: Logger
     ) async throws -> ImageServerResponse {
-        if let (result, tier) = await results.result(forKey: key) {
+        if let (result, tier) = await results.localResult(forKey: key) {
             metrics.cacheLookup(tier: tier.rawValue)
             return ImageResponse.info(result, request: request, cache: tier.rawValue, ifNoneMatch: ifNoneMatch, configuration: configuration)
         }

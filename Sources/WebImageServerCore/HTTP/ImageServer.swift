@@ -19,7 +19,7 @@ import WebImage
 ///
 /// A request, folder by folder: its path is read into an `ImageRequest` (Request: signature,
 /// options, source); the output format is planned and the result's key made (Processing,
-/// Result); the result is looked up (memory, then disk); an `If-None-Match` that matches the
+/// Result); the result is looked up (memory, then disk, then the shared store); an `If-None-Match` that matches the
 /// result's entity tag, or the tag the stored source's version gives, is answered 304 before any
 /// fetch or processing; otherwise the work is shared with identical requests in flight and runs
 /// in a worker slot: the source from the source store or fetched (Source), processed
@@ -52,6 +52,8 @@ public final class ImageServer: Sendable {
     let sourceCookies: SourceCookies?
     /// The mark `watermark` draws; nil: none configured (the option then draws nothing).
     let watermarkImage: WatermarkImage?
+    /// What `CACHE_KEY_HEADERS` and `CACHE_KEY_COOKIES` add to results' keys; nil: nothing.
+    let resultKeyParts: ResultKeyRequestParts?
 
     /// A server with `configuration`, parsing paths with `parser`, fetching remote sources with
     /// `downloader` and counting with `metricsFactory` (nil: the global one).
@@ -79,9 +81,14 @@ public final class ImageServer: Sendable {
         var sourceConfig = resultConfig
         sourceConfig.maxDiskSize = configuration.sourceCacheSize
         let folder = configuration.cacheDirectory
+        let metrics = ServerMetrics(factory: metricsFactory)
+        self.metrics = metrics
+        resultKeyParts = ResultKeyRequestParts(configuration.resultCache)
+        let shared = try configuration.resultCache.sharedStorage(metrics: metrics)
         results = ResultStore(
             memoryBytes: configuration.memoryCacheSize,
-            disk: EntryStore(namespace: "results", directory: folder, config: resultConfig, threads: diskThreads)
+            disk: EntryStore(namespace: "results", directory: configuration.resultCache.diskFolder(cacheDirectory: folder), config: resultConfig, threads: diskThreads),
+            shared: shared
         )
         var localRoot: LocalSourceRoot?
         if let root = configuration.localFilesystemRoot {
@@ -97,10 +104,8 @@ public final class ImageServer: Sendable {
         }
         sources = SourceStore(
             disk: EntryStore(namespace: "sources", directory: folder, config: sourceConfig, threads: diskThreads), memoryBytes: configuration.sourceMemoryCacheSize,
-            downloader: downloader, localRoot: localRoot, s3: s3
+            downloader: downloader, localRoot: localRoot, s3: s3, shared: configuration.resultCache.keepsSources ? shared : nil
         )
-        let metrics = ServerMetrics(factory: metricsFactory)
-        self.metrics = metrics
         slots = WorkerSlots(workers: configuration.workers, queueSize: configuration.requestsQueueSize) { busy, queued in
             metrics.workersBusy.record(busy)
             metrics.queueDepth.record(queued)
@@ -128,7 +133,10 @@ public final class ImageServer: Sendable {
             Self.annotateRequest(source: imageRequest.source, options: imageRequest.canonicalForm)
             let plan = OutputFormatPlan(options: imageRequest.options, accept: head.headerFields[.accept], configuration: configuration.processing)
             let cookie = sourceCookies?.header(for: head, source: imageRequest.source)
-            let job = ImageJob(request: imageRequest, format: plan, sourceCookie: cookie, watermark: try await watermark(drawnBy: imageRequest.options))
+            let job = ImageJob(
+                request: imageRequest, format: plan, sourceCookie: cookie, watermark: try await watermark(drawnBy: imageRequest.options),
+                requestParts: resultKeyParts?.lines(of: head) ?? []
+            )
             let ifNoneMatch = configuration.usesETag ? head.headerFields[.ifNoneMatch] : nil
             if let result = results.memoryResult(forKey: job.key) {
                 // Answered at once: no timeout or client watch to set up.
@@ -213,21 +221,30 @@ public final class ImageServer: Sendable {
     }
 
     private func answer(_ job: ImageJob, ifNoneMatch: String?, logger: Logger) async throws -> ImageServerResponse {
-        if let (result, tier) = await results.result(forKey: job.key) {
+        if let (result, tier) = await results.localResult(forKey: job.key) {
             return try answer(stored: result, from: tier, job: job, ifNoneMatch: ifNoneMatch)
         }
-        metrics.cacheLookup(tier: "miss")
+        // With a shared store, a miss is counted once the store has missed too.
+        let sharing = results.shared != nil
+        if !sharing { metrics.cacheLookup(tier: "miss") }
         try checkAllowed(job.request.source)
         // A source fetched with the request's cookies is not in the source store.
         if ifNoneMatch != nil, job.sourceCookie == nil, let version = EntityTag.sourceVersion(validators: await sources.storedValidators(of: job.request.source)) {
             let tag = EntityTag.make(sourceVersion: version, key: job.key)
             if EntityTag.notModified(ifNoneMatch: ifNoneMatch, tag) {
+                if sharing { metrics.cacheLookup(tier: "miss") }
                 return ImageResponse.notModified(entityTag: tag, job: job, cache: "source", configuration: configuration)
             }
         }
-        let (made, joined) = try await inFlight.value(forKey: job.key.text) { try await self.make(job, logger: logger) }
+        // Identical requests share the shared store's lookup as they share the making.
+        let (made, joined) = try await inFlight.value(forKey: job.key.text) {
+            if let stored = try await self.results.sharedResult(forKey: job.key, logger: logger) { return Made(result: stored, fallbackFor: nil, tier: .storage) }
+            return try await self.make(job, logger: logger)
+        }
         // A joined request's work has the spans of the request that began it.
         if joined { RequestSpan.annotateRequest { $0["webimage.joined"] = true } }
+        if let tier = made.tier { return try answer(stored: made.result, from: tier, job: job, ifNoneMatch: ifNoneMatch) }
+        if sharing { metrics.cacheLookup(tier: "miss") }
         if let failure = made.fallbackFor {
             return ImageResponse.fallback(made.result, job: job, failure: failure, configuration: configuration)
         }
@@ -239,6 +256,10 @@ public final class ImageServer: Sendable {
     struct Made: Sendable {
         let result: StoredResult
         let fallbackFor: ImageServerError?
+        /// The tier it was found in instead of being made (the shared store); nil: made.
+        var tier: ResultStore.Tier? = nil
+        /// A made result's bytes as the processor made them, for the shared store's write.
+        var data: Data? = nil
     }
 
     /// Fetches and processes in a worker slot, then keeps the result: in memory at once, on disk
@@ -246,6 +267,14 @@ public final class ImageServer: Sendable {
     /// source that cannot be had (any fetch or read failure) or read (not an image, corrupt)
     /// gives the fallback image instead, when one is configured.
     private func make(_ job: ImageJob, logger: Logger) async throws -> Made {
+        let made = try await makeInSlot(job, logger: logger)
+        // Shared behind the response, or before it with CACHE_REPORT_ERRORS: out of the slot,
+        // so that a slow store holds no worker.
+        if made.fallbackFor == nil, let data = made.data { try await results.share(made.result, data: data, forKey: job.key, logger: logger) }
+        return made
+    }
+
+    private func makeInSlot(_ job: ImageJob, logger: Logger) async throws -> Made {
         try await slots.withSlot {
             let source: SourceImage
             do {
@@ -271,7 +300,7 @@ public final class ImageServer: Sendable {
             let entityTag = EntityTag.make(sourceVersion: try await EntityTag.sourceVersion(source), key: job.key)
             let result = Self.stored(processed, entityTag: entityTag, source: source)
             results.store(result, data: processed.data, forKey: job.key, logger: logger)
-            return Made(result: result, fallbackFor: nil)
+            return Made(result: result, fallbackFor: nil, data: processed.data)
         }
     }
 

@@ -59,9 +59,16 @@ package final class ServerMetrics: Sendable {
         counter("webimage_server_connections_closed_total", ("limit", limit)).increment()
     }
 
-    /// Counts a lookup of the result cache: `memory`, `disk` or `miss`.
+    /// Counts a lookup of the result cache: `memory`, `disk`, `storage` or `miss`.
     func cacheLookup(tier: String) {
         counter("webimage_server_cache_lookups_total", ("tier", tier)).increment()
+    }
+
+    /// Counts a call to the shared result store by operation (`get`, `put`) and outcome: `hit`,
+    /// `miss`, `written`, `failed` (an error, a timeout, a corrupt object), `dropped` (a write not
+    /// begun: too many in flight).
+    func resultStorage(_ operation: String, _ outcome: String) {
+        counter("webimage_server_result_storage_calls_total", ("operation", operation), ("outcome", outcome)).increment()
     }
 
     /// The counter `label` with `dimensions`, made once: a factory's lookup of a labelled

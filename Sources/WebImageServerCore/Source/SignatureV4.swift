@@ -84,10 +84,13 @@ struct SignatureV4: Sendable {
             + "SignedHeaders=\(signed), Signature=\(signature(stringToSign: toSign, timestamp: timestamp))"
     }
 
-    /// The headers that sign a request with no body for `url` at `date`: `Host`,
-    /// `X-Amz-Date`, `X-Amz-Content-SHA256`, `X-Amz-Security-Token` for temporary credentials,
-    /// and `Authorization`. Nil when `url` has no host.
-    func headers(method: String = "GET", url: URL, date: Date) -> [(name: String, value: String)]? {
+    /// The headers that sign a request for `url` at `date` whose body has `payloadHash` (none
+    /// by default): `Host`, `X-Amz-Date`, `X-Amz-Content-SHA256`, `X-Amz-Security-Token` for
+    /// temporary credentials, `extra` (signed too: a PUT's `Content-MD5` and `x-amz-meta-*`), and
+    /// `Authorization`. Nil when `url` has no host.
+    func headers(
+        method: String = "GET", url: URL, date: Date, payloadHash: String = emptyPayloadHash, extra: [(name: String, value: String)] = []
+    ) -> [(name: String, value: String)]? {
         guard let components = URLComponents(url: url, resolvingAgainstBaseURL: false), let host = components.host, !host.isEmpty else {
             return nil
         }
@@ -96,11 +99,12 @@ struct SignatureV4: Sendable {
         let hostField = components.port.map { $0 == defaultPort ? host : "\(host):\($0)" } ?? host
         let timestamp = Self.timestamp(date)
         var headers: [(name: String, value: String)] = [
-            ("Host", hostField), ("X-Amz-Date", timestamp), ("X-Amz-Content-SHA256", Self.emptyPayloadHash),
+            ("Host", hostField), ("X-Amz-Date", timestamp), ("X-Amz-Content-SHA256", payloadHash),
         ]
         if let token = credentials.sessionToken { headers.append(("X-Amz-Security-Token", token)) }
+        headers += extra
         let path = components.percentEncodedPath.isEmpty ? "/" : components.percentEncodedPath
-        let request = Request(method: method, path: path, query: components.percentEncodedQuery ?? "", headers: headers, payloadHash: Self.emptyPayloadHash)
+        let request = Request(method: method, path: path, query: components.percentEncodedQuery ?? "", headers: headers, payloadHash: payloadHash)
         return headers + [("Authorization", authorization(request, timestamp: timestamp))]
     }
 

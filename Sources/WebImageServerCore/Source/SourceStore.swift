@@ -29,7 +29,8 @@ public struct SourceImage: Sendable {
 /// Remote sources come through the server's `ImageDownloader` (shared requests, its source guard
 /// and limits; `ALLOWED_SOURCES` is the server's, checked before it asks); S3 objects through
 /// `S3Source` (signed, on a downloader of the same settings), kept and revalidated alike; local
-/// ones from under the configured root. The one place a source's byte limit is decided (the
+/// ones from under the configured root. With `CACHE_SOURCES` a fetched source is kept in the
+/// shared store too, and looked for there when memory and disk miss. The one place a source's byte limit is decided (the
 /// request's `max_src_file_size`, else the downloader's): each way of reading is handed it, and
 /// a stored source is checked against it.
 final class SourceStore: Sendable {
@@ -67,11 +68,15 @@ final class SourceStore: Sendable {
     private let downloader: ImageDownloader
     private let localRoot: LocalSourceRoot?
     private let s3: S3Source?
+    /// The shared store sources are kept in too (`CACHE_SOURCES`); nil: none.
+    private let shared: SharedResultStorage?
 
     init(
-        disk: EntryStore<Metadata>, memoryBytes: Int = 0, downloader: ImageDownloader, localRoot: LocalSourceRoot?, s3: S3Source? = nil
+        disk: EntryStore<Metadata>, memoryBytes: Int = 0, downloader: ImageDownloader, localRoot: LocalSourceRoot?, s3: S3Source? = nil,
+        shared: SharedResultStorage? = nil
     ) {
         self.disk = disk
+        self.shared = shared
         recent = memoryBytes > 0 ? ObjectMemoryCache(costLimit: memoryBytes) : nil
         largestRecent = memoryBytes / 4
         self.downloader = downloader
@@ -124,9 +129,20 @@ final class SourceStore: Sendable {
             keep(image, forKey: key, onDisk: true)
             return image
         }
+        if let shared, let (body, metadata) = await shared.source(key, Metadata.self, logger: logger) {
+            try Self.check(body.readableBytes, limit: limit)
+            let image = SourceImage(data: Data(body.readableBytesView), validators: metadata.validators, cacheControl: metadata.cacheControl, expires: metadata.expires)
+            if !keep(image, forKey: key, onDisk: false) { store(image, forKey: key, logger: logger) }
+            return image
+        }
         let fetched = try await fetch(limit)
         if !keep(fetched, forKey: key, onDisk: false) { store(fetched, forKey: key, logger: logger) }
+        shared?.storeSource(fetched.data, metadata: Self.metadata(of: fetched), forSource: key, logger: logger)
         return fetched
+    }
+
+    private static func metadata(of image: SourceImage) -> Metadata {
+        Metadata(validators: image.validators, cacheControl: image.cacheControl, expires: image.expires)
     }
 
     private static func check(_ count: Int, limit: Int) throws {
@@ -142,8 +158,7 @@ final class SourceStore: Sendable {
     }
 
     private func store(_ image: SourceImage, forKey key: String, logger: Logger) {
-        let metadata = Metadata(validators: image.validators, cacheControl: image.cacheControl, expires: image.expires)
-        disk.storeBehind(image.data, metadata: metadata, forKey: key, logger: logger)
+        disk.storeBehind(image.data, metadata: Self.metadata(of: image), forKey: key, logger: logger)
     }
 
     private func fetch(_ url: URL, maximumBytes: Int, cookie: String? = nil) async throws -> SourceImage {

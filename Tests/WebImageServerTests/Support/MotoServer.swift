@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import Testing
 import WebImageServer
+import WebImageSupport
 import WebImageTestServer
 
 /// moto's S3-compatible server (PyPI's `moto[server]`, in the virtual environment
@@ -23,6 +24,8 @@ final class MotoServer: Sendable {
     let log: URL
     private let process: Process
     private let exited: AsyncStream<Int32>
+    /// Whether `stop()` ran: a second call returns at once.
+    private let stopped = Locked(false)
 
     var endpoint: String { "http://127.0.0.1:\(port)" }
 
@@ -144,8 +147,10 @@ final class MotoServer: Sendable {
     }
 
     /// Stops moto by its PID (SIGKILL: it holds nothing that needs a clean stop; a child of the
-    /// test runner may start with SIGTERM blocked) and waits for it to exit.
-    fileprivate func stop() async {
+    /// test runner may start with SIGTERM blocked) and waits for it to exit; once (a test that
+    /// stops the store mid-run leaves `withMoto`'s stop nothing to do).
+    func stop() async {
+        guard stopped.withLock({ stopped in defer { stopped = true }; return !stopped }) else { return }
         if process.isRunning { Glibc.kill(process.processIdentifier, SIGKILL) }
         var iterator = exited.makeAsyncIterator()
         _ = await iterator.next()

@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# Replicas sharing results through S3 (docs/server-shared-cache.md), on loopback: moto's S3 server
+# (scripts/moto-venv.sh's venv; auth off), three `webimage serve` processes with CACHE_USE=s3 on
+# one bucket, each with a cache folder of its own. It shows, with curl:
+#   1. 300 requests for 30 distinct results, spread round robin over the replicas, 6 at a time:
+#      the processings counted by the replicas' metrics (30, plus the first requests for one
+#      result that reached two replicas at once), and where the answers came from (X-Cache);
+#   2. a fourth replica started after the run answers the 30 from the bucket, processing none.
+# Requests go to the replicas directly (a round robin without a proxy cache in front, which would
+# answer the repeats itself: scripts/scale-out.sh shows nginx in front).
+# Usage: bash scripts/scale-out-s3.sh; builds webimage (debug) when missing.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+venv="${WEBIMAGE_TEST_MOTO_VENV:-/opt/moto-venv}"
+[ -x "$venv/bin/moto_server" ] || bash scripts/moto-venv.sh
+webimage=.build/debug/webimage
+[ -x "$webimage" ] || swift build --product webimage
+work="$(mktemp -d /tmp/webimage-scale-out-s3.XXXXXX)"
+pids=()
+cleanup() {
+    for pid in "${pids[@]}"; do kill "$pid" 2> /dev/null || true; done
+    wait 2> /dev/null || true
+    rm -rf "$work"
+}
+trap cleanup EXIT
+
+free_port() { "$venv/bin/python" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+moto_port=$(free_port)
+"$venv/bin/moto_server" -H 127.0.0.1 -p "$moto_port" > "$work/moto.log" 2>&1 &
+pids+=($!)
+for _ in $(seq 1 300); do grep -q "Running on" "$work/moto.log" && break; sleep 0.1; done
+export AWS_ACCESS_KEY_ID=test AWS_SECRET_ACCESS_KEY=test AWS_REGION=us-east-1
+"$venv/bin/python" -c "import boto3, sys; boto3.client('s3', endpoint_url=sys.argv[1]).create_bucket(Bucket='results')" "http://127.0.0.1:$moto_port"
+
+# A replica on an ephemeral port, its metrics on another (both read from its log and arguments).
+declare -A ports metrics_ports
+serve() {
+    metrics_ports[$1]=$(free_port)
+    IMGPROXY_CACHE_USE=s3 IMGPROXY_CACHE_BUCKET=results IMGPROXY_CACHE_PATH_PREFIX=results \
+    IMGPROXY_CACHE_S3_ENDPOINT="http://127.0.0.1:$moto_port" \
+    "$webimage" serve --bind 127.0.0.1:0 --prometheus-bind "127.0.0.1:${metrics_ports[$1]}" --cache-dir "$work/cache-$1" \
+        --local-filesystem-root Tests/Images --workers 4 > "$work/$1.log" 2>&1 &
+    pids+=($!)
+    for _ in $(seq 1 300); do
+        if grep -q "listening on http://127.0.0.1:" "$work/$1.log"; then
+            ports[$1]=$(sed -n 's#.*listening on http://127.0.0.1:\([0-9]*\).*#\1#p' "$work/$1.log" | head -1)
+            return
+        fi
+        sleep 0.1
+    done
+    cat "$work/$1.log" >&2
+    exit 1
+}
+processed() { curl -s "http://127.0.0.1:${metrics_ports[$1]}/metrics" | awk '/^webimage_server_processed_total/ { s += $2 } END { print s + 0 }'; }
+url() { echo "/unsafe/rs:fit:$((100 + $1)):$((100 + $1))/plain/local:///photos/rocket.jpg@jpg"; }
+
+for replica in 0 1 2; do serve "$replica"; done
+echo "moto on 127.0.0.1:$moto_port; replicas on ${ports[0]}, ${ports[1]}, ${ports[2]}"
+
+echo "1. 300 requests, 30 results, round robin over 3 replicas, 6 at a time:"
+for n in $(seq 0 299); do
+    replica=$((n % 3))
+    echo "http://127.0.0.1:${ports[$replica]}$(url $(((n + n / 30) % 30)))"
+done | xargs -P 6 -n 1 curl -s -o /dev/null -D - | tr -d '\r' | grep -i '^x-cache:' | sort | uniq -c | sed 's/^/   /'
+total=0
+for replica in 0 1 2; do
+    count=$(processed "$replica")
+    echo "   replica $replica processed $count"
+    total=$((total + count))
+done
+echo "   processed in all: $total (30 results)"
+
+echo "2. a fourth replica, started after the run, asked for the 30:"
+serve 3
+for i in $(seq 0 29); do curl -s -o /dev/null -D - "http://127.0.0.1:${ports[3]}$(url "$i")"; done | tr -d '\r' | grep -i '^x-cache:' | sort | uniq -c | sed 's/^/   /'
+echo "   replica 3 processed $(processed 3)"
