@@ -3,7 +3,7 @@ import Logging
 import MetricsTestKit
 import NIOCore
 import NIOFoundationCompat
-import NIOHTTP1
+import HTTPTypes
 import Testing
 @testable import WebImage
 import WebImageTestServer
@@ -80,7 +80,7 @@ struct SharedResultStoreTests {
             #expect(key.hasPrefix("cache/"))
             let object = try #require(try await client.get(key, maximumBytes: 1 << 20))
             #expect(Data(buffer: object.body) == made.body)
-            #expect(object.headers.first(name: "content-type") == "image/png")
+            #expect(object.headers[.contentType] == "image/png")
 
             // Another replica (its own memory and disk, empty) signing with another key: the
             // signature is not in the key. A hit from storage, then from memory.
@@ -152,7 +152,7 @@ struct SharedResultStoreTests {
                 let truncated = Data(buffer: object.body).prefix(object.body.readableBytes / 2)
                 var headers = try ResultObject.headers(metadata: ResultObject.result(body: object.body, headers: object.headers).metadata, body: truncated)
                 headers.removeAll { $0.name == ResultObject.digestField }
-                headers.append((ResultObject.digestField, object.headers.first(name: ResultObject.digestField) ?? ""))
+                headers.append((ResultObject.digestField, HTTPField.Name(ResultObject.digestField).flatMap { object.headers[$0] } ?? ""))
                 try await client.put(key, body: truncated, headers: headers)
             }
             let other = TestMetrics()
@@ -261,11 +261,14 @@ struct SharedResultStoreTests {
         var metadata = ResultMetadata(contentType: "image/webp", fileExtension: "webp", entityTag: "\"tag\"", lastModified: "Tue, 01 Dec 2026 10:00:00 GMT")
         (metadata.pixelWidth, metadata.pixelHeight) = (10, 20)
         let body = Data((0..<1000).map { UInt8($0 % 251) })
-        var headers = HTTPHeaders(try ResultObject.headers(metadata: metadata, body: body).map { ($0.name, $0.value) })
-        #expect(headers.first(name: "content-type") == "image/webp")
+        var headers = HTTPFields()
+        for (name, value) in try ResultObject.headers(metadata: metadata, body: body) {
+            headers.append(HTTPField(name: try #require(HTTPField.Name(name)), value: value))
+        }
+        #expect(headers[.contentType] == "image/webp")
         // Content-MD5: the store refuses a body other than the one sent.
-        #expect(headers.first(name: "content-md5").flatMap { Data(base64Encoded: $0) }?.count == 16)
-        headers.add(name: "Content-Length", value: "1000")
+        #expect(headers[try #require(HTTPField.Name("content-md5"))].flatMap { Data(base64Encoded: $0) }?.count == 16)
+        headers[.contentLength] = "1000"
         #expect(try ResultObject.result(body: ByteBuffer(bytes: body), headers: headers).metadata == metadata)
 
         // Cut short (what the store says it holds disagrees), altered, or without the metadata.
@@ -274,7 +277,7 @@ struct SharedResultStoreTests {
         altered[500] ^= 1
         #expect(throws: ResultObject.Defect.self) { try ResultObject.result(body: ByteBuffer(bytes: altered), headers: headers) }
         var bare = headers
-        bare.remove(name: ResultObject.metadataField)
+        bare[try #require(HTTPField.Name(ResultObject.metadataField))] = nil
         #expect(throws: ResultObject.Defect.self) { try ResultObject.result(body: ByteBuffer(bytes: body), headers: bare) }
     }
 

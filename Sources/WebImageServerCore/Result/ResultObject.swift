@@ -1,7 +1,7 @@
 import Crypto
 import Foundation
 import NIOCore
-import NIOHTTP1
+import HTTPTypes
 
 /// A result as an object in the shared store: its bytes as the body, `Content-Type` its
 /// format's, and as user metadata (`x-amz-meta-*`) the `ResultMetadata` a hit answers with
@@ -42,16 +42,17 @@ enum ResultObject {
     }
 
     /// The result `body` and `headers` hold, checked whole.
-    static func result(body: ByteBuffer, headers: HTTPHeaders) throws(Defect) -> StoredResult {
+    static func result(body: ByteBuffer, headers: HTTPFields) throws(Defect) -> StoredResult {
         StoredResult(body: body, metadata: try metadata(ResultMetadata.self, body: body, headers: headers))
     }
 
     /// The metadata of the object `body` and `headers` hold, once its bytes are checked whole.
-    static func metadata<Metadata: Decodable>(_ type: Metadata.Type, body: ByteBuffer, headers: HTTPHeaders) throws(Defect) -> Metadata {
-        guard let encoded = headers.first(name: metadataField), let json = Data(base64Encoded: encoded),
-              let metadata = try? JSONDecoder().decode(Metadata.self, from: json), let digest = headers.first(name: digestField)
+    static func metadata<Metadata: Decodable>(_ type: Metadata.Type, body: ByteBuffer, headers: HTTPFields) throws(Defect) -> Metadata {
+        let field = { (name: String) in HTTPField.Name(name).flatMap { headers[$0] } }
+        guard let encoded = field(metadataField), let json = Data(base64Encoded: encoded),
+              let metadata = try? JSONDecoder().decode(Metadata.self, from: json), let digest = field(digestField)
         else { throw .noMetadata }
-        if let length = headers.first(name: "content-length").flatMap(Int.init), length != body.readableBytes {
+        if let length = headers[.contentLength].flatMap(Int.init), length != body.readableBytes {
             throw .lengthMismatch(expected: length, got: body.readableBytes)
         }
         let actual = body.withUnsafeReadableBytes { SignatureV4.hex(SHA256.hash(data: $0)) }

@@ -160,3 +160,5 @@ final class SharedResultStorage: Sendable {
         if reportsErrors { throw ImageServerError.internalError("the shared result store failed (\(operation)): \(error)") }
     }
 }
+
+extension SharedResultStorage: SharedSourceStorage {}

@@ -69,11 +69,11 @@ final class SourceStore: Sendable {
     private let localRoot: LocalSourceRoot?
     private let s3: S3Source?
     /// The shared store sources are kept in too (`CACHE_SOURCES`); nil: none.
-    private let shared: SharedResultStorage?
+    private let shared: (any SharedSourceStorage)?
 
     init(
         disk: EntryStore<Metadata>, memoryBytes: Int = 0, downloader: ImageDownloader, localRoot: LocalSourceRoot?, s3: S3Source? = nil,
-        shared: SharedResultStorage? = nil
+        shared: (any SharedSourceStorage)? = nil
     ) {
         self.disk = disk
         self.shared = shared

@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import Foundation
+import HTTPTypes
 import NIOCore
 import NIOHTTP1
 import WebImageSupport
@@ -20,7 +21,9 @@ final class S3ObjectClient: Sendable {
     /// An object as a GET brings it.
     struct Object: Sendable {
         let body: ByteBuffer
-        let headers: HTTPHeaders
+        /// Its response's fields, as swift-http-types holds them (the core speaks no NIOHTTP1
+        /// past this client).
+        let headers: HTTPFields
     }
 
     let bucket: String
@@ -59,7 +62,7 @@ final class S3ObjectClient: Sendable {
             let response = try await client.execute(request, deadline: .distantFuture)
             if response.status == .notFound { return nil }
             guard response.status == .ok else { throw StatusError(status: response.status.code, method: "GET") }
-            return Object(body: try await response.body.collect(upTo: maximumBytes), headers: response.headers)
+            return Object(body: try await response.body.collect(upTo: maximumBytes), headers: Self.fields(response.headers))
         }
     }
 
@@ -78,6 +81,15 @@ final class S3ObjectClient: Sendable {
     func shutdown() async {
         guard isShutDown.withLock({ state in defer { state = true }; return !state }) else { return }
         try? await client.shutdown()
+    }
+
+    /// `headers` as `HTTPFields`; a name that is no valid field name is left out.
+    private static func fields(_ headers: HTTPHeaders) -> HTTPFields {
+        var fields = HTTPFields()
+        for (name, value) in headers {
+            if let name = HTTPField.Name(name) { fields.append(HTTPField(name: name, value: value)) }
+        }
+        return fields
     }
 
     private func signed(_ method: String, key: String, body: Data?, headers: [(name: String, value: String)]) throws -> HTTPClientRequest {
