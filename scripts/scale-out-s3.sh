@@ -11,26 +11,9 @@
 # Usage: bash scripts/scale-out-s3.sh; builds webimage (debug) when missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-venv="${WEBIMAGE_TEST_MOTO_VENV:-/opt/moto-venv}"
-[ -x "$venv/bin/moto_server" ] || bash scripts/moto-venv.sh
 webimage=.build/debug/webimage
 [ -x "$webimage" ] || swift build --product webimage
-work="$(mktemp -d /tmp/webimage-scale-out-s3.XXXXXX)"
-pids=()
-cleanup() {
-    for pid in "${pids[@]}"; do kill "$pid" 2> /dev/null || true; done
-    wait 2> /dev/null || true
-    rm -rf "$work"
-}
-trap cleanup EXIT
-
-free_port() { "$venv/bin/python" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
-moto_port=$(free_port)
-"$venv/bin/moto_server" -H 127.0.0.1 -p "$moto_port" > "$work/moto.log" 2>&1 &
-pids+=($!)
-for _ in $(seq 1 300); do grep -q "Running on" "$work/moto.log" && break; sleep 0.1; done
-export AWS_ACCESS_KEY_ID=test AWS_SECRET_ACCESS_KEY=test AWS_REGION=us-east-1
-"$venv/bin/python" -c "import boto3, sys; boto3.client('s3', endpoint_url=sys.argv[1]).create_bucket(Bucket='results')" "http://127.0.0.1:$moto_port"
+source scripts/moto-bucket.sh scale-out-s3
 
 # A replica on an ephemeral port, its metrics on another (both read from its log and arguments).
 declare -A ports metrics_ports
