@@ -1,7 +1,8 @@
 // The imgproxy path parser (`ImgproxyURLParser.parse(path:now:)`): options, presets, the source
 // URL (plain, base64, `%`-escapes, `@` and `.` formats), with signing off, on (the path signed
 // as given, and the path as given with a correct signature put in front), and in
-// `ONLY_PRESETS` mode. An accepted request must hold what the server relies on, and its source
+// `ONLY_PRESETS` mode, and as an `/info` path (`parseInfo`: its options, `hashsum`, `page`). An
+// accepted request must hold what the server relies on, and its source
 // written back by `ImagePathBuilder` must read back as the same source.
 import Foundation
 @testable import WebImageServer
@@ -96,6 +97,15 @@ func fuzz(_ bytes: UnsafePointer<UInt8>, _ count: Int) -> CInt {
     _ = attempt(path, secure)
     _ = attempt(path, truncated)
     _ = try? open?.options(parsing: path, now: now)
+    // The same bytes as an /info path (after `/info`): its options, `hashsum`, `page`, the source.
+    for parser in [open, secure] {
+        do {
+            _ = try parser?.parseInfo(path: path, now: now)
+        } catch {
+            precondition([400, 403, 404].contains(error.status), "info \(path): \(error) is \(error.status)")
+            precondition(!error.publicMessage.isEmpty)
+        }
+    }
     // The same path with a correct signature in front of what follows its first segment.
     var target = Substring(path).unicodeScalars
     if let query = target.firstIndex(of: "?") { target = target[..<query] }
