@@ -51,7 +51,7 @@ first_port=$(port_of first)
 second_port=$(port_of second)
 
 mkdir -p "$work/nginx"
-sed -e "s#@PREFIX@#$work/nginx#g" -e "s#@PORT@#$port#" \
+sed -e "s#@PREFIX@#$work/nginx#g" -e "s#@PORT@#$port#" -e "s#@PROXY_CACHE@#images#" \
     -e "s#@UPSTREAMS@#server 127.0.0.1:$first_port; server 127.0.0.1:$second_port;#" \
     scripts/scale-out.nginx.conf > "$work/nginx/nginx.conf"
 "$nginx" -p "$work/nginx" -c "$work/nginx/nginx.conf" -e "$work/nginx/error.log" -g 'daemon off; master_process off;' &

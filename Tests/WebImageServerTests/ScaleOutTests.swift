@@ -23,11 +23,7 @@ extension Heavy {
 
         /// Requests a server answered so far (`webimage_server_requests_total`, every status).
         static func answered(metricsPort: Int) async throws -> Int {
-            let metrics = try await ServerUnderTest.get("/metrics", port: metricsPort)
-            return String(decoding: metrics.body, as: UTF8.self).split(separator: "\n")
-                .filter { $0.hasPrefix("webimage_server_requests_total{") }
-                .compactMap { $0.split(separator: " ").last.flatMap { Double($0) } }
-                .reduce(0) { $0 + Int($1) }
+            Int(try await ScrapedMetrics.scrape(port: metricsPort).sum("webimage_server_requests_total"))
         }
 
         /// Bytes of the entries in `folder` (its hidden temporary files left out, as the cache counts).

@@ -195,6 +195,38 @@ struct SharedResultStoreTests {
         }
     }
 
+    @Test func aStoreThatHangsIsWaitedForOnlyItsTimeoutAndIsUsedAgainOnceBack() async throws {
+        try await withMoto(bucket: Self.bucket, objects: []) { moto in
+            let metrics = TestMetrics()
+            let configuration = Self.configuration(endpoint: moto.endpoint, credentials: moto.credentials) { $0.resultCache.timeout = TestAllowance.seconds(2) }
+            let client = try Self.bucketClient(moto)
+            try await withRunningServer(configuration, metrics: metrics) { server in
+                // Hung: connections accepted, nothing answered. Made and answered all the same.
+                moto.pause()
+                let whileHung = try await server.get(Self.path.replacingOccurrences(of: "100:100", with: "101:100"))
+                #expect(whileHung.status == 200 && whileHung.header("x-cache") == "miss")
+                #expect(Self.count(metrics, "get", "failed") == 1)
+                let putFailed = await eventually(within: TestAllowance.eventWait, every: .milliseconds(10)) { Self.count(metrics, "put", "failed") == 1 }
+                #expect(putFailed)
+
+                // Back: the next result is written again, whole.
+                moto.resume()
+                let reply = try await server.get(Self.path)
+                #expect(reply.status == 200 && reply.header("x-cache") == "miss")
+                let written = await eventually(within: TestAllowance.eventWait, every: .milliseconds(10)) { Self.count(metrics, "put", "written") >= 1 }
+                #expect(written)
+                let object = try #require(try await client.get(try Self.objectKey(Self.path, configuration), maximumBytes: 1 << 20))
+                #expect(Data(buffer: object.body) == reply.body)
+            }
+            // And read again: another replica's first request is a hit from the store.
+            try await withRunningServer(configuration) { server in
+                let reply = try await server.get(Self.path)
+                #expect(reply.status == 200 && reply.header("x-cache") == "storage")
+            }
+            await client.shutdown()
+        }
+    }
+
     /// A store answering `status` to every call, as a raw HTTP/1.1 reply.
     static func answering(_ status: String) -> RawOrigin.Reply {
         RawOrigin.Reply(prefix: Array("HTTP/1.1 \(status)\r\nContent-Length: 0\r\nConnection: close\r\n\r\n".utf8))

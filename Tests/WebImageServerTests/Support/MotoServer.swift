@@ -106,6 +106,17 @@ final class MotoServer: Sendable {
         return text.components(separatedBy: "\"GET \(path) HTTP/1.1\" 200").count - 1
     }
 
+    /// Freezes moto (SIGSTOP): its port still accepts connections (the kernel's backlog), nothing
+    /// answers them, as a store that hangs. `resume()` lets it go on with what it had.
+    func pause() {
+        Glibc.kill(process.processIdentifier, SIGSTOP)
+    }
+
+    /// Lets a paused moto run again (SIGCONT).
+    func resume() {
+        Glibc.kill(process.processIdentifier, SIGCONT)
+    }
+
     /// Deletes every version of `key` in `bucket`.
     func delete(bucket: String, key: String) async throws {
         _ = try await Self.run(

@@ -25,8 +25,9 @@ final class NginxProcess: Sendable {
     }
 
     /// Starts nginx on a free port of 127.0.0.1 with `upstreams` (ports of 127.0.0.1), its files
-    /// in `folder`, and returns once it answers `/health` (which it passes to a server).
-    fileprivate static func start(upstreams: [Int], folder: URL) async throws -> NginxProcess {
+    /// in `folder`, its own cache in front of them when `caches`, and returns once it answers
+    /// `/health` (which it passes to a server).
+    fileprivate static func start(upstreams: [Int], folder: URL, caches: Bool) async throws -> NginxProcess {
         try #require(FileManager.default.isExecutableFile(atPath: executable.path), "nginx: bash scripts/setup.sh installs it")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let template = try String(contentsOf: template, encoding: .utf8)
@@ -36,6 +37,7 @@ final class NginxProcess: Sendable {
             let configuration = template.replacingOccurrences(of: "@PREFIX@", with: folder.path)
                 .replacingOccurrences(of: "@PORT@", with: "\(port)")
                 .replacingOccurrences(of: "@UPSTREAMS@", with: upstreams.map { "server 127.0.0.1:\($0);" }.joined(separator: " "))
+                .replacingOccurrences(of: "@PROXY_CACHE@", with: caches ? "images" : "off")
             let file = folder.appendingPathComponent("nginx.conf")
             try configuration.write(to: file, atomically: true, encoding: .utf8)
             let process = Process()
@@ -83,7 +85,7 @@ final class NginxProcess: Sendable {
 /// Runs `body` with nginx in front of `upstreams` (see `NginxProcess.start`), then awaits its
 /// stop, also when `body` throws.
 func withNginx<T>(
-    upstreams: [Int], folder: URL, isolation: isolated (any Actor)? = #isolation, _ body: (NginxProcess) async throws -> T
+    upstreams: [Int], folder: URL, caches: Bool = true, isolation: isolated (any Actor)? = #isolation, _ body: (NginxProcess) async throws -> T
 ) async throws -> T {
-    try await withScoped(try await NginxProcess.start(upstreams: upstreams, folder: folder), release: { await $0.stop() }, body)
+    try await withScoped(try await NginxProcess.start(upstreams: upstreams, folder: folder, caches: caches), release: { await $0.stop() }, body)
 }
