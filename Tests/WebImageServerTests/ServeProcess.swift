@@ -9,13 +9,14 @@ final class ServeProcess: Sendable {
     private let process: Process
     private let exited: AsyncStream<Int32>
 
-    /// What `webimage arguments` (or the program at `executable`) printed on standard output;
-    /// the command must exit 0. Its standard error is dropped.
-    static func output(of arguments: [String], executable: URL? = nil) async throws -> String {
+    /// What `webimage arguments` (or the program at `executable`), with `environment` over this
+    /// process's, printed on standard output; the command must exit 0. Its standard error is dropped.
+    static func output(of arguments: [String], executable: URL? = nil, environment: [String: String] = [:]) async throws -> String {
         let process = Process()
         let program: URL = try executable ?? #require(TestExecutable.url("webimage"))
         process.executableURL = program
         process.arguments = arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         process.standardError = FileHandle.nullDevice
         let exited = AsyncStream<Int32>.makeStream()
         process.terminationHandler = { exited.continuation.yield($0.terminationStatus) }

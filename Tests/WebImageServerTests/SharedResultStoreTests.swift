@@ -289,6 +289,101 @@ struct SharedResultStoreTests {
         }
     }
 
+    @Test func webimageCacheBucketCountsAndClearsTheStoresResultsAndSourcesAndNothingElse() async throws {
+        try await withMoto(bucket: Self.bucket, objects: ["keep.txt=@100", "cache/notes.txt=@10"]) { moto in
+            let configuration = Self.configuration(endpoint: moto.endpoint, credentials: moto.credentials)
+            let metrics = TestMetrics()
+            let paths = [Self.path, Self.path.replacingOccurrences(of: "100:100", with: "120:100")]
+            var bytes = 0
+            try await withRunningServer(configuration, metrics: metrics) { server in
+                for path in paths { bytes += try await server.get(path).body.count }
+            }
+            // The server's stop awaited its writes.
+            #expect(Self.count(metrics, "put", "written") == 2)
+            let client = try Self.bucketClient(moto)
+            let source = "cache/sources/" + String(repeating: "0123456789abcdef", count: 4)
+            try await client.put(source, body: Data(count: 50), headers: [])
+
+            let environment = [
+                "IMGPROXY_CACHE_USE": "s3", "IMGPROXY_CACHE_BUCKET": Self.bucket, "IMGPROXY_CACHE_PATH_PREFIX": "/cache/",
+                "IMGPROXY_CACHE_S3_ENDPOINT": moto.endpoint, "AWS_REGION": "us-east-1",
+                "AWS_ACCESS_KEY_ID": moto.credentials.accessKeyID, "AWS_SECRET_ACCESS_KEY": moto.credentials.secretAccessKey,
+            ]
+            let stats = try await ServeProcess.output(of: ["cache", "stats", "--bucket"], environment: environment)
+            #expect(stats == "s3://results/cache/: 2 results, \(bytes) bytes; 1 sources, 50 bytes\n")
+            #expect(try await ServeProcess.output(of: ["cache", "path", "--bucket"], environment: environment) == "s3://results/cache/\n")
+            let cleared = try await ServeProcess.output(of: ["cache", "clear", "--bucket"], environment: environment)
+            #expect(cleared == "s3://results/cache/: removed 2 results, \(bytes) bytes; 1 sources, 50 bytes\n")
+            let after = try await ServeProcess.output(of: ["cache", "stats", "--bucket"], environment: environment)
+            #expect(after == "s3://results/cache/: 0 results, 0 bytes; 0 sources, 0 bytes\n")
+            for path in paths { #expect(try await client.get(try Self.objectKey(path, configuration), maximumBytes: 1 << 20) == nil) }
+            #expect(try await client.get(source, maximumBytes: 1 << 20) == nil)
+            // Objects not named as the server names them stay.
+            #expect(try await client.get("keep.txt", maximumBytes: 1 << 20)?.body.readableBytes == 100)
+            #expect(try await client.get("cache/notes.txt", maximumBytes: 1 << 20)?.body.readableBytes == 10)
+            await client.shutdown()
+
+            // Expiry is the bucket's rules: clean refused as a usage error; without CACHE_USE=s3, no store.
+            let folder = FileManager.default.temporaryDirectory
+            let clean = try await ServeProcess.run(["cache", "clean", "--bucket"], in: folder, environment: environment)
+            #expect(clean.status == 64 && clean.standardError.contains("lifecycle rules"))
+            let none = try await ServeProcess.run(["cache", "stats", "--bucket"], in: folder)
+            #expect(none.status == 64 && none.standardError.contains("is not s3"))
+        }
+    }
+
+    @Test func clearingTheStoreFollowsTheListingPastEachPageItRemoved() async throws {
+        try await withMoto(bucket: Self.bucket, objects: []) { moto in
+            let client = try Self.bucketClient(moto)
+            // Seven results and two other objects between them, listed three keys a page.
+            let keys = (0..<7).map { "cache/" + String(repeating: String($0), count: 64) } + ["cache/1-other", "cache/5-other"]
+            for key in keys { try await client.put(key, body: Data(count: 8), headers: []) }
+            let settings = Self.configuration(endpoint: moto.endpoint, credentials: moto.credentials).resultCache
+            let removed = try await settings.removeSharedStoreContents(pageSize: 3)
+            #expect(removed == SharedStoreContents(results: .init(objects: 7, bytes: 56)))
+            for key in keys { #expect((try await client.get(key, maximumBytes: 64) != nil) == key.hasSuffix("other"), "\(key)") }
+            #expect(try await settings.sharedStoreContents() == SharedStoreContents())
+            await client.shutdown()
+        }
+    }
+
+    @Test func webimageCacheBucketSaysWhatTheStoreAnsweredWhenItFails() async throws {
+        try await withRawOrigin(Self.answering("403 Forbidden")) { store in
+            let environment = [
+                "IMGPROXY_CACHE_USE": "s3", "IMGPROXY_CACHE_BUCKET": Self.bucket, "IMGPROXY_CACHE_S3_ENDPOINT": store.url(""),
+                "AWS_ACCESS_KEY_ID": "AKIA", "AWS_SECRET_ACCESS_KEY": "x",
+            ]
+            let stats = try await ServeProcess.run(["cache", "stats", "--bucket"], in: FileManager.default.temporaryDirectory, environment: environment)
+            #expect(stats.status == 1)
+            #expect(stats.standardError.hasPrefix("s3://results/: the shared store failed: GET (list) answered 403"), "\(stats.standardError)")
+        }
+    }
+
+    @Test func aListingIsReadPageByPageAndAnythingElseRefused() throws {
+        let page = """
+            <?xml version="1.0" encoding="UTF-8"?>
+            <ListBucketResult xmlns="http://s3.amazonaws.com/doc/2006-03-01/">
+              <Name>results</Name><Prefix>cache/</Prefix><KeyCount>2</KeyCount><MaxKeys>2</MaxKeys><IsTruncated>true</IsTruncated>
+              <Contents><Key>cache/a</Key><LastModified>2026-12-03T10:00:00.000Z</LastModified><Size>10</Size>
+                <Owner><ID>x</ID><DisplayName>y</DisplayName></Owner></Contents>
+              <Contents><Key>cache/b &amp; c</Key><Size>0</Size></Contents>
+              <NextContinuationToken>1ueGcxLPRx1Tr/XYExHnhbYLgveDs2J/wm36Hy4vbOwM=</NextContinuationToken>
+            </ListBucketResult>
+            """
+        let listing = try S3ObjectListing(xml: Data(page.utf8))
+        #expect(listing.entries == [.init(key: "cache/a", size: 10), .init(key: "cache/b & c", size: 0)])
+        #expect(listing.nextContinuationToken == "1ueGcxLPRx1Tr/XYExHnhbYLgveDs2J/wm36Hy4vbOwM=")
+        let last = try S3ObjectListing(xml: Data(page.replacingOccurrences(of: "<IsTruncated>true", with: "<IsTruncated>false").utf8))
+        #expect(last.nextContinuationToken == nil && last.entries.count == 2)
+        for bad in [
+            "<Error><Code>AccessDenied</Code></Error>", "not xml", page.replacingOccurrences(of: "<Size>10</Size>", with: ""),
+            page.replacingOccurrences(of: "<ListBucketResult", with: "<ListBucket").replacingOccurrences(of: "</ListBucketResult>", with: "</ListBucket>"),
+            String(page.prefix(200)),
+        ] {
+            #expect(throws: S3ObjectListing.Malformed.self) { try S3ObjectListing(xml: Data(bad.utf8)) }
+        }
+    }
+
     @Test func anObjectIsAResultOnlyWholeAndWithItsMetadata() throws {
         var metadata = ResultMetadata(contentType: "image/webp", fileExtension: "webp", entityTag: "\"tag\"", lastModified: "Tue, 01 Dec 2026 10:00:00 GMT")
         (metadata.pixelWidth, metadata.pixelHeight) = (10, 20)

@@ -19,6 +19,8 @@ final class SharedResultStorage: Sendable {
     let prefix: String
     let reportsErrors: Bool
     let maxPendingWrites: Int
+    /// The folder of kept sources under the prefix.
+    static let sourcesFolder = "sources/"
     /// Bytes an object may have to be read: more is no result of ours.
     static let maximumObjectBytes = 256 << 20
     private let metrics: ServerMetrics
@@ -28,10 +30,7 @@ final class SharedResultStorage: Sendable {
 
     init(client: S3ObjectClient, settings: ResultCacheSettings, metrics: ServerMetrics) {
         self.client = client
-        var prefix = settings.pathPrefix
-        while prefix.hasPrefix("/") { prefix.removeFirst() }
-        while prefix.hasSuffix("/") { prefix.removeLast() }
-        self.prefix = prefix.isEmpty ? "" : prefix + "/"
+        prefix = settings.objectPrefix
         reportsErrors = settings.reportErrors
         maxPendingWrites = max(1, settings.maxPendingWrites)
         self.metrics = metrics
@@ -68,7 +67,7 @@ final class SharedResultStorage: Sendable {
 
     /// The object key of the fetched source `source` (`CACHE_SOURCES`): under `sources/`.
     func sourceObjectKey(_ source: String) -> String {
-        prefix + "sources/" + SignatureV4.hex(SHA256.hash(data: Data(source.utf8)))
+        prefix + Self.sourcesFolder + SignatureV4.hex(SHA256.hash(data: Data(source.utf8)))
     }
 
     /// The source kept under `source`'s key, with its metadata; nil when none, damaged, or the

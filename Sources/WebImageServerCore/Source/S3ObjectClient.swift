@@ -5,7 +5,7 @@ import NIOCore
 import NIOHTTP1
 import WebImageSupport
 
-/// Signed GETs and PUTs of the objects of one S3 bucket (AWS, or a compatible store), on an
+/// Signed GETs, PUTs, DELETEs and listings of the objects of one S3 bucket (AWS, or a compatible store), on an
 /// AsyncHTTPClient of its own, each call bounded by `timeout`. The endpoint is addressed as
 /// `S3Source` addresses it and requests are signed with `SignatureV4`; unsigned when no
 /// credentials are set. Its owner calls `shutdown()` once its calls have ended; one released
@@ -77,6 +77,30 @@ final class S3ObjectClient: Sendable {
         }
     }
 
+    /// One page (at most `maxKeys`, and S3's 1,000) of the keys under `prefix`, after the page
+    /// `continuationToken` ended (ListObjectsV2).
+    func list(prefix: String, continuationToken: String?, maxKeys: Int = 1000) async throws -> S3ObjectListing {
+        var query = "list-type=2&max-keys=\(maxKeys)&prefix=" + SignatureV4.uriEncoded(prefix)
+        if let continuationToken { query += "&continuation-token=" + SignatureV4.uriEncoded(continuationToken) }
+        let request = try signed("GET", key: "", query: query, body: nil, headers: [])
+        return try await StorageDeadline.run(timeout) { [client] in
+            let response = try await client.execute(request, deadline: .distantFuture)
+            let body = try await response.body.collect(upTo: 16 << 20)
+            guard response.status == .ok else { throw StatusError(status: response.status.code, method: "GET (list)") }
+            return try S3ObjectListing(xml: Data(body.readableBytesView))
+        }
+    }
+
+    /// Deletes the object under `key` (a delete marker in a versioned bucket); none there is no error.
+    func delete(_ key: String) async throws {
+        let request = try signed("DELETE", key: key, body: nil, headers: [])
+        try await StorageDeadline.run(timeout) { [client] in
+            let response = try await client.execute(request, deadline: .distantFuture)
+            _ = try await response.body.collect(upTo: 1 << 20)
+            guard response.status == .noContent || response.status == .ok else { throw StatusError(status: response.status.code, method: "DELETE") }
+        }
+    }
+
     /// Ends the client's connections; call once no call is in flight.
     func shutdown() async {
         guard isShutDown.withLock({ state in defer { state = true }; return !state }) else { return }
@@ -92,8 +116,10 @@ final class S3ObjectClient: Sendable {
         return fields
     }
 
-    private func signed(_ method: String, key: String, body: Data?, headers: [(name: String, value: String)]) throws -> HTTPClientRequest {
-        guard let url = endpoint.url(for: S3ObjectAddress(bucket: bucket, key: key, versionID: nil)) else {
+    /// A request for `key` (the bucket itself when empty), with `query` (encoded, no `?`).
+    private func signed(_ method: String, key: String, query: String? = nil, body: Data?, headers: [(name: String, value: String)]) throws -> HTTPClientRequest {
+        guard let objectURL = endpoint.url(for: S3ObjectAddress(bucket: bucket, key: key, versionID: nil)),
+              let url = query.map({ URL(string: objectURL.absoluteString + "?" + $0) }) ?? objectURL else {
             throw ImageServerError.internalError("no URL for \(bucket)/\(key) on the storage's endpoint")
         }
         var request = HTTPClientRequest(url: url.absoluteString)
