@@ -17,6 +17,6 @@ free_port() { "$venv/bin/python" -c 'import socket; s = socket.socket(); s.bind(
 moto_port=$(free_port)
 "$venv/bin/moto_server" -H 127.0.0.1 -p "$moto_port" > "$work/moto.log" 2>&1 &
 pids+=($!)
-for _ in $(seq 1 300); do grep -q "Running on" "$work/moto.log" && break; sleep 0.1; done
+for _ in $(seq 1 300); do grep -qs "Running on" "$work/moto.log" && break; sleep 0.1; done
 export AWS_ACCESS_KEY_ID=test AWS_SECRET_ACCESS_KEY=test AWS_REGION=us-east-1
 "$venv/bin/python" -c "import boto3, sys; boto3.client('s3', endpoint_url=sys.argv[1]).create_bucket(Bucket='results')" "http://127.0.0.1:$moto_port"

@@ -1,18 +1,21 @@
 #!/usr/bin/env bash
 # Replicas sharing results through S3 (docs/server-shared-cache.md), on loopback: moto's S3 server
 # (scripts/moto-venv.sh's venv; auth off), three `webimage serve` processes with CACHE_USE=s3 on
-# one bucket, each with a cache folder of its own. It shows, with curl:
-#   1. 300 requests for 30 distinct results, spread round robin over the replicas, 6 at a time:
-#      the processings counted by the replicas' metrics (30, plus the first requests for one
-#      result that reached two replicas at once), and where the answers came from (X-Cache);
+# one bucket, each with a cache folder of its own, behind nginx (scripts/scale-out.nginx.conf,
+# round robin, its own cache off so that every repeat reaches a replica). It shows, with curl:
+#   1. 300 requests for 30 distinct results through nginx, 6 at a time: the processings counted
+#      by the replicas' metrics (30, plus the first requests for one result that reached two
+#      replicas at once), and where the answers came from (X-Cache);
 #   2. a fourth replica started after the run answers the 30 from the bucket, processing none.
-# Requests go to the replicas directly (a round robin without a proxy cache in front, which would
-# answer the repeats itself: scripts/scale-out.sh shows nginx in front).
-# Usage: bash scripts/scale-out-s3.sh; builds webimage (debug) when missing.
+# Tests/WebImageServerTests/ScaleOutS3Tests.swift checks the same in the suite.
+# Usage: bash scripts/scale-out-s3.sh; builds webimage (debug) when missing, installs nginx
+# (scripts/setup.sh) when missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 webimage=.build/debug/webimage
 [ -x "$webimage" ] || swift build --product webimage
+command -v nginx > /dev/null || [ -x /usr/sbin/nginx ] || bash scripts/setup.sh
+nginx=$(command -v nginx || echo /usr/sbin/nginx)
 source scripts/moto-bucket.sh scale-out-s3
 
 # A replica on an ephemeral port, its metrics on another (both read from its log and arguments).
@@ -38,12 +41,22 @@ processed() { curl -s "http://127.0.0.1:${metrics_ports[$1]}/metrics" | awk '/^w
 url() { echo "/unsafe/rs:fit:$((100 + $1)):$((100 + $1))/plain/local:///photos/rocket.jpg@jpg"; }
 
 for replica in 0 1 2; do serve "$replica"; done
-echo "moto on 127.0.0.1:$moto_port; replicas on ${ports[0]}, ${ports[1]}, ${ports[2]}"
+nginx_port=$(free_port)
+mkdir -p "$work/nginx"
+sed -e "s#@PREFIX@#$work/nginx#g" -e "s#@PORT@#$nginx_port#" -e "s#@PROXY_CACHE@#off#" \
+    -e "s#@UPSTREAMS@#server 127.0.0.1:${ports[0]}; server 127.0.0.1:${ports[1]}; server 127.0.0.1:${ports[2]};#" \
+    scripts/scale-out.nginx.conf > "$work/nginx/nginx.conf"
+"$nginx" -p "$work/nginx" -c "$work/nginx/nginx.conf" -e "$work/nginx/error.log" -g 'daemon off; master_process off;' &
+pids+=($!)
+for _ in $(seq 1 100); do
+    curl -sf "http://127.0.0.1:$nginx_port/health" > /dev/null && break
+    sleep 0.1
+done
+echo "moto on 127.0.0.1:$moto_port; replicas on ${ports[0]}, ${ports[1]}, ${ports[2]}; nginx on $nginx_port"
 
-echo "1. 300 requests, 30 results, round robin over 3 replicas, 6 at a time:"
+echo "1. 300 requests, 30 results, through nginx (round robin over 3 replicas), 6 at a time:"
 for n in $(seq 0 299); do
-    replica=$((n % 3))
-    echo "http://127.0.0.1:${ports[$replica]}$(url $(((n + n / 30) % 30)))"
+    echo "http://127.0.0.1:$nginx_port$(url $(((n + n / 30) % 30)))"
 done | xargs -P 6 -n 1 curl -s -o /dev/null -D - | tr -d '\r' | grep -i '^x-cache:' | sort | uniq -c | sed 's/^/   /'
 total=0
 for replica in 0 1 2; do

@@ -129,16 +129,20 @@ extension Heavy {
                 await client.shutdown()
 
                 // A fourth replica, started after the run and signing with a key of its own (the
-                // signature is not in the object's key): the 30 from the bucket, none made.
+                // signature is not in the object's key): all 30 from the bucket, none made.
                 let (key, salt) = ("73656372657431", "73616c7431")
                 let signer = try URLSigner(key: URLSigningKey(hexKey: key, hexSalt: salt))
                 let metricsPort = try FreePort.next()
                 var signed = environment
                 (signed["IMGPROXY_KEY"], signed["IMGPROXY_SALT"]) = (key, salt)
                 try await withServeProcess(Self.settings(folder: folder, replica: 3, metricsPort: metricsPort), environment: signed) { late in
-                    let replies = try await Self.get((0..<Self.results).map { signer.signedPath(Self.unsigned($0)) }, port: late.port, width: 6)
-                    #expect(replies.map { $0.header("x-cache") } == Array(repeating: "storage", count: Self.results))
-                    #expect(replies.map(\.body) == made.map(\.body))
+                    // A CDN revalidating what another replica made: the object's ETag, a 304.
+                    let etag = try #require(made[0].header("etag"))
+                    let revalidated = try await ServerUnderTest.get(signer.signedPath(Self.unsigned(0)), port: late.port, headers: ["If-None-Match": etag])
+                    #expect(revalidated.status == 304 && revalidated.header("etag") == etag)
+                    let replies = try await Self.get((1..<Self.results).map { signer.signedPath(Self.unsigned($0)) }, port: late.port, width: 6)
+                    #expect(replies.map { $0.header("x-cache") } == Array(repeating: "storage", count: Self.results - 1))
+                    #expect(replies.map(\.body) == made.dropFirst().map(\.body))
                     #expect(try await Self.processed([metricsPort]) == 0)
                 }
             }
