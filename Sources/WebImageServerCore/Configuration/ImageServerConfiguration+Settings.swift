@@ -176,7 +176,7 @@ extension ImageServerConfiguration {
         ),
         .read(
             "faceDetectionCascades", \.processing.faceDetector, .faceCascades,
-            "OpenCV's cascade files faces are found with (`g:obj:face`, `blur_detections`, `draw_detections`, /info's `detect_objects`; docs/faces.md): the frontal one, then optionally the profile one, comma-separated, read at start; not in the result key"
+            "OpenCV's cascade files faces are found with (`g:obj:face`, `blur_detections`, `draw_detections`, /info's `detect_objects`; docs/faces.md): the frontal one, then optionally the profile one, comma-separated, checked at start; not in the result key"
         ),
     ] + s3 + resultCache
 
