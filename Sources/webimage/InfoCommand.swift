@@ -15,7 +15,7 @@ struct InfoCommand: AsyncParsableCommand {
     @Flag(help: "Print /info's JSON (imgproxy Pro's field names).")
     var json = false
 
-    @Option(help: "/info's options, as in its URL: 'bh:4:3/th:1/avg:1/exif:1:1/chs:sha256' (with --json).")
+    @Option(help: "/info's options, as in its URL: 'bh:4:3/th:1/avg:1/exif:1:1/chs:sha256/do:1' (with --json; do:1: the faces).")
     var options: String?
 
     func validate() throws {

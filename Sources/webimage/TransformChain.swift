@@ -8,6 +8,7 @@ import WebImage
 ///     flip=h|v|hv                       rotate=DEGREES[,fit]  (counter-clockwise)
 ///     tint=COLOUR[,MODE]                blur=RADIUS           filter=OPERATION[,ARG=VALUE...]
 ///     watermark=FILE[,OPACITY[,POSITION[,X[,Y[,SCALE]]]]]     (imgproxy's `watermark`)
+///     blur-faces=SIGMA                  (the faces OpenCV's cascades find, blurred: imgproxy Pro's `blur_detections`)
 ///
 /// Colours are `#rrggbb`, `#rrggbbaa` or black, white, red, green, blue, clear; tint modes are
 /// the blend modes' names (`normal`, `multiply`, `sourceIn`, ...).
@@ -86,6 +87,11 @@ enum TransformChain {
             let radius = try number(0)
             guard radius >= 0 else { throw fail("the radius must not be negative") }
             return BlurTransformer(radius: radius)
+        case "blur-faces":
+            try count(1...1)
+            let sigma = try number(0)
+            guard sigma >= 0 else { throw fail("the sigma must not be negative") }
+            return FaceBlurTransformer(sigma: sigma)
         case "filter":
             guard let operation = arguments.first, !operation.isEmpty, operation.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" }) else {
                 throw fail("filter takes a libvips operation name")

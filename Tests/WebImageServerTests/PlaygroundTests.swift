@@ -85,14 +85,9 @@ import WebImageTestSupport
     /// The page in headless Chromium (Debian's package): the form submitted with a source and
     /// options shows a result of the asked size, and a screenshot is written.
     @Test func inChromiumASubmittedFormShowsAResultOfTheAskedSize() async throws {
-        let chromium = URL(fileURLWithPath: "/usr/bin/chromium")
-        try #require(FileManager.default.isExecutableFile(atPath: chromium.path), "chromium: bash scripts/setup.sh installs it")
-        try await withRunningServer(Self.configuration()) { server in
-            let folder = FileManager.default.temporaryDirectory.appendingPathComponent("webimage-playground-" + UUID().uuidString)
-            defer { try? FileManager.default.removeItem(at: folder) }
+        try await Self.withChromium { chromium, browser, folder in try await withRunningServer(Self.configuration()) { server in
             // What the form's GET submission navigates to.
             let submitted = "http://127.0.0.1:\(server.port)/?source=local%3A%2F%2F%2Fphotos%2Frocket.jpg&options=rs%3Afill%3A240%3A160&format=png"
-            let browser = ["--headless", "--no-sandbox", "--disable-gpu", "--user-data-dir=" + folder.path, "--virtual-time-budget=20000"]
             let dom = try await ServeProcess.output(of: browser + ["--dump-dom", submitted], executable: chromium)
             #expect(dom.contains("data-width=\"240\"") && dom.contains("data-height=\"160\""), "\(dom.suffix(2000))")
             #expect(dom.contains("image/png"))
@@ -106,7 +101,17 @@ import WebImageTestSupport
             _ = try await ServeProcess.output(of: browser + ["--window-size=1200,900", "--screenshot=" + screenshot.path, submitted], executable: chromium)
             let shot = try ImageCodersManager.shared.decode(try Data(contentsOf: screenshot), options: ImageCoderOptions())
             #expect(shot.pixelWidth == 1200 && shot.pixelHeight == 900)
-        }
+        } }
+    }
+
+    /// Runs `body` with Debian's headless Chromium: its path, its arguments, and the profile
+    /// folder they name (its own, removed after). Fails the test when Chromium is not installed.
+    static func withChromium<T>(_ body: (_ chromium: URL, _ arguments: [String], _ folder: URL) async throws -> T) async throws -> T {
+        let chromium = URL(fileURLWithPath: "/usr/bin/chromium")
+        try #require(FileManager.default.isExecutableFile(atPath: chromium.path), "chromium: bash scripts/setup.sh installs it")
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("webimage-playground-" + UUID().uuidString)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        return try await body(chromium, ["--headless", "--no-sandbox", "--disable-gpu", "--user-data-dir=" + folder.path, "--virtual-time-budget=20000"], folder)
     }
 
     /// The gallery a new user sees on the README's demo root: every sample is an image the

@@ -8,8 +8,9 @@ internal import ImageEngine
 /// Thread-safe: each thread loads its own classifiers at its first detection (OpenCV's are not
 /// shareable) and keeps them. The input is an image decoded under the decode limits already
 /// (or, from data, `faces(in:coder:options:)` decodes it under them), and the work is bounded
-/// by the copy's size, whatever the source's.
-public struct OpenCVFaceDetector: FaceDetecting {
+/// by the copy's size, whatever the source's. Equal detectors (the same files and parameters)
+/// find the same faces.
+public struct OpenCVFaceDetector: FaceDetecting, Hashable {
     /// The long side of the copy faces are looked for in, in pixels (thumbor's 640).
     public static let maxPixelSide = 640
     /// Where Debian's `opencv-data` puts OpenCV's Haar cascades.

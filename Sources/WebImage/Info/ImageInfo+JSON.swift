@@ -44,6 +44,7 @@ extension ImageInfo: Encodable {
             try json.encode(Dictionary(uniqueKeysWithValues: hashsums.map { ($0.key.rawValue, $0.value) }), forKey: "hashsums")
         }
         try analyses.encode(into: &json)
+        if let objects { try json.encode(objects.map { JSONObject($0, width: pixelWidth, height: pixelHeight) }, forKey: "objects") }
     }
 
     /// The XMP packet's properties by namespace prefix and name (/info's `xmp`), nil without
@@ -102,6 +103,33 @@ private struct JSONColor: Encodable {
         try json.encode(color.green, forKey: .green)
         try json.encode(color.blue, forKey: .blue)
         if withAlpha { try json.encode(color.alpha, forKey: .alpha) }
+    }
+}
+
+/// A face as /info's `objects` writes a detection (imgproxy Pro's): its class (`face`, the one
+/// class here, id 0), the detector's confidence, its box in fractions of the image's sides.
+private struct JSONObject: Encodable {
+    let face: DetectedFace
+    let width: Double
+    let height: Double
+
+    init(_ face: DetectedFace, width: Int, height: Int) {
+        (self.face, self.width, self.height) = (face, Double(max(1, width)), Double(max(1, height)))
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case classID = "class_id", className = "class_name", confidence, left, top, width, height
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var json = encoder.container(keyedBy: CodingKeys.self)
+        try json.encode(0, forKey: .classID)
+        try json.encode("face", forKey: .className)
+        try json.encode(face.confidence, forKey: .confidence)
+        try json.encode(Double(face.x) / width, forKey: .left)
+        try json.encode(Double(face.y) / height, forKey: .top)
+        try json.encode(Double(face.width) / width, forKey: .width)
+        try json.encode(Double(face.height) / height, forKey: .height)
     }
 }
 

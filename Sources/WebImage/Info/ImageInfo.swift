@@ -4,11 +4,13 @@ internal import ImageEngine
 /// What imgproxy Pro's /info tells of an image, read from its bytes: format and MIME type,
 /// upright size and EXIF orientation, colour space, bands, sample format, pages, alpha, EXIF,
 /// IPTC and XMP, digests of the bytes, and on request the pixel analyses of a small copy
-/// (`ImageAnalysis`). Its JSON (`jsonData()`) is /info's, with the fields `options` chose.
+/// (`ImageAnalysis`) and the faces in the first page (`detect_objects`). Its JSON (`jsonData()`)
+/// is /info's, with the fields `options` chose.
 ///
 /// The header facts are read without decoding a pixel, under the decode limits of the coder
 /// options given (a decompression bomb is refused by its header, with the error a decode would
-/// give); the transparency check and the analyses decode one copy at most 100 pixels a side.
+/// give); the transparency check and the analyses decode one copy at most 100 pixels a side,
+/// face detection one at most 640 (`OpenCVFaceDetector.maxPixelSide`).
 /// Reading blocks: read it off the cooperative pool (`BlockingPool.run`), as any decode.
 public struct ImageInfo: Sendable, Equatable {
     /// The options it was read with: what its JSON carries.
@@ -47,13 +49,18 @@ public struct ImageInfo: Sendable, Equatable {
     public var hashsums: [Hashsum: String]
     /// The pixel analyses the options asked for.
     public var analyses: InfoAnalyses
+    /// The faces found, boxes in the upright pixels (`pixelWidth` x `pixelHeight`), when
+    /// `options.detectObjects` asked: nil otherwise.
+    public var objects: [DetectedFace]?
 
     /// The MIME type of `format`.
     public var mimeType: String { format.mimeType }
 
-    /// Reads the info of `data` that `options` asks for, under `coderOptions`' decode limits.
+    /// Reads the info of `data` that `options` asks for, under `coderOptions`' decode limits;
+    /// objects (`detectObjects`) are the faces `faceDetector` finds.
     public init(
-        data: Data, options: InfoOptions = InfoOptions(), coderOptions: ImageCoderOptions = ImageCoderOptions()
+        data: Data, options: InfoOptions = InfoOptions(), coderOptions: ImageCoderOptions = ImageCoderOptions(),
+        faceDetector: OpenCVFaceDetector = .shared
     ) throws(ImageInfoError) {
         let header: ImageHeader
         let fields: HeaderFields
@@ -87,6 +94,13 @@ public struct ImageInfo: Sendable, Equatable {
         sampleFormat = fields.sampleFormat
         hashsums = Dictionary(uniqueKeysWithValues: options.hashsums.map { ($0, $0.hex(of: data)) })
         analyses = InfoAnalyses()
+        if options.detectObjects {
+            do {
+                objects = try faceDetector.faces(in: data, options: coderOptions)
+            } catch {
+                throw .objects(error)
+            }
+        }
         let checksPixels = options.checksTransparency && header.hasAlpha
         guard options.needsAnalysis || checksPixels else {
             isTransparent = options.checksTransparency ? false : nil

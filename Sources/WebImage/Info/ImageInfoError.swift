@@ -7,6 +7,8 @@ public enum ImageInfoError: Error, Sendable, Equatable, CustomStringConvertible 
     case analysis(ImageAnalysisError)
     /// An info option that cannot be read: unknown, not supported, or with a bad argument.
     case invalidOption(String)
+    /// `detect_objects`: the faces could not be looked for (the copy's decode, or the detector).
+    case objects(FaceDetectionError)
 
     /// The reason in words, the option named.
     public var description: String {
@@ -14,6 +16,7 @@ public enum ImageInfoError: Error, Sendable, Equatable, CustomStringConvertible 
         case .header(let error): "\(error)"
         case .analysis(let error): "\(error)"
         case .invalidOption(let reason): "invalid info option: \(reason)"
+        case .objects(let error): "\(error)"
         }
     }
 }

@@ -54,6 +54,9 @@ public struct InfoOptions: Sendable, Equatable {
     public var page = 0
     /// `calc_hashsums`: digests of the source's bytes.
     public var hashsums: [Hashsum] = []
+    /// `detect_objects` (imgproxy Pro's): the faces a detector finds, the one class of objects
+    /// here; of the first page only.
+    public var detectObjects = false
 
     /// imgproxy's defaults.
     public init() {}
@@ -62,13 +65,15 @@ public struct InfoOptions: Sendable, Equatable {
     /// names or their aliases (`bh:4:3/th:1/avg:1`), over the defaults. Booleans are Go's
     /// (`1`, `t`, `true`, `0`, `f`, `false`); what imgproxy reads as false, this refuses, as
     /// the server's processing options do. Pro's video, object-detection and cropping options
-    /// are refused by name.
+    /// are refused by name; `detect_objects` finds faces.
     public init(parsing text: String, separator: Character = ":") throws(ImageInfoError) {
         self.init()
         for segment in text.split(separator: "/") where !segment.isEmpty {
             let parts = segment.split(separator: separator, omittingEmptySubsequences: false).map(String.init)
             try apply(name: parts[0], arguments: Array(parts.dropFirst()))
         }
+        // Faces are looked for in a copy decoded shrunk on load, which only the first page has.
+        if detectObjects, page > 0 { throw .invalidOption("detect_objects: objects are detected on the first page only (page 0)") }
     }
 
     /// Whether anything needs the pixels of a small copy decoded.
@@ -119,7 +124,8 @@ public struct InfoOptions: Sendable, Equatable {
                 if !kinds.contains(kind) { kinds.append(kind) }
             }
             hashsums = kinds
-        case "video_meta", "vm", "detect_objects", "do", "classify", "cl", "crop", "c", "objects_position", "obj_pos", "op",
+        case "detect_objects", "do": detectObjects = try option.bool(at: 0)
+        case "video_meta", "vm", "classify", "cl", "crop", "c", "objects_position", "obj_pos", "op",
              "video_thumbnail_second", "vts", "video_thumbnail_keyframes", "vtk":
             throw .invalidOption("\(name) is not supported")
         case "page", "pg":

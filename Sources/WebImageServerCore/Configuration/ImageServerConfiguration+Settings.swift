@@ -174,6 +174,10 @@ extension ImageServerConfiguration {
             "preserveHdr", \.processing.preserveHDR, .bool,
             "HDR sources (10-bit PQ/HLG AVIF, HEIC, JPEG XL) stay HDR in AVIF, HEIC, JPEG XL and 16-bit PNG results (`ph:1`); false: tone mapped to SDR"
         ),
+        .read(
+            "faceDetectionCascades", \.processing.faceDetector, .faceCascades,
+            "OpenCV's cascade files faces are found with (`g:obj:face`, `blur_detections`, `draw_detections`, /info's `detect_objects`; docs/faces.md): the frontal one, then optionally the profile one, comma-separated, checked at start; not in the result key"
+        ),
     ] + s3 + resultCache
 
     /// imgproxy's S3 group, as far as it is built (docs/server-options.md, "S3 sources").

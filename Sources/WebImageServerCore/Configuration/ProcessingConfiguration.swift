@@ -53,6 +53,11 @@ public struct ProcessingConfiguration: Sendable, Hashable {
     public var stripMetadata = true
     /// Turn sources upright by their EXIF orientation.
     public var autoRotate = true
+    /// What finds faces for `g:obj:face`, `blur_detections`, `draw_detections` and /info's
+    /// `detect_objects` (`FACE_DETECTION_CASCADES` names its cascade files): opencv-data's by
+    /// default. Not in the result key: results made under other cascades are kept until the
+    /// cache is cleared.
+    public var faceDetector = OpenCVFaceDetector.shared
 
     // MARK: Output: imgproxy's compression settings, its colour profile and copyright defaults
 

@@ -69,15 +69,18 @@ extension ImageServer {
                 maxResolution: request.limits.maxResolution, maxFrameResolution: configuration.processing.maxAnimationFrameResolution
             )
             let json: Data
+            let faceDetector = configuration.processing.faceDetector
             do {
                 json = try await BlockingPool.run {
-                    try ImageInfo(data: source.data, options: request.options, coderOptions: coderOptions).jsonData()
+                    try ImageInfo(data: source.data, options: request.options, coderOptions: coderOptions, faceDetector: faceDetector).jsonData()
                 }
             } catch let error as ImageInfoError {
                 switch error {
-                case .header(let coding): throw SourceInspection.mapped(coding)
+                case .header(let coding), .objects(.decoding(let coding)): throw SourceInspection.mapped(coding)
                 case .analysis(let analysis): throw ImageServerError.unreadableSource("\(analysis)")
                 case .invalidOption(let reason): throw ImageServerError.invalidOption("info options", reason: reason)
+                // The cascade files are the server's: not the source's fault.
+                case .objects(.detector(let message)): throw ImageServerError.internalError(message)
                 }
             }
             metrics.processingDuration.recordNanoseconds((ContinuousClock.now - started).nanoseconds)

@@ -190,7 +190,13 @@ struct ProcessingSteps {
         }
         let size = CGSize(width: side(geometry.cropWidth, widthShrink), height: side(geometry.cropHeight, heightShrink))
         let gravity = Self.scaled(options.crop?.gravity ?? options.gravity, width: 1 / widthShrink, height: 1 / heightShrink)
-        return try apply(GravityCroppingTransformer(size: size, gravity: gravity), to: image)
+        return try apply(cropping(size, gravity), to: image)
+    }
+
+    /// The cut of `size` placed by `gravity`; around the faces the configuration's detector
+    /// finds for `.faces`.
+    private func cropping(_ size: CGSize, _ gravity: ImageGravity) -> any ImageTransformer {
+        gravity == .faces ? FaceCroppingTransformer(size: size, detector: options.faceDetector) : GravityCroppingTransformer(size: size, gravity: gravity)
     }
 
     /// The steps after the resize, each only when it changes the image: a plain fit or fill
@@ -201,11 +207,17 @@ struct ProcessingSteps {
         var transformers: [any ImageTransformer] = []
         if geometry.cutsResult {
             let size = CGSize(width: geometry.resultCropWidth, height: geometry.resultCropHeight)
-            transformers.append(GravityCroppingTransformer(size: size, gravity: Self.scaled(options.gravity, width: dpr, height: dpr)))
+            transformers.append(cropping(size, Self.scaled(options.gravity, width: dpr, height: dpr)))
         }
+        // Faces are looked for once, in the result's pixels before the blur of the faces and
+        // the filters change them: the outlines are drawn where the blur went.
+        let faces = RememberingFaceDetector(options.faceDetector)
+        if options.blurDetections > 0 { transformers.append(FaceBlurTransformer(sigma: options.blurDetections, detector: faces)) }
         if options.blur > 0 { transformers.append(BlurTransformer(radius: options.blur)) }
         if options.sharpen > 0 { transformers.append(SharpeningTransformer(sigma: options.sharpen)) }
         if options.pixelate > 1 { transformers.append(PixelatingTransformer(blockSize: Double(options.pixelate))) }
+        // Outlines after the filters (which would blur them), before extend and padding.
+        if options.drawDetections { transformers.append(FaceBoxDrawingTransformer(detector: faces)) }
         if options.extend {
             let size = CGSize(width: geometry.targetWidth, height: geometry.targetHeight)
             transformers.append(ExtendingTransformer(size: size, gravity: Self.scaled(options.extendGravity, width: dpr, height: dpr)))

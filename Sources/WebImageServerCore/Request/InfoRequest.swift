@@ -81,7 +81,7 @@ extension ImgproxyURLParser {
     /// The `/info` request `path` asks for: the path after `/info`, from the slash before the
     /// signature (`/{signature}/bh:4:3/th:1/plain/https://example.com/a.jpg`), signed as an image
     /// path is (the signature signs what follows it). Errors carry the status: 403 for the
-    /// signature, 400 for an option (unknown, Pro's video and object detection, a bad
+    /// signature, 400 for an option (unknown, Pro's video and classification, a bad
     /// argument: named), 404 for an option `ALLOWED_INFO_OPTIONS` does not list, the path or the
     /// source.
     public func parseInfo(path: String, now: Date) throws(ImageServerError) -> InfoRequest {

@@ -138,11 +138,7 @@ struct ArgumentReader: Sendable {
             guard rest.isEmpty else { throw fail("sm takes no offsets") }
             return .smart
         case "obj" where allowsSmart:
-            // imgproxy Pro's object classes come from its neural network; faces are the one
-            // class here (OpenCV's cascades), and a crop around several classes is not built.
-            guard !rest.isEmpty else { throw fail("obj takes the class of objects to look for: face") }
-            if let other = rest.first(where: { $0 != "face" }) { throw fail("\(other) is not an object class known here: only face is") }
-            guard rest.count == 1 else { throw fail("obj:face names face once") }
+            try faceClass(rest[...])
             return .faces
         case "fp":
             guard rest.count == 2 else { throw fail("fp takes x and y") }
@@ -158,6 +154,14 @@ struct ArgumentReader: Sendable {
         }
     }
 
+    /// The object classes imgproxy Pro's `obj` gravity, `blur_detections` and `draw_detections`
+    /// end with: Pro's come from its neural network; faces are the one class here (OpenCV's
+    /// cascades), named once. Another class is refused by name.
+    func faceClass(_ classes: ArraySlice<String>) throws(ImageServerError) {
+        guard !classes.isEmpty else { throw fail("the class of objects to look for is missing: face") }
+        if let other = classes.first(where: { $0 != "face" }) { throw fail("\(other) is not an object class known here: only face is") }
+        guard classes.count == 1 else { throw fail("face is named once") }
+    }
 
     // MARK: Arguments of several parts
 

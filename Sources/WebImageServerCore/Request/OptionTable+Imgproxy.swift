@@ -145,6 +145,23 @@ extension OptionTable {
             // Blocks of 1 pixel leave the image as it is.
             canonical: { $0.pixelate > 1 ? [String($0.pixelate)] : nil }
         ),
+        // imgproxy Pro's; after the resize, on the result's pixels (docs/faces.md).
+        .result(
+            "blur_detections", aliases: ["bd"], arguments: "sigma:face", example: "10:face", default: .arguments("0:face"),
+            apply: { reader, options, _ throws(ImageServerError) in
+                options.blurDetections = try reader.amount(try reader.argument(at: 0))
+                try reader.faceClass(reader.arguments.dropFirst())
+            },
+            canonical: { $0.blurDetections == 0 ? nil : [ProcessingOptions.number($0.blurDetections), "face"] }
+        ),
+        .result(
+            "draw_detections", aliases: ["dd"], arguments: "draw:face", example: "1:face", default: .arguments("0:face"),
+            apply: { reader, options, _ throws(ImageServerError) in
+                options.drawDetections = try reader.bool(try reader.argument(at: 0))
+                try reader.faceClass(reader.arguments.dropFirst())
+            },
+            canonical: { $0.drawDetections ? ["1", "face"] : nil }
+        ),
         .result(
             "padding", aliases: ["pd"], arguments: "top:right:bottom:left", example: "10", default: .arguments("0"),
             apply: { reader, options, _ throws(ImageServerError) in options.padding = try reader.padding(replacing: options.padding) },

@@ -120,6 +120,13 @@ public struct ProcessingOptions: Sendable, Hashable {
     public var roundCorners = 0.0
     /// The server's mark drawn over the result, last (`watermark`); opacity 0: none.
     public var watermark = Watermark()
+    /// Gaussian sigma the faces found in the result are blurred by (`blur_detections`); 0: none.
+    public var blurDetections = 0.0
+    /// Outline the faces found in the result (`draw_detections`).
+    public var drawDetections = false
+    /// What finds the faces of `.faces` gravity, `blurDetections` and `drawDetections`: the
+    /// configuration's (`FACE_DETECTION_CASCADES`).
+    public var faceDetector: OpenCVFaceDetector
 
     // MARK: Output
 
@@ -202,6 +209,7 @@ public struct ProcessingOptions: Sendable, Hashable {
         maxAnimationFrames = configuration.maxAnimationFrames
         maxAnimationFrameResolution = configuration.maxAnimationFrameResolution
         maxResultDimension = configuration.maxResultDimension
+        faceDetector = configuration.faceDetector
     }
 
     /// The quality (1...100) a result in `format` is encoded at.

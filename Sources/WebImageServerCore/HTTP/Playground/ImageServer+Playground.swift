@@ -9,7 +9,8 @@ extension ImageServer {
 
     /// The playground's page, its links under `base` (the mount point and prefix, with a slash).
     func playgroundPage(base: String) async -> ImageServerResponse {
-        .text(PlaygroundPage.html(base: base, samples: await playgroundSamples()), status: .ok, type: "text/html; charset=utf-8")
+        let (samples, portraits) = await playgroundSamples()
+        return .text(PlaygroundPage.html(base: base, samples: samples, portraits: portraits), status: .ok, type: "text/html; charset=utf-8")
     }
 
     /// `playground/sign?source=…&options=…&format=…`: the path signed with the server's first key,
@@ -73,35 +74,43 @@ extension ImageServer {
     }
 
     /// Up to six images of 20 KB or more under the local root that the server reads (its top
-    /// level, then the first of each folder), as `local://` sources: a file whose header does
-    /// not read (a 12-bit JPEG, say) would show as a broken image.
-    private func playgroundSamples() async -> [String] {
-        guard let root = configuration.localFilesystemRoot else { return [] }
-        return (try? await BlockingPool.run { Self.samples(under: root) }) ?? []
+    /// level, then the first of each folder), and up to three of its `faces` folder (the
+    /// portraits the gallery cuts, blurs and outlines by their faces), as `local://` sources: a
+    /// file whose header does not read (a 12-bit JPEG, say) would show as a broken image.
+    private func playgroundSamples() async -> (samples: [String], portraits: [String]) {
+        guard let root = configuration.localFilesystemRoot else { return ([], []) }
+        return (try? await BlockingPool.run {
+            (Self.samples(under: root), Array(Self.readableImages(in: "faces", under: root).prefix(3)).map { "local:///faces/" + $0 })
+        }) ?? ([], [])
     }
 
     private static func samples(under root: String) -> [String] {
-        let rootURL = URL(fileURLWithPath: root)
-        let extensions: Set<String> = ["jpg", "jpeg", "png", "gif", "webp", "avif", "heic", "svg"]
         var found: [String] = []
         for folder in [""] + ((try? FileManager.default.contentsOfDirectory(atPath: root)) ?? []).sorted() where found.count < 6 {
-            let names = (try? FileManager.default.contentsOfDirectory(atPath: rootURL.appendingPathComponent(folder).path)) ?? []
             // Every top-level image, and the first of each folder: a varied gallery.
-            // Files under 20 KB are icons and test oddities more often than pictures.
-            // Lazy: a folder's files are read only until its first readable image.
-            let images = names.sorted().lazy.filter { name in
-                let path = rootURL.appendingPathComponent(folder).appendingPathComponent(name).path
-                let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
-                guard extensions.contains((name as NSString).pathExtension.lowercased()), size >= 20_000,
-                      let data = FileManager.default.contents(atPath: path)
-                else { return false }
-                return (try? ImageHeader(probing: data)) != nil
-            }
+            let images = readableImages(in: folder, under: root)
             let shown = folder.isEmpty ? Array(images) : images.first.map({ [$0] }) ?? []
             for name in shown {
                 found.append("local:///" + (folder.isEmpty ? name : folder + "/" + name))
             }
         }
         return Array(found.prefix(6))
+    }
+
+    /// The names of the images in `folder` under `root` (empty: `root` itself) that the server
+    /// reads, sorted. Files under 20 KB are icons and test oddities more often than pictures.
+    /// Lazy: files are read only as far as the caller looks.
+    private static func readableImages(in folder: String, under root: String) -> LazyFilterSequence<[String]> {
+        let folderURL = URL(fileURLWithPath: root).appendingPathComponent(folder)
+        let extensions: Set<String> = ["jpg", "jpeg", "png", "gif", "webp", "avif", "heic", "svg"]
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: folderURL.path)) ?? []
+        return names.sorted().lazy.filter { name in
+            let path = folderURL.appendingPathComponent(name).path
+            let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
+            guard extensions.contains((name as NSString).pathExtension.lowercased()), size >= 20_000,
+                  let data = FileManager.default.contents(atPath: path)
+            else { return false }
+            return (try? ImageHeader(probing: data)) != nil
+        }
     }
 }

@@ -1,14 +1,17 @@
 /// The playground at `/`: a form for a source and options that shows the signed URL, the result
 /// beside the source with its size, format, bytes and time, the source's `/info` (size, format,
 /// average and dominant colours as swatches, its BlurHash and ThumbHash painted by the library
-/// as placeholders), and a gallery of sample images through a few option sets. Plain HTML and a little script, served by the server itself; the
+/// as placeholders), and a gallery of sample images through a few option sets, portraits cut,
+/// blurred and outlined by their faces. Plain HTML and a little script, served by the server itself; the
 /// server signs the paths (`/playground/sign`), so the page is on only where configured.
 enum PlaygroundPage {
     /// The page, served at `base` (the server's root or mount prefix, ending in `/`); `samples`
-    /// are source URLs for the gallery (`local://` paths of images under the local root). The
-    /// form submits as GET to the page itself, which processes what its query names.
-    static func html(base: String, samples: [String]) -> String {
+    /// are source URLs for the gallery (`local://` paths of images under the local root), and
+    /// `portraits` those shown through the face options. The form submits as GET to the page
+    /// itself, which processes what its query names.
+    static func html(base: String, samples: [String], portraits: [String]) -> String {
         let sampleList = samples.map { "\"" + scriptString($0) + "\"" }.joined(separator: ",")
+        let portraitList = portraits.map { "\"" + scriptString($0) + "\"" }.joined(separator: ",")
         return """
         <!doctype html>
         <html lang="en">
@@ -63,6 +66,9 @@ enum PlaygroundPage {
         const base = "\(scriptString(base))";
         const samples = [\(sampleList)];
         const optionSets = ["rs:fill:300:200/g:sm", "rs:fit:300:300/bl:3", "rs:fill:200:200/rc:40/f:png"];
+        // Portraits: a tall cut around the faces (`sm` beside it), their outlines, their blur.
+        const portraits = [\(portraitList)];
+        const faceOptionSets = ["rs:fill:150:300/g:obj:face", "rs:fill:150:300/g:sm", "rs:fit:300:300/dd:1:face", "rs:fit:300:300/bd:10:face"];
         async function signed(source, options, format) {
           const query = new URLSearchParams({ source, options, format });
           const response = await fetch(base + "playground/sign?" + query);
@@ -136,15 +142,15 @@ enum PlaygroundPage {
         (async () => {
           if (samples.length && !asked.get("source")) document.getElementById("source").value = samples[0];
           const gallery = document.getElementById("gallery");
-          for (const source of samples) {
-            for (const options of optionSets) {
-              const path = await signed(source, options, "");
-              const figure = document.createElement("figure");
-              figure.innerHTML = "<img loading=lazy><figcaption></figcaption>";
-              figure.querySelector("img").src = base + path.slice(1);
-              figure.querySelector("figcaption").textContent = source.split("/").pop() + " " + options;
-              gallery.appendChild(figure);
-            }
+          const tiles = samples.flatMap((source) => optionSets.map((options) => [source, options]))
+            .concat(portraits.flatMap((source) => faceOptionSets.map((options) => [source, options])));
+          for (const [source, options] of tiles) {
+            const path = await signed(source, options, "");
+            const figure = document.createElement("figure");
+            figure.innerHTML = "<img loading=lazy><figcaption></figcaption>";
+            figure.querySelector("img").src = base + path.slice(1);
+            figure.querySelector("figcaption").textContent = source.split("/").pop() + " " + options;
+            gallery.appendChild(figure);
           }
         })();
         </script>
