@@ -141,6 +141,17 @@ enum FloorBenchmarks {
                 },
             ]
         }
+        // The full decode beside it (issue 44's item 2): ours to an Image against TurboJPEG's
+        // to RGBA (`bb_tj_decode_rgba`: no colour management, a fresh buffer each time).
+        let fullDecode = steps.count
+        if !isPNG {
+            steps += [
+                Step(label: "ours: full decode (bytes to an Image)") { _ = try manager.decode(data, options: ImageCoderOptions()) },
+                Step(label: "C: TurboJPEG full decode to RGBA") {
+                    try c("full decode") { data.withUnsafeBytes { bb_tj_decode_rgba($0.baseAddress, $0.count) } }
+                },
+            ]
+        }
         let rounds = try Rounds(steps, rounds: 21, ours: 0, floor: 1)
         for (index, step) in steps.enumerated() {
             print("  \(step.label.padding(toLength: 66, withPad: " ", startingAt: 0)) CPU \(Comparison.format(rounds.cpu[index])), wall \(Comparison.format(rounds.wall[index]))")
@@ -173,5 +184,8 @@ enum FloorBenchmarks {
             print(String(format: "  the floor's decode to RGB takes %.2fx its decode to RGBA's CPU time", cpu[7] / cpu[4]))
         }
         print(String(format: "  CBitmapKernels' Lanczos-3 takes %.2fx the plain scalar one's CPU time", cpu[5] / cpu[8]))
+        if !isPNG {
+            print(String(format: "  our full decode takes %.2fx TurboJPEG's CPU time", cpu[fullDecode] / cpu[fullDecode + 1]))
+        }
     }
 }
