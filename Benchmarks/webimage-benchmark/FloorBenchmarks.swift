@@ -78,13 +78,13 @@ enum FloorBenchmarks {
         // The floor's decoded and resized bitmaps, for the steps after the decode.
         var decoded = bb_floor_bitmap()
         var resized = bb_floor_bitmap()
-        let decodedStatus = data.withUnsafeBytes { bb_floor_decode($0.baseAddress, $0.count, png, width, height, 4, &decoded) }
-        guard decodedStatus == 0, bb_floor_resample(&decoded, width, height, &resized) == 0 else {
-            throw CoderBenchmarks.Failure(description: "\(path): the C floor cannot decode or resize it")
-        }
         defer {
             bb_floor_bitmap_free(&decoded)
             bb_floor_bitmap_free(&resized)
+        }
+        let decodedStatus = data.withUnsafeBytes { bb_floor_decode($0.baseAddress, $0.count, png, width, height, 4, &decoded) }
+        guard decodedStatus == 0, bb_floor_resample(&decoded, width, height, &resized) == 0 else {
+            throw CoderBenchmarks.Failure(description: "\(path): the C floor cannot decode or resize it")
         }
         let floorBytes = data.withUnsafeBytes { bb_floor_thumbnail_job($0.baseAddress, $0.count, png, width, height, quality) }
         let oursBytes = try CoderBenchmarks.oursThumbnailJob(data).count
