@@ -272,12 +272,12 @@ let package = Package(
             ],
             path: "Examples/VaporHost"
         ),
-        // Direct C calls (libvips, TurboJPEG) the coder benchmark compares us against.
+        // Direct C calls (libvips, TurboJPEG, libpng) the coder benchmark compares us against.
         .target(
             name: "CBenchmarkBaselines",
             dependencies: ["CLibvips", "CBitmapKernels"],
             path: "Benchmarks/CBenchmarkBaselines",
-            linkerSettings: [.linkedLibrary("turbojpeg")]
+            linkerSettings: [.linkedLibrary("turbojpeg"), .linkedLibrary("png16")]
         ),
         .executableTarget(
             name: "webimage-benchmark",

@@ -7,6 +7,7 @@ import Foundation
 /// test image COUNT times on each of THREADS threads (under a profiler such as `perf record`), or
 /// `webimage-benchmark repeat-chain fused|stepwise IMAGE COUNT` to run the transformer chain, or
 /// `webimage-benchmark job [IMAGE...]` to time the thumbnail job against Pillow's in alternating rounds, or
+/// `webimage-benchmark floor [IMAGE...]` to time it and its steps against the same work by direct C calls, or
 /// `webimage-benchmark serve-bytes FILE PORT` to answer every GET with FILE's bytes from memory on
 /// a bare Hummingbird route (the HTTP stack's own limit, for the image server's benchmark).
 @main
@@ -26,6 +27,11 @@ enum BenchmarkMain {
         if which == "job" {
             let paths = Array(arguments.dropFirst())
             try JobBenchmarks.run(paths: paths.isEmpty ? JobBenchmarks.defaultPaths : paths)
+            return
+        }
+        if which == "floor" {
+            let paths = Array(arguments.dropFirst())
+            try FloorBenchmarks.run(paths: paths.isEmpty ? FloorBenchmarks.defaultPaths : paths)
             return
         }
         if which == "serve-bytes" {

@@ -96,4 +96,35 @@ long bb_transform_round_svg(const void *pixels, int width, int height, int bands
 /// vips_invert.
 long bb_transform_invert(const void *pixels, int width, int height, int bands);
 
+// MARK: The floor (floor.c): the thumbnail job by the plainest direct C calls, step by step
+
+/// An RGBA8 bitmap from malloc, rows `stride` bytes apart.
+typedef struct {
+    unsigned char *pixels;
+    int width;
+    int height;
+    size_t stride;
+} bb_floor_bitmap;
+
+void bb_floor_bitmap_free(bb_floor_bitmap *bitmap);
+
+/// Decodes to RGBA8 into `out`: a JPEG by tjDecompress2 at the smallest DCT scale whose size
+/// (rounded down) still covers `width` x `height`, `out` cropped to that size as ours crops it,
+/// to RGB8 instead when `bands` is 3 (for comparison: the other steps take RGBA8); a PNG whole
+/// by libpng's simplified API (zlib's inflate), always RGBA8. 0, or -1.
+int bb_floor_decode(const void *data, size_t length, int is_png, int width, int height, int bands, bb_floor_bitmap *out);
+
+/// Lanczos-3 of opaque `in` to `width` x `height` into `out` by CBitmapKernels'
+/// wi_resample_rgba8 (SIMD), called directly. 0, or -1.
+int bb_floor_resample(const bb_floor_bitmap *in, int width, int height, bb_floor_bitmap *out);
+
+/// The same by a plain scalar fixed-point Lanczos-3 (Pillow's scheme), for reference. 0, or -1.
+int bb_plain_lanczos3(const bb_floor_bitmap *in, int width, int height, bb_floor_bitmap *out);
+
+/// tjCompress2 of `in` (4:2:0, quality): the JPEG's size, or -1.
+long bb_floor_encode(const bb_floor_bitmap *in, int quality);
+
+/// The three steps, bytes in, `width` x `height` JPEG bytes out: its size, or -1.
+long bb_floor_thumbnail_job(const void *data, size_t length, int is_png, int width, int height, int quality);
+
 #endif
