@@ -30,7 +30,7 @@ struct CacheCommand: AsyncParsableCommand {
     @Flag(help: "The shared result store of the server's settings (CACHE_USE=s3) instead of the disk cache.")
     var bucket = false
 
-    @Option(help: "With --bucket: the server's JSON settings file (else WEBIMAGE_CONFIG, if set).")
+    @Option(help: "With --bucket: the server's JSON settings file, as serve's --config (else its environment variable, if set).")
     var config: String?
 
     func validate() throws {

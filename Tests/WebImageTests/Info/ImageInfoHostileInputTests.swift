@@ -79,7 +79,7 @@ import WebImageTestSupport
     /// Options /info refuses, named in the error.
     @Test func badOptionsAreRefusedByName() throws {
         #expect(try InfoOptions(parsing: "page:0/pg:0") == InfoOptions())
-        for (text, name) in [("bh:10:3", "bh"), ("p:1", "p"), ("size:maybe", "size"), ("chs:crc32", "chs"), ("nope:1", "nope"), ("vm:1", "vm"), ("do:1", "do"), ("pg:-1", "pg"), ("page:x", "page")] {
+        for (text, name) in [("bh:10:3", "bh"), ("p:1", "p"), ("size:maybe", "size"), ("chs:crc32", "chs"), ("nope:1", "nope"), ("vm:1", "vm"), ("do:maybe", "do"), ("pg:-1", "pg"), ("page:x", "page")] {
             #expect(throws: ImageInfoError.self, "\(text)") { try InfoOptions(parsing: text) }
             do {
                 _ = try InfoOptions(parsing: text)
