@@ -177,8 +177,15 @@ public final class TurboJPEGCoder: ThrowingImageCoder {
               !options.encodeInterlaced,
               image.pixelWidth * image.pixelHeight <= BitmapThumbnail.maxPixelCount
         else { return try fallback.encode(image, format: format, options: options) }
+        let pixels: PixelBuffer
         do {
-            let pixels = try WorkBudget.attributingStops { () throws(VipsError) in try image.makeVipsImage().render() }
+            pixels = try WorkBudget.attributingStops { () throws(VipsError) in try image.makeVipsImage().render() }
+        } catch {
+            throw ImageCodingError(encoding: .jpeg, from: image.format, error)
+        }
+        // A WebP source's greyness is in its pixels only (VipsSaver's `greyStill` writes it).
+        if image.format == .webP, pixels.isGreyUpToYUVRounding { return try fallback.encode(image, format: format, options: options) }
+        do {
             return try TurboJPEG.encode(pixels, quality: VipsSaver.qualityValue(options.encodeCompressionQuality))
         } catch {
             throw ImageCodingError(encoding: .jpeg, from: image.format, error)

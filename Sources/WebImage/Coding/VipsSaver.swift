@@ -105,9 +105,10 @@ struct VipsSaver: Sendable {
     /// A grey source's image as grey bands, for a format that holds grey (and its alpha, if it
     /// has one; flattened here onto a grey background for one without alpha), when its pixels
     /// are still grey (a tint or a coloured watermark made them colour): imgproxy keeps grey
-    /// the same way. The pixels are rendered once, then saved.
+    /// the same way. The pixels are rendered once, then saved. A WebP source stores no grey
+    /// (libwebp decodes every file as RGB), so its pixels alone say whether it is grey.
     private func greyStill(_ still: VipsImageRef, of image: Image, options: ImageCoderOptions) throws -> VipsImageRef? {
-        guard image.colorInfo.isGrey, [.png, .jpeg, .tiff].contains(format) else { return nil }
+        guard image.colorInfo.isGrey || image.format == .webP, [.png, .jpeg, .tiff].contains(format) else { return nil }
         var still = still
         var keepsAlpha = image.hasAlpha
         if keepsAlpha, !supportsAlpha {
@@ -118,7 +119,9 @@ struct VipsSaver: Sendable {
         }
         let pixels = try still.renderRGBA()
         let rendered = try VipsImageRef.wrapping(pixels)
-        guard pixels.isGrey else { return keepsAlpha ? rendered : try rendered.extractingBands(from: 0, count: 3) }
+        guard image.colorInfo.isGrey ? pixels.isGrey : pixels.isGreyUpToYUVRounding else {
+            return keepsAlpha ? rendered : try rendered.extractingBands(from: 0, count: 3)
+        }
         return try rendered.keepingGreyBand(withAlpha: keepsAlpha)
     }
 

@@ -98,6 +98,41 @@ import WebImageTestSupport
         #expect(try Self.interpretation(png, loader: "pngload_buffer").name == "srgb")
     }
 
+    /// A grey WebP made by libvips from a grey photo: lossy (libwebp's decode then rounds green
+    /// one below red and blue for some pixels) or lossless (exact).
+    static func greyWebP(lossless: Bool) throws -> Data {
+        let grey = try VipsImageRef.load("jpegload_buffer", data: try greyJPEG())
+        return try grey.save("webpsave_buffer", options: lossless ? "lossless=true" : "Q=80")
+    }
+
+    @Test(arguments: [false, true])
+    func aGreyWebPIsWrittenGreyToPNGAndJPEGThroughAThumbnail(lossless: Bool) throws {
+        let source = try Self.greyWebP(lossless: lossless)
+        #expect(try Self.interpretation(source, loader: "webpload_buffer").bands == 3)
+        let image = try ImageCodersManager.shared.decode(source, options: Self.thumbnailOptions(100))
+        #expect(image.pixelWidth == 100)
+        let png = try ImageCodersManager.shared.encode(image, format: .png, options: ImageCoderOptions())
+        #expect(try Self.ihdr(png) == (8, 0))
+        // Each sample the blue one of the decoded image (which red equals).
+        let again = try ImageCodersManager.shared.decode(png, options: ImageCoderOptions())
+        let blues = try image.withUnsafeRGBA8Bytes { bytes in stride(from: 2, to: bytes.count, by: 4).map { bytes[$0] } }
+        let greys = try again.withUnsafeRGBA8Bytes { bytes in stride(from: 0, to: bytes.count, by: 4).map { bytes[$0] } }
+        #expect(blues == greys)
+        let jpeg = try ImageCodersManager.shared.encode(image, format: .jpeg, options: ImageCoderOptions())
+        #expect(try Self.jpegComponents(jpeg) == 1)
+        #expect(try Self.interpretation(jpeg, loader: "jpegload_buffer") == (1, "b-w"))
+    }
+
+    @Test func aColourWebPStaysColour() throws {
+        for file in ["webp/test.webp", "webp/lossless1.webp"] {
+            let image = try ImageCodersManager.shared.decode(try TestImages.data(file), options: ImageCoderOptions())
+            let png = try ImageCodersManager.shared.encode(image, format: .png, options: ImageCoderOptions())
+            #expect([2, 6].contains(try Self.ihdr(png).colourType), "\(file)")
+            let jpeg = try ImageCodersManager.shared.encode(image, format: .jpeg, options: ImageCoderOptions())
+            #expect(try Self.jpegComponents(jpeg) == 3, "\(file)")
+        }
+    }
+
     @Test func formatsWithoutGreyGetColour() throws {
         let image = try ImageCodersManager.shared.decode(try TestImages.data("pngsuite/basn0g08.png"), options: ImageCoderOptions())
         let webP = try ImageCodersManager.shared.encode(image, format: .webP, options: ImageCoderOptions())
