@@ -123,6 +123,18 @@ import WebImageTestSupport
         #expect(try Self.interpretation(jpeg, loader: "jpegload_buffer") == (1, "b-w"))
     }
 
+    @Test func aGreyWebPWithAlphaKeepsBothBands() throws {
+        let png = try VipsImageRef.load("pngload_buffer", data: try TestImages.data("pngsuite/basn4a08.png"))
+        let source = try png.save("webpsave_buffer", options: "lossless=true")
+        let image = try ImageCodersManager.shared.decode(source, options: ImageCoderOptions())
+        #expect(image.hasAlpha && !image.colorInfo.isGrey)
+        let written = try ImageCodersManager.shared.encode(image, format: .png, options: ImageCoderOptions())
+        #expect(try Self.ihdr(written) == (8, 4))
+        #expect(try Self.interpretation(written, loader: "pngload_buffer") == (2, "b-w"))
+        let again = try ImageCodersManager.shared.decode(written, options: ImageCoderOptions())
+        #expect(try image.withUnsafeRGBA8Bytes { a in try again.withUnsafeRGBA8Bytes { b in a.elementsEqual(b) } })
+    }
+
     @Test func aColourWebPStaysColour() throws {
         for file in ["webp/test.webp", "webp/lossless1.webp"] {
             let image = try ImageCodersManager.shared.decode(try TestImages.data(file), options: ImageCoderOptions())
