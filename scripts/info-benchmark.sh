@@ -45,22 +45,11 @@ fi
 images=(photos/rocket.jpg photos/astronaut.png sdwebimage/TestImageLarge.jpg)
 modes=("info defaults" "info placeholders" "thumbnail 300x300" "thumbor meta")
 
-work=$(mktemp -d /tmp/webimage-info-benchmark.XXXXXX)
+work_folder info-benchmark
 chmod 755 "$work"    # nginx's workers run as nobody
 mkdir -p "$work/origin" "$work/logs" "$work/cache"
 for image in "${images[@]}"; do cp "Tests/Images/$image" "$work/origin/"; done
 
-started_pids=()
-cleanup() {
-    # The processes this script started, and thumbor's forked workers, by their PIDs.
-    local pid
-    for pid in "${started_pids[@]}"; do
-        kill $(pgrep -P "$pid" 2>/dev/null) "$pid" 2>/dev/null || true
-    done
-    wait 2>/dev/null || true
-    rm -rf "$work"
-}
-trap cleanup EXIT
 
 origin_port=$(free_port); webimage_port=$(free_port); thumbor_port=$(free_port)
 nginx_head "$work" 1 1024 >"$work/nginx.conf"

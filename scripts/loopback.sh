@@ -1,5 +1,23 @@
-# Helpers that scripts/server-benchmark.sh and scripts/soak.sh source: loopback ports, waiting
-# for a server, nginx's temporary folders.
+# Helpers the loopback scripts source (server-benchmark.sh, info-benchmark.sh, soak.sh,
+# scale-out.sh, moto-bucket.sh): a work folder and the processes started in it, loopback ports,
+# waiting for a server, nginx's temporary folders.
+
+# A work folder, $work (/tmp/webimage-NAME.XXXXXX), and $started_pids: at exit each process
+# listed there is ended by its PID, with its children (thumbor's forked workers), and the folder
+# removed.
+work_folder() {
+    work=$(mktemp -d "/tmp/webimage-$1.XXXXXX")
+    started_pids=()
+    trap end_started EXIT
+}
+end_started() {
+    local pid
+    for pid in "${started_pids[@]}"; do
+        kill $(pgrep -P "$pid" 2>/dev/null) "$pid" 2>/dev/null || true
+    done
+    wait 2>/dev/null || true
+    rm -rf "$work"
+}
 
 # A TCP port on 127.0.0.1 that nothing listens on now.
 free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }

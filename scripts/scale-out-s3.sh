@@ -26,7 +26,7 @@ serve() {
     IMGPROXY_CACHE_S3_ENDPOINT="http://127.0.0.1:$moto_port" \
     "$webimage" serve --bind 127.0.0.1:0 --prometheus-bind "127.0.0.1:${metrics_ports[$1]}" --cache-dir "$work/cache-$1" \
         --local-filesystem-root Tests/Images --workers 4 > "$work/$1.log" 2>&1 &
-    pids+=($!)
+    started_pids+=($!)
     for _ in $(seq 1 300); do
         if grep -q "listening on http://127.0.0.1:" "$work/$1.log"; then
             ports[$1]=$(sed -n 's#.*listening on http://127.0.0.1:\([0-9]*\).*#\1#p' "$work/$1.log" | head -1)
@@ -47,7 +47,7 @@ sed -e "s#@PREFIX@#$work/nginx#g" -e "s#@PORT@#$nginx_port#" -e "s#@PROXY_CACHE@
     -e "s#@UPSTREAMS@#server 127.0.0.1:${ports[0]}; server 127.0.0.1:${ports[1]}; server 127.0.0.1:${ports[2]};#" \
     scripts/scale-out.nginx.conf > "$work/nginx/nginx.conf"
 "$nginx" -p "$work/nginx" -c "$work/nginx/nginx.conf" -e "$work/nginx/error.log" -g 'daemon off; master_process off;' &
-pids+=($!)
+started_pids+=($!)
 for _ in $(seq 1 100); do
     curl -sf "http://127.0.0.1:$nginx_port/health" > /dev/null && break
     sleep 0.1

@@ -79,22 +79,11 @@ images=(photos/rocket.jpg photos/astronaut.png sdwebimage/TestImageLarge.jpg)
 concurrencies=(1 4 16)
 modes=("webimage uncached" "webimage src-cached" "thumbor uncached" "webimage cached" "bare route" "nginx static")
 
-work=$(mktemp -d /tmp/webimage-server-benchmark.XXXXXX)
+work_folder server-benchmark
 chmod 755 "$work"    # nginx's workers run as nobody
 mkdir -p "$work/origin" "$work/static" "$work/logs" "$work/cache"
 for image in "${images[@]}"; do cp "Tests/Images/$image" "$work/origin/"; done
 
-started_pids=()
-cleanup() {
-    # The processes this script started, and thumbor's forked workers, by their PIDs.
-    local pid
-    for pid in "${started_pids[@]}"; do
-        kill $(pgrep -P "$pid" 2>/dev/null) "$pid" 2>/dev/null || true
-    done
-    wait 2>/dev/null || true
-    rm -rf "$work"
-}
-trap cleanup EXIT
 
 origin_port=$(free_port); static_port=$(free_port); webimage_port=$(free_port); thumbor_port=$(free_port); bare_port=$(free_port)
 

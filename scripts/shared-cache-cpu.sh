@@ -19,7 +19,7 @@ serve() {
     IMGPROXY_CACHE_USE=s3 IMGPROXY_CACHE_BUCKET=results IMGPROXY_CACHE_S3_ENDPOINT="http://127.0.0.1:$moto_port" \
     "$webimage" serve --bind 127.0.0.1:0 --cache-dir "$work/cache-$1" --local-filesystem-root Tests/Images > "$work/$1-$2.log" 2>&1 &
     pid=$!
-    pids+=($pid)
+    started_pids+=($pid)
     for _ in $(seq 1 300); do
         if grep -q "listening on http://127.0.0.1:" "$work/$1-$2.log"; then
             port=$(sed -n 's#.*listening on http://127.0.0.1:\([0-9]*\).*#\1#p' "$work/$1-$2.log" | head -1)
