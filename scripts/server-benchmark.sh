@@ -5,9 +5,17 @@
 # their tables).
 #
 # Usage: scripts/server-benchmark.sh [--duration SECONDS] [--output FILE] [--profile]
+#            [--modes MODE,MODE...] [--rounds N] [--baseline BINARY]
 #   (defaults: 10 s a cell; the tables go to stdout, and also to FILE when given). --profile adds
 #   where webimage's CPU goes: `perf record -g` of the server during four more cells at
 #   concurrency 4 (uncached on each image, cached on rocket.jpg), read by scripts/server-profile.py.
+#   --modes measures only the modes named (below), --rounds N measures each concurrency's modes N
+#   times, every other round in the reverse order, and reports the median of each figure.
+#   --baseline BINARY runs a second `webimage serve` (another build, e.g. an earlier commit's) and
+#   adds its mode "baseline cached"; the report then has the per-round ratio of the two cached hits
+#   a CPU-second. An A/B of the cached hit at two commits:
+#     scripts/server-benchmark.sh --modes "webimage cached,baseline cached,bare route" --rounds 5 \
+#         --duration 5 --baseline /path/to/other/.build/release/webimage
 #
 # Work: a 300x200 fill thumbnail of photos/rocket.jpg, photos/astronaut.png and
 # sdwebimage/TestImageLarge.jpg (Tests/Images), in the source's format at quality 80, no Accept
@@ -21,6 +29,7 @@
 #   thumbor uncached    thumbor 7.8, 2 processes, Pillow engine, no storage, no result storage,
 #                       each request a new source URL (?r=), so its per-source lock shares nothing
 #   nginx static        the webimage result's bytes as a static file
+#   baseline cached     as webimage cached, on the --baseline server
 #   bare route          the same bytes from memory on a bare Hummingbird route (webimage-benchmark
 #                       serve-bytes, Hummingbird's defaults): the HTTP stack's own limit, which
 #                       a cached hit is judged against
@@ -46,14 +55,31 @@ repository=$PWD
 duration=10
 output=""
 profile=""
+rounds=1
+baseline=""
+modes=("webimage uncached" "webimage src-cached" "thumbor uncached" "webimage cached" "bare route" "nginx static")
 while [ $# -gt 0 ]; do
     case $1 in
         --duration) duration=$2; shift 2 ;;
         --output) output=$2; shift 2 ;;
         --profile) profile=linux-perf; shift ;;
-        *) echo "usage: $0 [--duration SECONDS] [--output FILE] [--profile]" >&2; exit 2 ;;
+        --modes) IFS=, read -r -a modes <<<"$2"; shift 2 ;;
+        --rounds) rounds=$2; shift 2 ;;
+        --baseline) baseline=$(realpath "$2"); shift 2 ;;
+        *) echo "usage: $0 [--duration SECONDS] [--output FILE] [--profile] [--modes MODE,...] [--rounds N] [--baseline BINARY]" >&2; exit 2 ;;
     esac
 done
+for mode in "${modes[@]}"; do
+    case $mode in
+        "webimage uncached" | "webimage src-cached" | "thumbor uncached" | "webimage cached" | "bare route" | "nginx static") ;;
+        "baseline cached") [ -n "$baseline" ] || { echo "the mode \"baseline cached\" needs --baseline BINARY" >&2; exit 2; } ;;
+        *) echo "unknown mode: $mode" >&2; exit 2 ;;
+    esac
+done
+if [ -n "$baseline" ]; then
+    [ -x "$baseline" ] || { echo "no executable at $baseline" >&2; exit 2; }
+    [[ " ${modes[*]} " == *" baseline cached "* ]] || modes+=("baseline cached")
+fi
 
 # --- What it needs ---------------------------------------------------------------------------
 bash scripts/setup.sh wrk nginx libvips-tools python3-venv $profile >&2
@@ -77,15 +103,16 @@ benchmark=$repository/.build/release/webimage-benchmark
 
 images=(photos/rocket.jpg photos/astronaut.png sdwebimage/TestImageLarge.jpg)
 concurrencies=(1 4 16)
-modes=("webimage uncached" "webimage src-cached" "thumbor uncached" "webimage cached" "bare route" "nginx static")
 
 work_folder server-benchmark
 chmod 755 "$work"    # nginx's workers run as nobody
-mkdir -p "$work/origin" "$work/static" "$work/logs" "$work/cache"
+mkdir -p "$work/origin" "$work/static" "$work/logs" "$work/cache" "$work/baseline-cache"
+touch "$work/library.tsv"
 for image in "${images[@]}"; do cp "Tests/Images/$image" "$work/origin/"; done
 
 
 origin_port=$(free_port); static_port=$(free_port); webimage_port=$(free_port); thumbor_port=$(free_port); bare_port=$(free_port)
+baseline_port=$(free_port)
 
 # --- The servers -----------------------------------------------------------------------------
 nginx_head "$work" 2 4096 >"$work/nginx.conf"
@@ -107,6 +134,12 @@ started_pids+=($!); nginx_pid=$!
 WEBIMAGE_BIND=127.0.0.1:$webimage_port WEBIMAGE_CACHE_DIR=$work/cache WEBIMAGE_ALLOW_LOOPBACK_SOURCE_ADDRESSES=true \
     "$webimage" serve >"$work/logs/webimage.log" 2>&1 &
 started_pids+=($!); webimage_pid=$!
+baseline_pid=""
+if [ -n "$baseline" ]; then
+    WEBIMAGE_BIND=127.0.0.1:$baseline_port WEBIMAGE_CACHE_DIR=$work/baseline-cache WEBIMAGE_ALLOW_LOOPBACK_SOURCE_ADDRESSES=true \
+        "$baseline" serve >"$work/logs/baseline.log" 2>&1 &
+    started_pids+=($!); baseline_pid=$!
+fi
 
 cat >"$work/thumbor.conf" <<EOF
 ENGINE = 'thumbor.engines.pil'
@@ -122,6 +155,7 @@ started_pids+=($!); thumbor_pid=$!
 wait_for "http://127.0.0.1:$origin_port/rocket.jpg" "$work/logs"
 wait_for "http://127.0.0.1:$webimage_port/health" "$work/logs"
 wait_for "http://127.0.0.1:$thumbor_port/healthcheck" "$work/logs"
+[ -z "$baseline" ] || wait_for "http://127.0.0.1:$baseline_port/health" "$work/logs"
 
 # The PIDs of a server's processes: the one started and its children.
 server_pids() {
@@ -131,7 +165,9 @@ server_pids() {
         thumbor) pid=$thumbor_pid ;;
         nginx) pid=$nginx_pid ;;
         bare) pid=$bare_pid ;;
+        baseline) pid=$baseline_pid ;;
     esac
+    [ -n "$pid" ] || return 0
     echo "$pid" $(pgrep -P "$pid" || true)
 }
 reset_peak() { local pid; for pid in $(server_pids "$1"); do echo 5 >"/proc/$pid/clear_refs"; done; }
@@ -150,7 +186,7 @@ path_of() {
     case $mode in
         "webimage uncached") echo "/insecure/rs:fill:300:200/cb:{n}/plain/$escaped%3Fr%3D{n}" ;;
         "webimage src-cached") echo "/insecure/rs:fill:300:200/cb:{n}/plain/$escaped" ;;
-        "webimage cached") echo "/insecure/rs:fill:300:200/plain/$escaped" ;;
+        "webimage cached" | "baseline cached") echo "/insecure/rs:fill:300:200/plain/$escaped" ;;
         "thumbor uncached") echo "/unsafe/300x200/$escaped%3Fr%3D{n}" ;;
         "nginx static") echo "/${file%.*}-300x200.${file##*.}" ;;
         "bare route") echo "/${file%.*}-300x200.${file##*.}" ;;
@@ -162,6 +198,7 @@ port_of() {
         thumbor*) echo "$thumbor_port" ;;
         nginx*) echo "$static_port" ;;
         bare*) echo "$bare_port" ;;
+        baseline*) echo "$baseline_port" ;;
     esac
 }
 
@@ -180,9 +217,9 @@ cpu_seconds() {
 settle() {
     local waited=0 quiet=0 before after
     while [ "$waited" -lt 120 ] && [ "$quiet" -lt 2 ]; do
-        before=$(cpu_seconds webimage; cpu_seconds thumbor)
+        before=$(cpu_seconds webimage; cpu_seconds thumbor; cpu_seconds baseline)
         sleep 0.5
-        after=$(cpu_seconds webimage; cpu_seconds thumbor)
+        after=$(cpu_seconds webimage; cpu_seconds thumbor; cpu_seconds baseline)
         # At most one clock tick (0.01 s) in the half second, twice in a row: idle. (Under 0.04
         # s once let the tail of a busy cell's disk writes, 15 – 45 ms a half second for about
         # 10 s after 16 connections of uncached requests, into the next cell: run 12.)
@@ -201,8 +238,9 @@ cell_duration() {
     if [ "$1" = "thumbor uncached" ] && [ "$2" = TestImageLarge.jpg ]; then echo $((duration * 3)); else echo "$duration"; fi
 }
 
-# One wrk cell; appends to results.tsv: image, mode, concurrency, requests/s, p50 ms, p99 ms,
-# peak RSS MB, errors, origin fetches a request, server CPU cores used, requests a CPU second.
+# One wrk cell; appends to rounds.tsv: image, mode, concurrency, requests/s, p50 ms, p99 ms,
+# peak RSS MB, errors, origin fetches a request, server CPU cores used, requests a CPU second,
+# round. results.tsv, which the tables read, has the median of each figure over the rounds.
 results=$work/results.tsv
 cell=0
 measure() {
@@ -218,16 +256,16 @@ measure() {
     cpu_after=$(cpu_seconds "$server")
     result=$(grep '^RESULT' <<<"$out") || { echo "wrk gave no result for $mode $file: $out" >&2; exit 1; }
     fetched=$(($(origin_requests) - origin_before))
-    awk -v image="$file" -v mode="$mode" -v c="$concurrency" -v peak="$(peak_mb "$server")" -v fetched="$fetched" \
+    awk -v image="$file" -v mode="$mode" -v c="$concurrency" -v round="$round" -v peak="$(peak_mb "$server")" -v fetched="$fetched" \
         -v cpu="$(awk -v a="$cpu_before" -v b="$cpu_after" 'BEGIN { print b - a }')" '
         # Three significant digits, whole numbers from 100 on.
         function figure(x) { return sprintf(x >= 100 ? "%.0f" : x >= 10 ? "%.1f" : "%.2f", x) }
         { for (i = 2; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] } }
         END {
             n = v["requests"]; s = v["seconds"]
-            printf "%s\t%s\t%d\t%s\t%.1f\t%.1f\t%s\t%d\t%.2f\t%.2f\t%s\n", image, mode, c, figure(n / s), v["p50_ms"], v["p99_ms"],
-                peak, v["errors"], n ? fetched / n : 0, cpu / s, figure(cpu > 0 ? n / cpu : 0)
-        }' <<<"$result" >>"$results"
+            printf "%s\t%s\t%d\t%s\t%.1f\t%.1f\t%s\t%d\t%.2f\t%.2f\t%s\t%d\n", image, mode, c, figure(n / s), v["p50_ms"], v["p99_ms"],
+                peak, v["errors"], n ? fetched / n : 0, cpu / s, figure(cpu > 0 ? n / cpu : 0), round
+        }' <<<"$result" >>"$work/rounds.tsv"
 }
 
 # The library's thumbnail job on IMAGE, 2 threads, for about half a cell: appends to library.tsv
@@ -256,13 +294,20 @@ declare -A load_during
 for image in "${images[@]}"; do
     file=${image##*/}
     load_during[$file]="$(loadavg)"
-    echo "[$(date +%T)] $file: the library's thumbnail job (load ${load_during[$file]})" >&2
-    library_rate "$image"
+    if [[ " ${modes[*]} " == *" webimage uncached "* ]]; then
+        echo "[$(date +%T)] $file: the library's thumbnail job (load ${load_during[$file]})" >&2
+        library_rate "$image"
+    fi
     # Warm: the cached result, and its bytes as nginx's static file; both servers make 300x200.
     static=$work/static/${file%.*}-300x200.${file##*.}
     curl -sf -o "$static" "http://127.0.0.1:$webimage_port$(path_of "webimage cached" "$file")"
     curl -sf -o "$work/thumbor-$file" "http://127.0.0.1:$thumbor_port$(path_of "thumbor uncached" "$file" | sed 's/{n}/warm/')"
-    for made in "$static" "$work/thumbor-$file"; do
+    made_files=("$static" "$work/thumbor-$file")
+    if [ -n "$baseline" ]; then
+        curl -sf -o "$work/baseline-$file" "http://127.0.0.1:$baseline_port$(path_of "baseline cached" "$file")"
+        made_files+=("$work/baseline-$file")
+    fi
+    for made in "${made_files[@]}"; do
         size=$(vipsheader -f width "$made")x$(vipsheader -f height "$made")
         [ "$size" = 300x200 ] || { echo "$made is $size, not 300x200" >&2; exit 1; }
     done
@@ -271,15 +316,37 @@ for image in "${images[@]}"; do
     started_pids+=($!); bare_pid=$!
     wait_for "http://127.0.0.1:$bare_port/ready" "$work/logs"
     for concurrency in "${concurrencies[@]}"; do
-        for mode in "${modes[@]}"; do
-            waited=$(settle)
-            echo "[$(date +%T)] $file, $mode, concurrency $concurrency (load $(loadavg); settled in $waited s)" >&2
-            measure "$file" "$mode" "$concurrency"
+        for ((round = 1; round <= rounds; round++)); do
+            # Every other round in the reverse order, so that a drift of the machine's load over a
+            # round weighs on each mode alike.
+            order=("${modes[@]}")
+            if ((round % 2 == 0)); then
+                order=(); for ((m = ${#modes[@]} - 1; m >= 0; m--)); do order+=("${modes[m]}"); done
+            fi
+            for mode in "${order[@]}"; do
+                waited=$(settle)
+                echo "[$(date +%T)] $file, $mode, concurrency $concurrency, round $round (load $(loadavg); settled in $waited s)" >&2
+                measure "$file" "$mode" "$concurrency"
+            done
         done
     done
     kill "$bare_pid"; wait "$bare_pid" 2>/dev/null || true
 done
 load_end=$(loadavg)
+# The median of each figure over the rounds (errors: the sum), in the order first measured.
+python3 - "$work/rounds.tsv" >"$results" <<'EOF2'
+import statistics, sys
+rows = {}
+for line in open(sys.argv[1]):
+    f = line.rstrip("\n").split("\t")
+    rows.setdefault(tuple(f[:3]), []).append(f[3:11])
+for key, cells in rows.items():
+    figures = [statistics.median(float(c[i]) for c in cells) for i in range(8)]
+    figures[4] = sum(int(c[4]) for c in cells)
+    text = lambda x: f"{x:.0f}" if x >= 100 else f"{x:.1f}" if x >= 10 else f"{x:.2f}"
+    print("\t".join(list(key) + [text(figures[0]), f"{figures[1]:.1f}", f"{figures[2]:.1f}", f"{figures[3]:.0f}",
+                                 str(figures[4]), f"{figures[5]:.2f}", f"{figures[6]:.2f}", text(figures[7])]))
+EOF2
 
 # webimage under perf for one cell (MODE on FILE at concurrency 4): the parts of a request.
 profile_cell() {
@@ -341,6 +408,34 @@ report() {
                     ratio(rps[f, "webimage uncached", c], lib[f]), ratio(eff[f, "webimage uncached", c], libcpu[f])
             }
         }' "$work/library.tsv" "$results"
+    if [ -n "$baseline" ]; then
+        echo
+        echo "### This build's cached hit against the baseline's ($baseline)"
+        echo
+        echo "Requests a CPU-second of each server's cached hit and the bare route (medians over $rounds rounds), and"
+        echo "this build's over the baseline's in each round (lowest, median, highest)."
+        echo
+        echo "| image | concurrency | webimage cached | baseline cached | bare route | webimage / baseline: lowest | median | highest | webimage / bare route | baseline / bare route |"
+        echo "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
+        python3 - "$work/rounds.tsv" <<'EOF2'
+import statistics, sys
+eff, order = {}, []
+for line in open(sys.argv[1]):
+    f = line.rstrip("\n").split("\t")
+    eff.setdefault((f[0], f[2]), {}).setdefault(f[1], {})[f[11]] = float(f[10])
+    if (f[0], f[2]) not in order:
+        order.append((f[0], f[2]))
+for image, c in order:
+    cell = eff[image, c]
+    ours, theirs, bare = (cell.get(m, {}) for m in ("webimage cached", "baseline cached", "bare route"))
+    ratios = sorted(ours[r] / theirs[r] for r in ours if theirs.get(r))
+    median = lambda d: statistics.median(d.values()) if d else 0
+    over = lambda a, b: f"{a / b:.2f}x" if b else "n/a"
+    spread = [f"{x:.2f}x" for x in (ratios[0], statistics.median(ratios), ratios[-1])] if ratios else ["n/a"] * 3
+    print(f"| {image} | {c} | {median(ours):.0f} | {median(theirs):.0f} | {median(bare):.0f} | " + " | ".join(spread) +
+          f" | {over(median(ours), median(bare))} | {over(median(theirs), median(bare))} |")
+EOF2
+    fi
     if [ -n "$profile" ]; then
         echo
         echo "### Where webimage's CPU goes (perf record -g, 999 Hz)"
