@@ -11,11 +11,13 @@
 #   concurrency 4 (uncached on each image, cached on rocket.jpg), read by scripts/server-profile.py.
 #   --modes measures only the modes named (below), --rounds N measures each concurrency's modes N
 #   times, every other round in the reverse order, and reports the median of each figure.
-#   --baseline BINARY runs a second `webimage serve` (another build, e.g. an earlier commit's) and
-#   adds its mode "baseline cached"; the report then has the per-round ratio of the two cached hits
-#   a CPU-second. An A/B of the cached hit at two commits:
-#     scripts/server-benchmark.sh --modes "webimage cached,baseline cached,bare route" --rounds 5 \
-#         --duration 5 --baseline /path/to/other/.build/release/webimage
+#   --baseline BINARY runs a second `webimage serve` (another build, e.g. an earlier commit's),
+#   measured in the modes "baseline uncached", "baseline src-cached" and "baseline cached" (as
+#   their webimage twins; "baseline cached" is added when no baseline mode is named); the report
+#   then has, for each pair measured, the per-round ratio of the two builds a CPU-second. An A/B
+#   of the cached hit at two commits, each server's hits measured after its uncached requests:
+#     scripts/server-benchmark.sh --modes "webimage uncached,baseline uncached,webimage cached,baseline cached,bare route" \
+#         --rounds 3 --duration 5 --baseline /path/to/other/.build/release/webimage
 #
 # Work: a 300x200 fill thumbnail of photos/rocket.jpg, photos/astronaut.png and
 # sdwebimage/TestImageLarge.jpg (Tests/Images), in the source's format at quality 80, no Accept
@@ -29,7 +31,7 @@
 #   thumbor uncached    thumbor 7.8, 2 processes, Pillow engine, no storage, no result storage,
 #                       each request a new source URL (?r=), so its per-source lock shares nothing
 #   nginx static        the webimage result's bytes as a static file
-#   baseline cached     as webimage cached, on the --baseline server
+#   baseline ...        as webimage ..., on the --baseline server
 #   bare route          the same bytes from memory on a bare Hummingbird route (webimage-benchmark
 #                       serve-bytes, Hummingbird's defaults): the HTTP stack's own limit, which
 #                       a cached hit is judged against
@@ -72,13 +74,14 @@ done
 for mode in "${modes[@]}"; do
     case $mode in
         "webimage uncached" | "webimage src-cached" | "thumbor uncached" | "webimage cached" | "bare route" | "nginx static") ;;
-        "baseline cached") [ -n "$baseline" ] || { echo "the mode \"baseline cached\" needs --baseline BINARY" >&2; exit 2; } ;;
+        "baseline uncached" | "baseline src-cached" | "baseline cached")
+            [ -n "$baseline" ] || { echo "the mode \"$mode\" needs --baseline BINARY" >&2; exit 2; } ;;
         *) echo "unknown mode: $mode" >&2; exit 2 ;;
     esac
 done
 if [ -n "$baseline" ]; then
     [ -x "$baseline" ] || { echo "no executable at $baseline" >&2; exit 2; }
-    [[ " ${modes[*]} " == *" baseline cached "* ]] || modes+=("baseline cached")
+    [[ " ${modes[*]} " == *" baseline "* ]] || modes+=("baseline cached")
 fi
 
 # --- What it needs ---------------------------------------------------------------------------
@@ -186,7 +189,8 @@ path_of() {
     case $mode in
         "webimage uncached") echo "/insecure/rs:fill:300:200/cb:{n}/plain/$escaped%3Fr%3D{n}" ;;
         "webimage src-cached") echo "/insecure/rs:fill:300:200/cb:{n}/plain/$escaped" ;;
-        "webimage cached" | "baseline cached") echo "/insecure/rs:fill:300:200/plain/$escaped" ;;
+        "webimage cached") echo "/insecure/rs:fill:300:200/plain/$escaped" ;;
+        "baseline "*) path_of "webimage ${mode#baseline }" "$file" ;;
         "thumbor uncached") echo "/unsafe/300x200/$escaped%3Fr%3D{n}" ;;
         "nginx static") echo "/${file%.*}-300x200.${file##*.}" ;;
         "bare route") echo "/${file%.*}-300x200.${file##*.}" ;;
@@ -304,7 +308,7 @@ for image in "${images[@]}"; do
     curl -sf -o "$work/thumbor-$file" "http://127.0.0.1:$thumbor_port$(path_of "thumbor uncached" "$file" | sed 's/{n}/warm/')"
     made_files=("$static" "$work/thumbor-$file")
     if [ -n "$baseline" ]; then
-        curl -sf -o "$work/baseline-$file" "http://127.0.0.1:$baseline_port$(path_of "baseline cached" "$file")"
+        curl -sf -o "$work/baseline-$file" "http://127.0.0.1:$baseline_port$(path_of "webimage cached" "$file")"
         made_files+=("$work/baseline-$file")
     fi
     for made in "${made_files[@]}"; do
@@ -410,13 +414,14 @@ report() {
         }' "$work/library.tsv" "$results"
     if [ -n "$baseline" ]; then
         echo
-        echo "### This build's cached hit against the baseline's ($baseline)"
+        echo "### This build against the baseline ($baseline)"
         echo
-        echo "Requests a CPU-second of each server's cached hit and the bare route (medians over $rounds rounds), and"
-        echo "this build's over the baseline's in each round (lowest, median, highest)."
+        echo "Requests a CPU-second of each server in each mode measured on both (medians over $rounds rounds), and"
+        echo "this build's over the baseline's in each round (lowest, median, highest); for the cached hit, each against"
+        echo "the bare route."
         echo
-        echo "| image | concurrency | webimage cached | baseline cached | bare route | webimage / baseline: lowest | median | highest | webimage / bare route | baseline / bare route |"
-        echo "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
+        echo "| image | mode | concurrency | webimage | baseline | webimage / baseline: lowest | median | highest | webimage / bare route | baseline / bare route |"
+        echo "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
         python3 - "$work/rounds.tsv" <<'EOF2'
 import statistics, sys
 eff, order = {}, []
@@ -425,15 +430,19 @@ for line in open(sys.argv[1]):
     eff.setdefault((f[0], f[2]), {}).setdefault(f[1], {})[f[11]] = float(f[10])
     if (f[0], f[2]) not in order:
         order.append((f[0], f[2]))
-for image, c in order:
-    cell = eff[image, c]
-    ours, theirs, bare = (cell.get(m, {}) for m in ("webimage cached", "baseline cached", "bare route"))
-    ratios = sorted(ours[r] / theirs[r] for r in ours if theirs.get(r))
-    median = lambda d: statistics.median(d.values()) if d else 0
-    over = lambda a, b: f"{a / b:.2f}x" if b else "n/a"
-    spread = [f"{x:.2f}x" for x in (ratios[0], statistics.median(ratios), ratios[-1])] if ratios else ["n/a"] * 3
-    print(f"| {image} | {c} | {median(ours):.0f} | {median(theirs):.0f} | {median(bare):.0f} | " + " | ".join(spread) +
-          f" | {over(median(ours), median(bare))} | {over(median(theirs), median(bare))} |")
+median = lambda d: statistics.median(d.values()) if d else 0
+over = lambda a, b: f"{a / b:.2f}x" if b else "n/a"
+for mode in ("uncached", "src-cached", "cached"):
+    for image, c in order:
+        cell = eff[image, c]
+        ours, theirs = cell.get("webimage " + mode, {}), cell.get("baseline " + mode, {})
+        ratios = sorted(ours[r] / theirs[r] for r in ours if theirs.get(r))
+        if not ratios:
+            continue
+        bare = median(cell.get("bare route", {})) if mode == "cached" else 0
+        spread = [f"{x:.2f}x" for x in (ratios[0], statistics.median(ratios), ratios[-1])]
+        print(f"| {image} | {mode} | {c} | {median(ours):.0f} | {median(theirs):.0f} | " + " | ".join(spread) +
+              f" | {over(median(ours), bare) if bare else ''} | {over(median(theirs), bare) if bare else ''} |")
 EOF2
     fi
     if [ -n "$profile" ]; then
