@@ -17,6 +17,7 @@ let swiftTargets: [(name: String, dictionary: String?, server: Bool)] = [
     ("svg", "svg.dict", false), ("png", "png.dict", false), ("decode", nil, false), ("loading", nil, false),
     ("path", "path.dict", true), ("signature", nil, true), ("canonical", nil, true), ("accept", "accept.dict", true),
     ("settings", nil, true), ("request-headers", nil, true), ("placeholders", nil, false), ("info", nil, false),
+    ("store-replies", nil, true),
 ]
 
 /// The targets' code is instrumented as the repository's is; linked with libFuzzer (its main

@@ -23,7 +23,7 @@ while [ $# -gt 0 ]; do
     esac
 done
 [ ${#limit[@]} -gt 0 ] || limit=(-runs=500)
-all=(sniff header jpeg-segments jpeg-dc apng gif svg png decode loading path signature canonical accept settings request-headers placeholders info)
+all=(sniff header jpeg-segments jpeg-dc apng gif svg png decode loading path signature canonical accept settings request-headers placeholders info store-replies)
 targets=("$@")
 [ ${#targets[@]} -gt 0 ] || targets=("${all[@]}")
 out=.build-fuzz
@@ -44,6 +44,7 @@ seeds_of() {
         settings) find Fuzz/settings/seeds -type f ;;
         request-headers) find Fuzz/request-headers/seeds -type f ;;
         placeholders) find Fuzz/placeholders/seeds -type f ;;
+        store-replies) find Fuzz/store-replies/seeds -type f ;;
         *) find Tests/Images Tests/WebImageTests/Fixtures -type f \( -name '*.*' ! -name '*.txt' ! -name '*.md' \) ;;
     esac
 }

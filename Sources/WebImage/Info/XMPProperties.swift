@@ -4,7 +4,7 @@ enum XMPProperties {
     /// The properties of every `rdf:Description` of `packet`'s `rdf:RDF`; nil when the packet
     /// cannot be read as XML.
     static func read(_ packet: String) -> [String: [String: XMPValue]]? {
-        guard let document = XMPElement.parse(packet) else { return nil }
+        guard let document = BoundedXMLElement.parse(packet) else { return nil }
         var properties: [String: [String: XMPValue]] = [:]
         for rdf in document.descendants(named: "rdf:RDF") {
             for description in rdf.children where description.name == "rdf:Description" {
@@ -19,7 +19,7 @@ enum XMPProperties {
 
     /// An element's properties by qualified name: its attributes (not `xmlns`, `rdf:` or
     /// `xml:` ones) and its child elements.
-    private static func fields(of element: XMPElement) -> [(String, XMPValue)] {
+    private static func fields(of element: BoundedXMLElement) -> [(String, XMPValue)] {
         element.attributes.filter { isProperty($0.name) }.map { ($0.name, .text($0.value)) }
             + element.children.filter { isProperty($0.name) }.map { ($0.name, value(of: $0)) }
     }
@@ -29,7 +29,7 @@ enum XMPProperties {
     }
 
     /// A property element's value: a resource, a container's items, a structure, or its text.
-    private static func value(of element: XMPElement) -> XMPValue {
+    private static func value(of element: BoundedXMLElement) -> XMPValue {
         if let resource = element.attribute("rdf:resource") { return .text(resource) }
         if let container = element.children.first(where: { ["rdf:Bag", "rdf:Seq", "rdf:Alt"].contains($0.name) }) {
             return .array(container.children.filter { $0.name == "rdf:li" }.map(value(of:)))

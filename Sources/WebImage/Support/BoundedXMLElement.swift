@@ -1,38 +1,40 @@
-/// An element of a small XML document (an XMP packet), read by `XMPElement.parse`: enough XML
-/// for RDF (elements, attributes, text, CDATA, character and the five named entities), with
-/// no DTD, no entity of its own and no external reference, so a packet from a file can make
-/// it read nothing but its own bytes; nesting and elements are bounded.
-struct XMPElement: Sendable, Equatable {
+/// An element of a small XML document from outside (an XMP packet, an object store's listing),
+/// read by `BoundedXMLElement.parse`: elements, attributes, text, CDATA, character references
+/// and the five named entities, with no DTD, no entity of its own and no external reference, so
+/// a document can make it read nothing but its own bytes; nesting and elements are bounded.
+/// Ours rather than FoundationXML's `XMLParser`: that one hands libxml2 the bytes, and on
+/// Linux leaks an error object (72 bytes) for every document libxml2 refuses.
+package struct BoundedXMLElement: Sendable, Equatable {
     /// The qualified name as written: "rdf:Description".
-    var name: String
-    var attributes: [(name: String, value: String)] = []
-    var children: [XMPElement] = []
+    package var name: String
+    package var attributes: [(name: String, value: String)] = []
+    package var children: [BoundedXMLElement] = []
     /// The text directly inside, entities replaced.
-    var text = ""
+    package var text = ""
 
-    static func == (lhs: XMPElement, rhs: XMPElement) -> Bool {
+    package static func == (lhs: BoundedXMLElement, rhs: BoundedXMLElement) -> Bool {
         lhs.name == rhs.name && lhs.children == rhs.children && lhs.text == rhs.text
             && lhs.attributes.map(\.name) == rhs.attributes.map(\.name) && lhs.attributes.map(\.value) == rhs.attributes.map(\.value)
     }
 
-    static let maxDepth = 64
-    static let maxElements = 100_000
+    package static let maxDepth = 64
+    package static let maxElements = 100_000
 
     /// The value of the attribute `name`.
-    func attribute(_ name: String) -> String? {
+    package func attribute(_ name: String) -> String? {
         attributes.first { $0.name == name }?.value
     }
 
     /// Every element named `name` at any depth below this one (not inside one found).
-    func descendants(named name: String) -> [XMPElement] {
+    package func descendants(named name: String) -> [BoundedXMLElement] {
         children.flatMap { $0.name == name ? [$0] : $0.descendants(named: name) }
     }
 
     /// The document `text` as an element holding its top-level elements, nil when it is not
     /// well-formed enough to read or over the bounds.
-    static func parse(_ text: String) -> XMPElement? {
+    package static func parse(_ text: String) -> BoundedXMLElement? {
         var reader = Reader(bytes: Array(text.utf8))
-        var root = XMPElement(name: "")
+        var root = BoundedXMLElement(name: "")
         guard reader.content(into: &root, depth: 0) else { return nil }
         return root
     }
@@ -62,7 +64,7 @@ struct XMPElement: Sendable, Equatable {
         }
 
         /// Reads text and elements into `parent` up to its end tag (the end of the input at depth 0).
-        mutating func content(into parent: inout XMPElement, depth: Int) -> Bool {
+        mutating func content(into parent: inout BoundedXMLElement, depth: Int) -> Bool {
             while index < bytes.count {
                 guard bytes[index] == UInt8(ascii: "<") else {
                     let start = index
@@ -92,7 +94,7 @@ struct XMPElement: Sendable, Equatable {
                     guard skip(past: ">") else { return false }
                 } else {
                     elementCount += 1
-                    guard depth < XMPElement.maxDepth, elementCount <= XMPElement.maxElements,
+                    guard depth < BoundedXMLElement.maxDepth, elementCount <= BoundedXMLElement.maxElements,
                           let (element, isEmpty) = startTag() else { return false }
                     var child = element
                     if !isEmpty {
@@ -105,9 +107,9 @@ struct XMPElement: Sendable, Equatable {
         }
 
         /// A start tag from its `<`: the element, and whether it closes itself (`/>`).
-        mutating func startTag() -> (XMPElement, Bool)? {
+        mutating func startTag() -> (BoundedXMLElement, Bool)? {
             index += 1
-            var element = XMPElement(name: name())
+            var element = BoundedXMLElement(name: name())
             guard !element.name.isEmpty else { return nil }
             while true {
                 skipSpace()
