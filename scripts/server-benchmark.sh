@@ -5,11 +5,12 @@
 # their tables).
 #
 # Usage: scripts/server-benchmark.sh [--duration SECONDS] [--output FILE] [--profile]
-#            [--modes MODE,MODE...] [--rounds N] [--baseline BINARY]
+#            [--modes MODE,MODE...] [--images FILE,FILE...] [--rounds N] [--baseline BINARY]
 #   (defaults: 10 s a cell; the tables go to stdout, and also to FILE when given). --profile adds
 #   where webimage's CPU goes: `perf record -g` of the server during four more cells at
 #   concurrency 4 (uncached on each image, cached on rocket.jpg), read by scripts/server-profile.py.
-#   --modes measures only the modes named (below), --rounds N measures each concurrency's modes N
+#   --modes measures only the modes named (below), --images only the images named (rocket.jpg,
+#   astronaut.png, TestImageLarge.jpg), --rounds N measures each concurrency's modes N
 #   times, every other round in the reverse order, and reports the median of each figure.
 #   --baseline BINARY runs a second `webimage serve` (another build, e.g. an earlier commit's),
 #   measured in the modes "baseline uncached", "baseline src-cached" and "baseline cached" (as
@@ -59,6 +60,7 @@ output=""
 profile=""
 rounds=1
 baseline=""
+only_images=()
 modes=("webimage uncached" "webimage src-cached" "thumbor uncached" "webimage cached" "bare route" "nginx static")
 while [ $# -gt 0 ]; do
     case $1 in
@@ -66,9 +68,10 @@ while [ $# -gt 0 ]; do
         --output) output=$2; shift 2 ;;
         --profile) profile=linux-perf; shift ;;
         --modes) IFS=, read -r -a modes <<<"$2"; shift 2 ;;
+        --images) IFS=, read -r -a only_images <<<"$2"; shift 2 ;;
         --rounds) rounds=$2; shift 2 ;;
         --baseline) baseline=$(realpath "$2"); shift 2 ;;
-        *) echo "usage: $0 [--duration SECONDS] [--output FILE] [--profile] [--modes MODE,...] [--rounds N] [--baseline BINARY]" >&2; exit 2 ;;
+        *) echo "usage: $0 [--duration SECONDS] [--output FILE] [--profile] [--modes MODE,...] [--images FILE,...] [--rounds N] [--baseline BINARY]" >&2; exit 2 ;;
     esac
 done
 for mode in "${modes[@]}"; do
@@ -105,6 +108,12 @@ webimage=$repository/.build/release/webimage
 benchmark=$repository/.build/release/webimage-benchmark
 
 images=(photos/rocket.jpg photos/astronaut.png sdwebimage/TestImageLarge.jpg)
+if [ ${#only_images[@]} -gt 0 ]; then
+    chosen=()
+    for image in "${images[@]}"; do [[ " ${only_images[*]} " == *" ${image##*/} "* ]] && chosen+=("$image"); done
+    [ ${#chosen[@]} -eq ${#only_images[@]} ] || { echo "--images: one of ${only_images[*]} is not rocket.jpg, astronaut.png or TestImageLarge.jpg" >&2; exit 2; }
+    images=("${chosen[@]}")
+fi
 concurrencies=(1 4 16)
 
 work_folder server-benchmark
