@@ -24,7 +24,7 @@ public struct OpenCVFaceDetector: FaceDetecting, Hashable {
     public static let shared = OpenCVFaceDetector()
     /// thumbor's frontal Haar cascade (`haarcascade_frontalface_alt.xml`) and the Haar profile
     /// cascade (`haarcascade_profileface.xml`, on the copy and its mirror image), the default
-    /// parameters: faces turned sideways too, for about ten times the default's CPU.
+    /// parameters: faces turned sideways too, for about twenty times the default's CPU (docs/faces.md).
     public static let haarCascades = OpenCVFaceDetector(
         frontalCascadePath: cascadeDirectory + "/haarcascade_frontalface_alt.xml",
         profileCascadePath: cascadeDirectory + "/haarcascade_profileface.xml"
