@@ -8,6 +8,7 @@ import Foundation
 /// `webimage-benchmark repeat-chain fused|stepwise IMAGE COUNT` to run the transformer chain, or
 /// `webimage-benchmark job [IMAGE...]` to time the thumbnail job against Pillow's in alternating rounds, or
 /// `webimage-benchmark floor [IMAGE...]` to time it and its steps against the same work by direct C calls, or
+/// `webimage-benchmark faces [IMAGE...]` to time face detection against the 300x300 thumbnail it crops, or
 /// `webimage-benchmark serve-bytes FILE PORT` to answer every GET with FILE's bytes from memory on
 /// a bare Hummingbird route (the HTTP stack's own limit, for the image server's benchmark).
 @main
@@ -32,6 +33,11 @@ enum BenchmarkMain {
         if which == "floor" {
             let paths = Array(arguments.dropFirst())
             try FloorBenchmarks.run(paths: paths.isEmpty ? FloorBenchmarks.defaultPaths : paths)
+            return
+        }
+        if which == "faces" {
+            let paths = Array(arguments.dropFirst())
+            try FaceBenchmarks.run(paths: paths.isEmpty ? FaceBenchmarks.defaultPaths : paths)
             return
         }
         if which == "serve-bytes" {

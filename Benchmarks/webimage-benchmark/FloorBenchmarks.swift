@@ -16,11 +16,20 @@ enum FloorBenchmarks {
     static let defaultPaths = ["photos/rocket.jpg", "photos/astronaut.png"]
 
     static func run(paths: [String]) throws {
+        try eachImage(
+            titled: "The thumbnail job (\(CoderBenchmarks.boxWidth)x\(CoderBenchmarks.boxHeight) JPEG q\(CoderBenchmarks.quality)) against its C floor",
+            paths: paths, compare(path:data:)
+        )
+    }
+
+    /// Prints the title and the load average, runs `compare` on each test image (`paths` under
+    /// the test images), and prints the load average again.
+    static func eachImage(titled title: String, paths: [String], _ compare: (_ path: String, _ data: Data) throws -> Void) throws {
         let testdata = try CoderBenchmarks.testdataDirectory()
-        print("\n== The thumbnail job (\(CoderBenchmarks.boxWidth)x\(CoderBenchmarks.boxHeight) JPEG q\(CoderBenchmarks.quality)) against its C floor ==")
+        print("\n== \(title) ==")
         print("load average at start: \(CoderBenchmarks.loadAverage())")
         for path in paths {
-            try compare(path: path, data: Data(contentsOf: testdata.appendingPathComponent(path)))
+            try compare(path, Data(contentsOf: testdata.appendingPathComponent(path)))
         }
         print("load average at end: \(CoderBenchmarks.loadAverage())")
     }

@@ -254,6 +254,15 @@ VipsImage *wi_placeholder(int width, int height, int bands) {
     return out;
 }
 
+VipsImage *wi_text(const char *text, const char *font) {
+    wi_warnings_clear();
+    VipsImage *out = NULL;
+    if (vips_text(&out, text, "font", font, "dpi", 72, NULL) != 0) {
+        return NULL;
+    }
+    return out;
+}
+
 // The getters below check the field's type first, so that a missing or other-typed field never
 // reaches libvips' error buffer: that buffer is shared by all threads, and clearing it here
 // would wipe another thread's message before its caller read it.

@@ -86,6 +86,15 @@ public final class VipsImageRef: @unchecked Sendable {
         return VipsImageRef(result)
     }
 
+    /// `text` drawn in `font` (a Pango font description such as "sans 12", sizes in pixels):
+    /// a one-band 8-bit image of how much each pixel is covered by the glyphs (0 to 255), as
+    /// large as the text's ink. For labels painted with `linear` and `inserting`.
+    public static func text(_ text: String, font: String) throws(VipsError) -> VipsImageRef {
+        try Vips.start()
+        guard let result = wi_text(text, font) else { throw Vips.lastError(or: "cannot render the text") }
+        return VipsImageRef(result)
+    }
+
     /// Stacks equally sized frames top to bottom, the layout libvips uses for animation.
     public static func joinVertically(_ frames: [VipsImageRef]) throws(VipsError) -> VipsImageRef {
         var pointers: [UnsafeMutablePointer<VipsImage>?] = frames.map(\.pointer)

@@ -3,11 +3,11 @@ own CascadeClassifier from PyPI (`opencv-python-headless` < 5), in the virtual e
 scripts/faces-venv.sh makes, with the same cascade files and parameters as the library.
 
 Reads a JSON list of tasks on standard input and prints a JSON list of answers, one per task, in
-order. A task: {"path", "maxSide", "frontal", "profile" (cascade files), "scaleFactor",
+order. A task: {"path", "maxSide", "frontal", "profile" (cascade files; "" for none), "scaleFactor",
 "minNeighbours", "minSize"}. The image is made as the library hands it out (upright, in sRGB
 when the file has a colour profile), fitted in maxSide pixels a side with Pillow's Lanczos
 (never enlarged), turned grey by OpenCV's cvtColor and equalized; the frontal cascade runs on
-it, the profile cascade on it and on its mirror image. The answer: {"width", "height" (the
+it, the profile cascade (when there is one) on it and on its mirror image. The answer: {"width", "height" (the
 upright image's), "frontal", "profile"}, each a list of [x, y, width, height, neighbours] in
 the upright image's pixels at full size (the copy's boxes multiplied out, rounded outwards).
 """
@@ -74,14 +74,15 @@ def face_task(task):
     scale_x, scale_y = width / copy.size[0], height / copy.size[1]
     answer = {"width": width, "height": height}
     frontal = cv2.CascadeClassifier(task["frontal"])
-    profile = cv2.CascadeClassifier(task["profile"])
-    if frontal.empty() or profile.empty():
+    # No profile cascade (""): frontal faces only, as the library's default detector.
+    profile = cv2.CascadeClassifier(task["profile"]) if task["profile"] else None
+    if frontal.empty() or (profile is not None and profile.empty()):
         raise SystemExit("cannot load the cascades")
     answer["frontal"] = [scaled(b, scale_x, scale_y, width, height) for b in detections(frontal, grey, task, False)]
     answer["profile"] = [
         scaled(b, scale_x, scale_y, width, height)
         for mirrored in (False, True)
-        for b in detections(profile, grey, task, mirrored)
+        for b in (detections(profile, grey, task, mirrored) if profile is not None else [])
     ]
     return answer
 

@@ -30,12 +30,17 @@ import WebImageTestSupport
     }
 
     static func changes(from first: WebImage.Image, to second: WebImage.Image, boxes faces: [DetectedFace]) throws -> BoxedChanges {
+        try changes(from: first, to: second, within: faces.map { ($0.x, $0.y, $0.width, $0.height) })
+    }
+
+    static func changes(from first: WebImage.Image, to second: WebImage.Image, within boxes: [BoxedChanges.Box]) throws -> BoxedChanges {
         try first.withUnsafeRGBA8Bytes { before in
-            try second.withUnsafeRGBA8Bytes { after in
-                BoxedChanges(before, after, width: first.pixelWidth, boxes: faces.map { ($0.x, $0.y, $0.width, $0.height) })
-            }
+            try second.withUnsafeRGBA8Bytes { after in BoxedChanges(before, after, width: first.pixelWidth, boxes: boxes) }
         }
     }
+
+    /// The band `face`'s label lies in, above its box.
+    static func labelBand(above face: DetectedFace) -> BoxedChanges.Box { BoxedChanges.labelBand(aboveBoxAt: face.x, face.y) }
 
     /// The pixels of `face`'s outline, `line` pixels wide inside its box.
     static func outline(of face: DetectedFace, line: Int = 2) -> [(x: Int, y: Int)] {
@@ -81,9 +86,10 @@ import WebImageTestSupport
             for options in ["rs:fit:400:400/dd:1:face", "rs:fit:400:400/draw_detections:true:face/bd:10:face"] {
                 let drawn = try Self.image(try await server.get(Self.path(options)))
                 #expect(outline.allSatisfy { drawn.pixel(x: $0.x, y: $0.y) == green }, "\(options)")
-                let changes = try Self.changes(from: plain, to: drawn, boxes: faces)
+                // The box and its label above it ("face 0.83"), nothing else.
+                let changes = try Self.changes(from: plain, to: drawn, within: [(face.x, face.y, face.width, face.height), Self.labelBand(above: face)])
                 #expect(changes.outside == 0, "\(options): \(changes)")
-                if !options.contains("bd") { #expect(changes.inside == outline.count, "\(changes), \(outline.count) outline pixels") }
+                if !options.contains("bd") { #expect(changes.inside > outline.count + 200, "\(changes), \(outline.count) outline pixels") }
             }
             // Off, the image as it is.
             let off = try Self.image(try await server.get(Self.path("rs:fit:400:400/dd:0:face")))
@@ -105,7 +111,7 @@ import WebImageTestSupport
     // MARK: /info's detect_objects
 
     /// Pro's `objects`: each face the detector finds in the source, its box relative to the
-    /// upright image; an image without faces has none; `do` reads the first page only.
+    /// upright image; an image without faces has none, nor has a page of one (`page:2`).
     @Test func detectObjectsGivesTheDetectorsFacesRelativeToTheImage() async throws {
         try await withRunningServer(Self.configuration()) { server in
             for file in [Self.portrait, "faces/astronaut-6.jpg"] {
@@ -118,7 +124,8 @@ import WebImageTestSupport
                 #expect(objects.count == faces.count)
                 for (object, face) in zip(objects, faces) {
                     #expect(object["class_name"] as? String == "face" && object["class_id"] as? Int == 0)
-                    #expect(object["confidence"] as? Double == face.confidence)
+                    // The JSON's shortest decimal of the confidence, read back: within a rounding.
+                    #expect(abs((object["confidence"] as? Double ?? -1) - face.confidence) < 1e-9, "\(object) \(face)")
                     #expect(object["left"] as? Double == Double(face.x) / 512 && object["top"] as? Double == Double(face.y) / 384, "\(object) \(face)")
                     #expect(object["width"] as? Double == Double(face.width) / 512 && object["height"] as? Double == Double(face.height) / 384)
                 }
@@ -126,8 +133,8 @@ import WebImageTestSupport
             let rocket = try InfoServingTests.object(try await server.get(InfoServingTests.path("photos/rocket.jpg", options: "detect_objects:1")))
             #expect((rocket["objects"] as? [Any])?.isEmpty == true, "\(rocket)")
             #expect(try InfoServingTests.object(try await server.get(InfoServingTests.path("photos/rocket.jpg", options: "do:0")))["objects"] == nil)
-            let paged = try await server.get(InfoServingTests.path("sdwebimage/TestImageAnimated.webp", options: "do:1/page:2"))
-            #expect(paged.status == 400 && String(decoding: paged.body, as: UTF8.self).contains("first page"), "\(paged.status)")
+            let paged = try InfoServingTests.object(try await server.get(InfoServingTests.path("sdwebimage/TestImageAnimated.webp", options: "do:1/page:2")))
+            #expect((paged["objects"] as? [Any])?.isEmpty == true, "\(paged)")
         }
     }
 

@@ -19,4 +19,10 @@ public struct BoxedChanges: Sendable, Equatable, CustomStringConvertible {
     }
 
     public var description: String { "\(inside) pixels changed inside the boxes, \(outside) outside" }
+
+    /// The band a 12-point face label (`FaceBoxDrawingTransformer`'s "face 0.83") lies in above
+    /// a box whose top-left corner is at `x`, `y`: 24 rows, 120 columns from the box's left.
+    public static func labelBand(aboveBoxAt x: Int, _ y: Int) -> Box {
+        (x, y - 24, 120, 24)
+    }
 }

@@ -93,6 +93,11 @@ VipsImage *wi_image_from_memory(const void *pixels, size_t length, int width, in
 /// size they would give (their headers), without pixels.
 VipsImage *wi_placeholder(int width, int height, int bands);
 
+/// `text` rendered by libvips (Pango) in `font` (a Pango font description, "sans 12") at 72 dpi,
+/// so that a point is a pixel: a one-band 8-bit image of the glyphs' coverage (0 none, 255
+/// full), as large as the text's ink; NULL with libvips' error on failure.
+VipsImage *wi_text(const char *text, const char *font);
+
 /// Computes the image in the calling thread, tile by tile, into a new g_malloc'd buffer of
 /// `*length` bytes (rows packed); NULL with libvips' error on failure.
 void *wi_render(VipsImage *image, size_t *length);

@@ -1,9 +1,12 @@
 import Foundation
 internal import ImageEngine
 
-/// The default `FaceDetecting`: OpenCV's Haar cascades (the frontal face cascade thumbor uses,
-/// and the profile one, run on the image and on its mirror image), on a copy of the image at
-/// most `maxPixelSide` pixels on its long side, as thumbor detects.
+/// The default `FaceDetecting`: OpenCV's cascade classifiers on a copy of the image at most
+/// `maxPixelSide` pixels on its long side, as thumbor detects. By default OpenCV's LBP frontal
+/// face cascade alone, a fraction of the CPU of the Haar cascades thumbor uses (issue 43's
+/// target: detection costs at most the thumbnail it crops); `haarCascades` is thumbor's frontal
+/// cascade with the profile one, run on the image and on its mirror image, which also finds
+/// faces turned sideways (docs/faces.md has the figures).
 ///
 /// Thread-safe: each thread loads its own classifiers at its first detection (OpenCV's are not
 /// shareable) and keeps them. The input is an image decoded under the decode limits already
@@ -15,13 +18,22 @@ public struct OpenCVFaceDetector: FaceDetecting, Hashable {
     public static let maxPixelSide = 640
     /// Where Debian's `opencv-data` puts OpenCV's Haar cascades.
     public static let cascadeDirectory = "/usr/share/opencv4/haarcascades"
-    /// A detector with the default cascades and parameters.
+    /// Where Debian's `opencv-data` puts OpenCV's LBP cascades.
+    public static let lbpCascadeDirectory = "/usr/share/opencv4/lbpcascades"
+    /// A detector with the default cascade and parameters.
     public static let shared = OpenCVFaceDetector()
+    /// thumbor's frontal Haar cascade (`haarcascade_frontalface_alt.xml`) and the Haar profile
+    /// cascade (`haarcascade_profileface.xml`, on the copy and its mirror image), the default
+    /// parameters: faces turned sideways too, for about twenty times the default's CPU (docs/faces.md).
+    public static let haarCascades = OpenCVFaceDetector(
+        frontalCascadePath: cascadeDirectory + "/haarcascade_frontalface_alt.xml",
+        profileCascadePath: cascadeDirectory + "/haarcascade_profileface.xml"
+    )
 
-    /// The frontal face cascade (default: `haarcascade_frontalface_alt.xml`, thumbor's).
+    /// The frontal face cascade (default: OpenCV's `lbpcascade_frontalface_improved.xml`).
     public var frontalCascadePath: String
     /// The profile cascade, run on the copy and on its mirror image (it finds faces turned one
-    /// way only); nil to look for frontal faces only.
+    /// way only); nil (the default) to look for frontal faces only.
     public var profileCascadePath: String?
     /// How much larger each scale the cascades look at is than the one before (OpenCV's
     /// `scaleFactor`; 1.2: on the repository's photos it finds the faces 1.1 finds, in about half
@@ -36,8 +48,8 @@ public struct OpenCVFaceDetector: FaceDetecting, Hashable {
 
     /// A detector with the cascades at these paths and OpenCV's `detectMultiScale` parameters.
     public init(
-        frontalCascadePath: String = Self.cascadeDirectory + "/haarcascade_frontalface_alt.xml",
-        profileCascadePath: String? = Self.cascadeDirectory + "/haarcascade_profileface.xml",
+        frontalCascadePath: String = Self.lbpCascadeDirectory + "/lbpcascade_frontalface_improved.xml",
+        profileCascadePath: String? = nil,
         scaleFactor: Double = 1.2, minNeighbours: Int = 5, minFaceSide: Int = 20
     ) {
         self.frontalCascadePath = frontalCascadePath
@@ -84,9 +96,33 @@ public struct OpenCVFaceDetector: FaceDetecting, Hashable {
     /// `faces(in:)` merges (the tests compare them with OpenCV's own, cascade by cascade).
     func poseDetections(in image: Image) throws(FaceDetectionError) -> (frontal: [DetectedFace], profile: [DetectedFace]) {
         guard let first = image.frame(at: 0) else { throw .decoding(.corruptData(format: image.format, reason: "the first frame cannot be decoded")) }
-        let pixels = try Self.detectionCopy(of: first)
-        let (scaleX, scaleY) = (Double(first.pixelWidth) / Double(pixels.width), Double(first.pixelHeight) / Double(pixels.height))
-        let bounds = (first.pixelWidth, first.pixelHeight)
+        return try poseDetections(in: Self.detectionCopy(of: first), upright: (first.pixelWidth, first.pixelHeight))
+    }
+
+    /// The faces in page `page` of a file (`/info`'s `page`: a TIFF's or PDF's page, an
+    /// animation's frame; lazy, its pixel count checked against the decode limits by the caller),
+    /// boxes in its upright pixels: detected on libvips' thumbnail of it at most `maxPixelSide`
+    /// long, in sRGB.
+    func faces(inPage page: VipsImageRef, format: ImageFormat) throws(FaceDetectionError) -> [DetectedFace] {
+        let pixels: PixelBuffer
+        let upright: VipsImageRef
+        do {
+            upright = page.orientation > 1 ? try page.autorotated() : page
+            pixels = try upright.thumbnail(width: Self.maxPixelSide, height: Self.maxPixelSide, sizing: .down).normalizedToSRGB().renderRGBA()
+        } catch {
+            throw .decoding(.corruptData(format: format, reason: error.message))
+        }
+        let detections = try poseDetections(in: pixels, upright: (upright.width, upright.height))
+        return Self.merged(frontal: detections.frontal, profile: detections.profile)
+    }
+
+    /// Each cascade's faces in `pixels`, a copy of an upright image of `upright`'s size, boxes
+    /// multiplied out to that size.
+    private func poseDetections(
+        in pixels: PixelBuffer, upright: (width: Int, height: Int)
+    ) throws(FaceDetectionError) -> (frontal: [DetectedFace], profile: [DetectedFace]) {
+        let (scaleX, scaleY) = (Double(upright.width) / Double(pixels.width), Double(upright.height) / Double(pixels.height))
+        let bounds = upright
         func detect(_ path: String, mirroredToo: Bool, pose: DetectedFace.Pose) throws(FaceDetectionError) -> [DetectedFace] {
             let parameters = FaceCascade.Parameters(
                 scaleFactor: scaleFactor, minNeighbours: minNeighbours, minSize: minFaceSide, equalizesHistogram: true, mirroredToo: mirroredToo

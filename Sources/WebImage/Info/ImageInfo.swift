@@ -4,7 +4,7 @@ internal import ImageEngine
 /// What imgproxy Pro's /info tells of an image, read from its bytes: format and MIME type,
 /// upright size and EXIF orientation, colour space, bands, sample format, pages, alpha, EXIF,
 /// IPTC and XMP, digests of the bytes, and on request the pixel analyses of a small copy
-/// (`ImageAnalysis`) and the faces in the first page (`detect_objects`). Its JSON (`jsonData()`)
+/// (`ImageAnalysis`) and the faces in the page (`detect_objects`). Its JSON (`jsonData()`)
 /// is /info's, with the fields `options` chose.
 ///
 /// The header facts are read without decoding a pixel, under the decode limits of the coder
@@ -96,7 +96,8 @@ public struct ImageInfo: Sendable, Equatable {
         analyses = InfoAnalyses()
         if options.detectObjects {
             do {
-                objects = try faceDetector.faces(in: data, options: coderOptions)
+                objects = options.page == 0
+                    ? try faceDetector.faces(in: data, options: coderOptions) : try faceDetector.faces(inPage: fields.page, format: header.format)
             } catch {
                 throw .objects(error)
             }

@@ -49,13 +49,13 @@ public struct InfoOptions: Sendable, Equatable {
     public var thumbHash = false
     /// `perceptual_hash`: the 64-bit perceptual hash.
     public var perceptualHash = false
-    /// `page`: the page, or an animation's frame, from 0, that the size, the colour facts and
-    /// the analyses describe (the first by default).
+    /// `page`: the page, or an animation's frame, from 0, that the size, the colour facts,
+    /// the analyses and the objects describe (the first by default).
     public var page = 0
     /// `calc_hashsums`: digests of the source's bytes.
     public var hashsums: [Hashsum] = []
     /// `detect_objects` (imgproxy Pro's): the faces a detector finds, the one class of objects
-    /// here; of the first page only.
+    /// here; in the page `page` names.
     public var detectObjects = false
 
     /// imgproxy's defaults.
@@ -72,8 +72,6 @@ public struct InfoOptions: Sendable, Equatable {
             let parts = segment.split(separator: separator, omittingEmptySubsequences: false).map(String.init)
             try apply(name: parts[0], arguments: Array(parts.dropFirst()))
         }
-        // Faces are looked for in a copy decoded shrunk on load, which only the first page has.
-        if detectObjects, page > 0 { throw .invalidOption("detect_objects: objects are detected on the first page only (page 0)") }
     }
 
     /// Whether anything needs the pixels of a small copy decoded.

@@ -1,10 +1,11 @@
 import Foundation
 internal import ImageEngine
 
-/// Draws the box of each face a detector finds, an outline inside the box, and leaves every other
-/// pixel as it was (imgproxy Pro's `draw_detections` for faces: for seeing what a crop or a blur
-/// will go by). Pro writes each box's class and confidence beside it too; no text is drawn here.
-/// Faces are looked for in the first frame; every frame of an animation gets the same boxes.
+/// Draws the box of each face a detector finds, an outline inside the box, and a label with its
+/// class and confidence ("face 0.83", dark text on the outline's colour) above the box, or inside
+/// its top when there is no room above, and leaves every other pixel as it was (imgproxy Pro's
+/// `draw_detections` for faces: for seeing what a crop or a blur will go by). Faces are looked
+/// for in the first frame; every frame of an animation gets the same boxes.
 public struct FaceBoxDrawingTransformer: ImageTransformer {
     /// The outline's width, in points (pixels times the image's scale), at least a pixel.
     public let lineWidth: Double
@@ -23,6 +24,14 @@ public struct FaceBoxDrawingTransformer: ImageTransformer {
 
     public var transformerKey: String {
         "FaceBoxDrawingTransformer(\(TransformerKey.number(lineWidth)),\(TransformerKey.colour(color)),\(detector.detectorKey))"
+    }
+
+    /// The label's text size, in points.
+    static let labelPointSize = 12.0
+
+    /// The label of `face`: its class and confidence.
+    static func label(of face: DetectedFace) -> String {
+        "face " + String(format: "%.2f", face.confidence)
     }
 
     public func transformedImage(with image: Image, forKey key: String) -> Image? {
@@ -51,6 +60,16 @@ public struct FaceBoxDrawingTransformer: ImageTransformer {
                     let painted = try strip.linear(multipliers: Array(repeating: 0, count: bands), addends: Array(colour.prefix(bands))).cast(to: .uchar)
                     result = try result.inserting(painted, x: x, y: y)
                 }
+                // The label: the text's coverage with a margin, each colour band darkened where
+                // the glyphs cover it (the alpha band stays the outline's), set on the box's
+                // top-left corner outside it when it fits above, else inside; cut at the edges.
+                let glyphs = try VipsImageRef.text(Self.label(of: face), font: "sans \(max(6, Int((Self.labelPointSize * scale).rounded())))")
+                let margin = max(1, line)
+                let (labelWidth, labelHeight) = (glyphs.width + 2 * margin, glyphs.height + 2 * margin)
+                let coverage = try glyphs.embedded(x: margin, y: margin, width: labelWidth, height: labelHeight, background: [0])
+                let darkening = colour.prefix(bands).enumerated().map { band, value in band == 3 || (bands == 2 && band == 1) ? 0 : -value / 255 }
+                let label = try coverage.linear(multipliers: darkening, addends: Array(colour.prefix(bands))).cast(to: .uchar)
+                result = try result.inserting(label, x: left, y: top >= labelHeight ? top - labelHeight : top)
             }
             return result
         })

@@ -5,18 +5,21 @@ import WebImageTestSupport
 
 /// The OpenCV face detector against OpenCV's own run from Python (same cascade files, same
 /// parameters), on the repository's photos with faces: astronaut.png, its copies stored under
-/// each EXIF orientation and a large one detected on a shrunk copy, and camera.png (a profile).
+/// each EXIF orientation and a large one detected on a shrunk copy, and camera.png (a profile,
+/// which only `haarCascades`' profile cascade finds).
 @Suite("Faces: detection", .offThePool) struct FaceDetectionTests {
-    static let files = [
-        "photos/astronaut.png", "photos/camera.png", "faces/astronaut-large-6.jpg",
-    ] + (1...8).map { "faces/astronaut-\($0).jpg" }
+    static let frontalFiles = ["photos/astronaut.png", "faces/astronaut-large-6.jpg"] + (1...8).map { "faces/astronaut-\($0).jpg" }
 
     /// Every face of each cascade pairs with OpenCV's at IoU ≥ 0.5 (in the upright image,
-    /// orientation applied first), and each image has at least the face it shows.
-    @Test func eachCascadeMatchesOpenCVsOwnRun() async throws {
-        let detector = OpenCVFaceDetector.shared
-        let answers = try await FaceReference.answers(Self.files.map { FaceReference.Task($0, detector: detector) })
-        for (file, answer) in zip(Self.files, answers) {
+    /// orientation applied first), and each image has at least the face it shows: the default
+    /// detector (LBP, frontal) and `haarCascades` (thumbor's, with the profile cascade).
+    @Test(arguments: [
+        (OpenCVFaceDetector.shared, frontalFiles),
+        (OpenCVFaceDetector.haarCascades, frontalFiles + ["photos/camera.png"]),
+    ])
+    func eachCascadeMatchesOpenCVsOwnRun(detector: OpenCVFaceDetector, files: [String]) async throws {
+        let answers = try await FaceReference.answers(files.map { FaceReference.Task($0, detector: detector) })
+        for (file, answer) in zip(files, answers) {
             let image = try TestImages.decoded(TestImages.data(file))
             #expect(image.pixelWidth == answer.width && image.pixelHeight == answer.height, "\(file): upright size")
             let ours = try detector.poseDetections(in: image)
@@ -32,11 +35,12 @@ import WebImageTestSupport
     /// Faces from encoded data (decoded straight at the detection copy's size) are the faces
     /// of the decoded image, in the same full-size pixels, and within it.
     @Test func facesFromDataAreTheImagesFaces() throws {
-        for file in ["faces/astronaut-large-6.jpg", "faces/astronaut-6.jpg", "photos/camera.png"] {
+        let files = [("faces/astronaut-large-6.jpg", OpenCVFaceDetector.shared), ("faces/astronaut-6.jpg", .shared), ("photos/camera.png", .haarCascades)]
+        for (file, detector) in files {
             let data = try TestImages.data(file)
             let image = try TestImages.decoded(data)
-            let fromImage = try OpenCVFaceDetector.shared.faces(in: image)
-            let fromData = try OpenCVFaceDetector.shared.faces(in: data)
+            let fromImage = try detector.faces(in: image)
+            let fromData = try detector.faces(in: data)
             try #require(fromImage.count == 1, "\(file): \(fromImage)")
             #expect(fromData.count == fromImage.count, "\(file): \(fromData) against \(fromImage)")
             for face in fromData {
@@ -50,13 +54,14 @@ import WebImageTestSupport
     /// camera.png's profile face is kept: one face each.
     @Test func mergesAProfileSightingOfAFrontalFace() throws {
         // At OpenCV's default of 3 neighbours the profile cascade sees the astronaut's face too.
-        let detector = OpenCVFaceDetector(minNeighbours: 3)
+        var detector = OpenCVFaceDetector.haarCascades
+        detector.minNeighbours = 3
         let image = try TestImages.decoded(TestImages.data("photos/astronaut.png"))
         let sightings = try detector.poseDetections(in: image)
         try #require(sightings.frontal.count == 1 && !sightings.profile.isEmpty, "\(sightings)")
         let faces = try detector.faces(in: image)
         #expect(faces.count == 1 && faces.first?.pose == .frontal, "\(faces)")
-        let camera = try OpenCVFaceDetector.shared.faces(in: TestImages.decoded(TestImages.data("photos/camera.png")))
+        let camera = try OpenCVFaceDetector.haarCascades.faces(in: TestImages.decoded(TestImages.data("photos/camera.png")))
         #expect(camera.count == 1 && camera.first?.pose == .profile, "\(camera)")
         #expect(camera.allSatisfy { $0.confidence > 0.5 && $0.confidence < 1 })
     }

@@ -49,6 +49,24 @@ import WebImageTestSupport
         #expect(try ImageInfo(data: tiff, options: try Self.options(page: 0)).analyses.averageColor != average)
     }
 
+    /// `detect_objects` on page 1 finds that page's faces: a two-page TIFF of astronaut.png
+    /// upside down (no face found), then upright. The boxes are those the detector finds in the
+    /// page decoded alone, in the page's pixels.
+    @Test func objectsAreDetectedOnThePageAsked() throws {
+        let data = try TestImages.data("photos/astronaut.png")
+        let astronaut = try VipsImageRef.load("pngload_buffer", data: data)
+        let pages = try VipsImageRef.joinVertically([astronaut.flipped(.vertical), astronaut])
+            .withAnimation(pageHeight: astronaut.height, delays: [], loop: 0)
+        let tiff = try pages.save("tiffsave_buffer")
+        let expected = try OpenCVFaceDetector.shared.faces(in: ImageCodersManager.shared.decode(data, options: ImageCoderOptions()))
+        try #require(expected.count == 1)
+        let second = try ImageInfo(data: tiff, options: try InfoOptions(parsing: "do:1/page:1"))
+        let objects = try #require(second.objects)
+        #expect(second.pixelWidth == 512 && second.pixelHeight == 512)
+        #expect(objects.count == 1 && objects.allSatisfy { face in expected.contains { $0.intersectionOverUnion(with: face) >= 0.5 } }, "\(objects) against \(expected)")
+        #expect(try ImageInfo(data: tiff, options: try InfoOptions(parsing: "do:1/page:0")).objects == [])
+    }
+
     @Test func aPagePastTheLastIsRefusedByItsCount() throws {
         let data = try TestImages.data("photos/rocket.jpg")
         #expect(throws: ImageInfoError.invalidOption("page 1: the image has 1 page")) { try ImageInfo(data: data, options: try Self.options(page: 1)) }
