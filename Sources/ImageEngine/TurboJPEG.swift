@@ -51,7 +51,7 @@ public enum TurboJPEG {
     /// warning is an error: TurboJPEG cannot tell a harmless one (stray bytes between markers)
     /// from a broken stream, so such files are left to a stricter reader. A progressive file's
     /// reading asks the calling thread's time budget (`WorkBudget.counting`) at every row of
-    /// blocks of every scan, and fails once it is spent.
+    /// blocks of every scan, a decode of more than 4 MP at every row, and fails once it is spent.
     public static func decode(
         _ data: Data, header: Header, shrink: Int = 1, colourProfile: Data?, orientation: Int
     ) throws(VipsError) -> PixelBuffer {
