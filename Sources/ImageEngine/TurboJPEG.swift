@@ -57,14 +57,16 @@ public enum TurboJPEG {
     ) throws(VipsError) -> PixelBuffer {
         let size = scaledSize(header, shrink: shrink)
         var status: Int32 = 0
-        let pixels = PixelBuffer(width: size.width, height: size.height, bands: 4) { output in
+        // Every pixel is decoded into, alpha included (the buffer is dropped when the decode
+        // fails): not zeroed first, which on a 2 MP photo took 8% of TurboJPEG's decode.
+        let pixels = PixelBuffer(width: size.width, height: size.height, bands: 4, writingEveryByte: { output in
             status = data.withUnsafeBytes { bytes in
                 wi_tj_decode_rgba8(
                     bytes.baseAddress, bytes.count, Int32(shrink), Int32(size.width), Int32(size.height),
-                    output.baseAddress?.assumingMemoryBound(to: UInt8.self), wi_budget_poll
+                    output.assumingMemoryBound(to: UInt8.self), wi_budget_poll
                 )
             }
-        }
+        })
         if status != 0 { throw lastError() }
         if let colourProfile { try pixels.convertToSRGB(from: colourProfile) }
         return pixels.oriented(orientation)
