@@ -5,10 +5,11 @@ internal import ImageEngine
 /// the asked size, resize, colour-convert and turn the bitmap upright without libvips (whose
 /// fixed cost per pipeline outweighs the work on small images), encode straight from pixels.
 /// Taken when the decoded bitmap is at most 4 megapixels (full decodes up to 4 MP, thumbnails
-/// of larger photos too), and for full decodes at any size that are not lazy and have no
-/// colour profile to convert from. Other larger bitmaps, CMYK files, files TurboJPEG cannot read, and
-/// encodes that need more than plain pixels (alpha to flatten, a size or byte budget, metadata
-/// to keep) go to `VipsImageCoder`, which gives the same sizes and nearly the same pixels.
+/// of larger photos too), for full decodes at any size that are not lazy and have no colour
+/// profile to convert from, and for encodes of images at any size that hold their pixels.
+/// Other larger bitmaps, CMYK files, files TurboJPEG cannot read, and encodes that need more
+/// than plain pixels (alpha to flatten, a size or byte budget, metadata to keep) go to
+/// `VipsImageCoder`, which gives the same sizes and nearly the same pixels.
 public final class TurboJPEGCoder: ThrowingImageCoder {
     /// The coder the shared `ImageCodersManager` uses.
     public static let shared = TurboJPEGCoder()
@@ -182,7 +183,8 @@ public final class TurboJPEGCoder: ThrowingImageCoder {
         // A grey source is written grey while it stays grey, by libvips' saver.
         guard format == .jpeg, !image.hasAlpha, !image.colorInfo.isGrey, fitsBox, options.encodeMaxFileSize <= 0, !options.keepsMetadata(of: image),
               !options.encodeInterlaced,
-              image.pixelWidth * image.pixelHeight <= BitmapThumbnail.maxPixelCount
+              // An image holding its pixels whole gains nothing from libvips' streaming saver.
+              image.pixelWidth * image.pixelHeight <= BitmapThumbnail.maxPixelCount || image.isDecoded
         else { return try fallback.encode(image, format: format, options: options) }
         let pixels: PixelBuffer
         do {

@@ -328,6 +328,21 @@ import WebImageTestSupport
         }
     }
 
+    /// An image over 4 MP that holds its pixels (TestImageLarge.jpg decoded whole, 18 MP) is
+    /// encoded by TurboJPEG straight from them: a JPEG of its size, within a fifth of libvips'
+    /// bytes at the same quality and decoding to nearly libvips' pixels.
+    @Test func aLargeDecodedImageEncodesLikeLibvips() throws {
+        let image = try TurboJPEGCoder.shared.decode(try TestImages.data("sdwebimage/TestImageLarge.jpg"), options: Self.sanitizerOptions)
+        #expect(image.isDecoded)
+        let ours = try TurboJPEGCoder.shared.encode(image, format: .jpeg, options: ImageCoderOptions())
+        let libvips = try VipsImageCoder.shared.encode(image, format: .jpeg, options: ImageCoderOptions())
+        #expect(abs(ours.count - libvips.count) * 5 < libvips.count)
+        let back = try VipsImageCoder.shared.decode(ours, options: Self.sanitizerOptions)
+        #expect(back.pixelWidth == 5_250 && back.pixelHeight == 3_450)
+        let difference = try PixelDifference(back, try VipsImageCoder.shared.decode(libvips, options: Self.sanitizerOptions))
+        #expect(difference.mean < 1, "\(difference)")
+    }
+
     @Test(arguments: [0.1, 0.5, 0.99])
     func aTruncatedJPEGIsAnError(fraction: Double) throws {
         let data = try TestImages.data("photos/rocket.jpg")
