@@ -277,7 +277,7 @@ let package = Package(
             name: "CBenchmarkBaselines",
             dependencies: ["CLibvips", "CBitmapKernels"],
             path: "Benchmarks/CBenchmarkBaselines",
-            linkerSettings: [.linkedLibrary("turbojpeg"), .linkedLibrary("png16")]
+            linkerSettings: [.linkedLibrary("turbojpeg"), .linkedLibrary("png16"), .linkedLibrary("lcms2")]
         ),
         .executableTarget(
             name: "webimage-benchmark",

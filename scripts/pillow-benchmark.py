@@ -11,7 +11,8 @@ For each image, times (median of N runs after 2 untimed ones, one thread):
   encode           save an already loaded image as JPEG quality Q (RGB)
   thumbnail_job    bytes in -> draft + thumbnail + save JPEG quality Q -> bytes out
 and prints one JSON object: {"pillow": version, "images": {path: {job: seconds}}}.
-Images over 10 megapixels use --large-iterations. Installs Pillow with pip if it is missing.
+Images over 10 megapixels use --large-iterations. Pillow comes from scripts/pillow-venv.sh (the
+benchmark runs this script with that environment's Python); it is not installed here.
 
 With --serve, it prints the Pillow version, then reads lines "PATH COUNT" on stdin and answers
 each with "WALL CPU": the seconds one thumbnail job took on PATH, wall and process CPU time,
@@ -23,7 +24,6 @@ import argparse
 import io
 import json
 import statistics
-import subprocess
 import sys
 import time
 
@@ -33,12 +33,7 @@ def import_pillow():
         import PIL
         from PIL import Image
     except ImportError:
-        subprocess.run(
-            [sys.executable, "-m", "pip", "install", "-q", "pillow"],
-            check=True, stdout=sys.stderr, stderr=sys.stderr,
-        )
-        import PIL
-        from PIL import Image
+        sys.exit("pillow-benchmark.py: Pillow is not installed for %s: run scripts/pillow-venv.sh" % sys.executable)
     return PIL.__version__, Image
 
 

@@ -1,8 +1,12 @@
 #include "CBenchmarkBaselines.h"
 
+#include "CBitmapKernels.h"
+
+#include <lcms2.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 #include <turbojpeg.h>
 #include <vips/vips.h>
 
@@ -199,21 +203,89 @@ static tjhandle bb_tj_compressor(void) {
     return bb_compressor;
 }
 
-long bb_tj_decode_rgba(const void *jpeg, size_t length) {
+// tjDecompress2 of the whole file to RGBA8 in a fresh buffer: the pixels and their count, or NULL.
+static unsigned char *bb_tj_decoded_rgba(const void *jpeg, size_t length, size_t *pixel_count) {
     tjhandle handle = bb_tj_decompressor();
     int width = 0, height = 0, subsampling = 0, colorspace = 0;
     if (handle == NULL ||
         tjDecompressHeader3(handle, jpeg, (unsigned long)length, &width, &height, &subsampling, &colorspace) != 0) {
-        return -1;
+        return NULL;
     }
-    size_t size = (size_t)width * height * 4;
-    unsigned char *pixels = malloc(size);
+    unsigned char *pixels = malloc((size_t)width * height * 4);
+    if (pixels == NULL) {
+        return NULL;
+    }
+    if (tjDecompress2(handle, jpeg, (unsigned long)length, pixels, width, 0, height, TJPF_RGBA, 0) != 0) {
+        free(pixels);
+        return NULL;
+    }
+    *pixel_count = (size_t)width * height;
+    return pixels;
+}
+
+long bb_tj_decode_rgba(const void *jpeg, size_t length) {
+    size_t count = 0;
+    unsigned char *pixels = bb_tj_decoded_rgba(jpeg, length, &count);
     if (pixels == NULL) {
         return -1;
     }
-    int failed = tjDecompress2(handle, jpeg, (unsigned long)length, pixels, width, 0, height, TJPF_RGBA, 0);
     free(pixels);
-    return failed ? -1 : (long)size;
+    return (long)(count * 4);
+}
+
+long bb_tj_decode_rgba_to_srgb(const void *jpeg, size_t length, const void *profile, size_t profile_length) {
+    size_t count = 0;
+    unsigned char *pixels = bb_tj_decoded_rgba(jpeg, length, &count);
+    if (pixels == NULL) {
+        return -1;
+    }
+    int failed = wi_icc_rgb8_to_srgb(profile, profile_length, pixels, count, 4);
+    free(pixels);
+    return failed ? -1 : (long)(count * 4);
+}
+
+// The lcms2 transform of the last profile asked for (the benchmark uses one at a time, from
+// one thread), and a copy of that profile to recognise it.
+static cmsHTRANSFORM bb_lcms2_transform = NULL;
+static void *bb_lcms2_profile = NULL;
+static size_t bb_lcms2_profile_length = 0;
+
+static cmsHTRANSFORM bb_lcms2_transform_for(const void *profile, size_t length) {
+    if (bb_lcms2_transform != NULL && length == bb_lcms2_profile_length && memcmp(profile, bb_lcms2_profile, length) == 0) {
+        return bb_lcms2_transform;
+    }
+    if (bb_lcms2_transform != NULL) {
+        cmsDeleteTransform(bb_lcms2_transform);
+        bb_lcms2_transform = NULL;
+    }
+    g_free(bb_lcms2_profile);
+    bb_lcms2_profile = g_memdup2(profile, length);
+    bb_lcms2_profile_length = length;
+    cmsHPROFILE in = cmsOpenProfileFromMem(profile, (cmsUInt32Number)length);
+    cmsHPROFILE out = cmsCreate_sRGBProfile();
+    if (in != NULL && out != NULL) {
+        bb_lcms2_transform = cmsCreateTransform(in, TYPE_RGBA_8, out, TYPE_RGBA_8, INTENT_RELATIVE_COLORIMETRIC,
+                                                cmsFLAGS_COPY_ALPHA | cmsFLAGS_HIGHRESPRECALC);
+    }
+    if (in != NULL) {
+        cmsCloseProfile(in);
+    }
+    if (out != NULL) {
+        cmsCloseProfile(out);
+    }
+    return bb_lcms2_transform;
+}
+
+long bb_tj_decode_rgba_lcms2(const void *jpeg, size_t length, const void *profile, size_t profile_length) {
+    cmsHTRANSFORM transform = bb_lcms2_transform_for(profile, profile_length);
+    size_t count = 0;
+    unsigned char *pixels = transform == NULL ? NULL : bb_tj_decoded_rgba(jpeg, length, &count);
+    if (pixels == NULL) {
+        return -1;
+    }
+    cmsDoTransform(transform, pixels, pixels, (cmsUInt32Number)count);
+    free(pixels);
+    return (long)(count * 4);
 }
 
 // DCT-scaled decode to RGB, then vips_resize to fit: the resized image (pixels not yet computed;

@@ -8,10 +8,13 @@ import WebImage
 /// the same work done by direct C calls in this process (`CBenchmarkBaselines/floor.c`:
 /// TurboJPEG's DCT-scaled decode or libpng's, CBitmapKernels' Lanczos-3 called directly,
 /// tjCompress2; no colour management), and each step of both, so that the difference can be
-/// placed. Every step runs a sample's worth of times (about 4 ms) in each of 21 rounds, the
-/// steps in turn and their order reversed every other round, so that the machine's changing
-/// speed falls on all alike; medians of the rounds, in the process's CPU time (the steadier
-/// figure on a shared machine) and in wall time.
+/// placed. Beside it, issue 44's full-size work: our full decode of a JPEG against TurboJPEG's
+/// (and, for a file with a colour profile, against TurboJPEG followed by the same conversion
+/// called from C), and our full-size JPEG encode against tjCompress2 of the same pixels, each
+/// split into the engine's part and the Swift layers'. Every step runs a sample's worth of
+/// times (about 4 ms) in each of 21 rounds, the steps in turn and their order reversed every
+/// other round, so that the machine's changing speed falls on all alike; medians of the
+/// rounds, in the process's CPU time (the steadier figure on a shared machine) and in wall time.
 enum FloorBenchmarks {
     static let defaultPaths = ["photos/rocket.jpg", "photos/astronaut.png"]
 
@@ -151,13 +154,57 @@ enum FloorBenchmarks {
             ]
         }
         // The full decode beside it (issue 44's item 2): ours to an Image against TurboJPEG's
-        // to RGBA (`bb_tj_decode_rgba`: no colour management, a fresh buffer each time).
+        // to RGBA (`bb_tj_decode_rgba`: no colour management, a fresh buffer each time) and,
+        // when the file has a profile to convert from, against TurboJPEG followed by the same
+        // conversion called from C (the same work); our engine's decode with and without it.
         let fullDecode = steps.count
-        if !isPNG {
+        var fullDecodeParts: (converting: Int?, engine: Int, engineConverting: Int?)?
+        if !isPNG, let header = TurboJPEG.header(of: data) {
             steps += [
                 Step(label: "ours: full decode (bytes to an Image)") { _ = try manager.decode(data, options: ImageCoderOptions()) },
                 Step(label: "C: TurboJPEG full decode to RGBA") {
                     try c("full decode") { data.withUnsafeBytes { bb_tj_decode_rgba($0.baseAddress, $0.count) } }
+                },
+                Step(label: "ours, engine: TurboJPEG.decode, no colour conversion") {
+                    _ = try TurboJPEG.decode(data, header: header, colourProfile: nil, orientation: 1)
+                },
+            ]
+            fullDecodeParts = (nil, steps.count - 1, nil)
+            if let profile = try CoderBenchmarks.convertedProfile(of: data) {
+                fullDecodeParts = (steps.count, steps.count - 1, steps.count + 1)
+                steps += [
+                    Step(label: "C: TurboJPEG full decode to RGBA + the same conversion") {
+                        try c("full decode + conversion") {
+                            data.withUnsafeBytes { jpeg in
+                                profile.withUnsafeBytes { bb_tj_decode_rgba_to_srgb(jpeg.baseAddress, jpeg.count, $0.baseAddress, $0.count) }
+                            }
+                        }
+                    },
+                    Step(label: "ours, engine: TurboJPEG.decode with the colour conversion") {
+                        _ = try TurboJPEG.decode(data, header: header, colourProfile: profile, orientation: 1)
+                    },
+                ]
+            }
+        }
+        // The full-size JPEG encode (issue 44's item 3): ours of the decoded Image against
+        // tjCompress2 of the same RGBA pixels, and our engine's call alone.
+        let fullImage = try manager.decode(data, options: ImageCoderOptions())
+        let fullPixels = try fullImage.withUnsafeRGBA8Bytes { Array($0) }
+        let fullWidth = Int32(fullImage.pixelWidth), fullHeight = Int32(fullImage.pixelHeight)
+        let fullEncode = steps.count
+        if !fullImage.hasAlpha {
+            let pixelBuffer = fullPixels.withUnsafeBytes {
+                PixelBuffer(copying: $0, width: fullImage.pixelWidth, height: fullImage.pixelHeight, bands: 4)
+            }
+            steps += [
+                Step(label: "ours: full-size encode of the decoded Image") {
+                    _ = try manager.encode(fullImage, format: .jpeg, options: encoding)
+                },
+                Step(label: "C: tjCompress2 of the same RGBA pixels") {
+                    try c("full-size encode") { bb_tj_encode_jpeg(fullPixels, fullWidth, fullHeight, quality) }
+                },
+                Step(label: "ours, engine: TurboJPEG.encode of those pixels") {
+                    _ = try TurboJPEG.encode(pixelBuffer, quality: Int(quality))
                 },
             ]
         }
@@ -173,9 +220,11 @@ enum FloorBenchmarks {
         // The indices are the steps' places in `steps`, in the order they are listed above.
         let cpu = rounds.cpu
         let gap = cpu[0] - cpu[1]
-        func part(_ label: String, _ seconds: Double) {
+        // A part of a difference, as a share of the baseline's time (`base`: the floor's unless said).
+        func part(_ label: String, _ seconds: Double, of base: (name: String, seconds: Double)? = nil) {
+            let base = base ?? ("the floor", cpu[1])
             print("    \(label.padding(toLength: 64, withPad: " ", startingAt: 0)) \(seconds < 0 ? "-" : "")\(Comparison.format(abs(seconds)))"
-                  + String(format: " (%.0f%% of the floor)", seconds / cpu[1] * 100))
+                  + String(format: " (%.0f%% of %@)", seconds / base.seconds * 100, base.name))
         }
         print("  ours over the floor: \(gap < 0 ? "-" : "")\(Comparison.format(abs(gap))), of which")
         if let engine {
@@ -193,8 +242,26 @@ enum FloorBenchmarks {
             print(String(format: "  the floor's decode to RGB takes %.2fx its decode to RGBA's CPU time", cpu[7] / cpu[4]))
         }
         print(String(format: "  CBitmapKernels' Lanczos-3 takes %.2fx the plain scalar one's CPU time", cpu[5] / cpu[8]))
-        if !isPNG {
+        if let parts = fullDecodeParts {
             print(String(format: "  our full decode takes %.2fx TurboJPEG's CPU time", cpu[fullDecode] / cpu[fullDecode + 1]))
+            if let converting = parts.converting, let engineConverting = parts.engineConverting {
+                print(String(format: "  our full decode takes %.2fx the CPU time of TurboJPEG + the same conversion in C, of which",
+                             cpu[fullDecode] / cpu[converting]))
+                let base = ("TurboJPEG's", cpu[fullDecode + 1])
+                part("the conversion (C, on TurboJPEG's pixels)", cpu[converting] - cpu[fullDecode + 1], of: base)
+                part("our engine's decode against the C one (buffer, conversion call)", cpu[engineConverting] - cpu[converting], of: base)
+                part("the Swift layers of our decode (header, metadata, plan, Image)", cpu[fullDecode] - cpu[engineConverting], of: base)
+            } else {
+                let base = ("TurboJPEG's", cpu[fullDecode + 1])
+                part("our engine's decode against TurboJPEG's (buffer)", cpu[parts.engine] - cpu[fullDecode + 1], of: base)
+                part("the Swift layers of our decode (header, metadata, plan, Image)", cpu[fullDecode] - cpu[parts.engine], of: base)
+            }
+        }
+        if fullEncode < steps.count {
+            print(String(format: "  our full-size encode takes %.2fx tjCompress2's CPU time, of which", cpu[fullEncode] / cpu[fullEncode + 1]))
+            let base = ("tjCompress2's", cpu[fullEncode + 1])
+            part("TurboJPEG.encode against tjCompress2", cpu[fullEncode + 2] - cpu[fullEncode + 1], of: base)
+            part("the Swift layers of our encode (checks, bitmap, Data)", cpu[fullEncode] - cpu[fullEncode + 2], of: base)
         }
     }
 }

@@ -94,7 +94,7 @@ enum JobBenchmarks {
                 .first(where: { FileManager.default.fileExists(atPath: $0.path) })
             else { throw CoderBenchmarks.Failure(description: "scripts/pillow-benchmark.py not found") }
             process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            process.arguments = ["python3", script.path, "--serve", "--width", "\(CoderBenchmarks.boxWidth)",
+            process.arguments = [CoderBenchmarks.pillowPython(), script.path, "--serve", "--width", "\(CoderBenchmarks.boxWidth)",
                                  "--height", "\(CoderBenchmarks.boxHeight)", "--quality", "\(CoderBenchmarks.quality)"]
             process.standardInput = input
             process.standardOutput = output
@@ -123,7 +123,7 @@ enum JobBenchmarks {
                     return line
                 }
                 let more = output.fileHandleForReading.availableData
-                if more.isEmpty { throw CoderBenchmarks.Failure(description: "pillow-benchmark.py --serve stopped (is Pillow installed?)") }
+                if more.isEmpty { throw CoderBenchmarks.Failure(description: "pillow-benchmark.py --serve stopped (is Pillow installed? scripts/pillow-venv.sh)") }
                 buffered += more
             }
         }

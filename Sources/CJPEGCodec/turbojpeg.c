@@ -61,16 +61,20 @@ int wi_tj_header(const void *jpeg, size_t length, int *width, int *height, int *
     return 0;
 }
 
+enum { WI_TJ_WHOLE_MAX_PIXELS = 4000000 };
+
 // Decodes into `pixels` as RGBA at DCT scale 1/`shrink` (`width` x `height`). Any libjpeg
 // warning counts as a failure: TurboJPEG cannot tell a harmless one from a broken stream. A
-// progressive file goes through libjpeg's API with the same settings (jpeg_reader.c), where
-// `stop` can end its reading of the scans; a sequential one costs a pass over its data.
+// progressive file, or a decode of more than WI_TJ_WHOLE_MAX_PIXELS, goes through libjpeg's
+// API with the same settings (jpeg_reader.c), where `stop` can end it between rows (a
+// sequential 18 MP photo takes TurboJPEG's one call a few hundred ms); a small sequential one
+// costs a pass over its data.
 static int wi_tj_decode_into(wi_thread_state *state, const void *jpeg, size_t length, int shrink, int width, int height,
                              uint8_t *pixels, int (*stop)(void)) {
     if (state == NULL) {
         return -1;
     }
-    if (wi_jpeg_progressive_scans(jpeg, length, 1) > 0) {
+    if ((size_t)width * (size_t)height > WI_TJ_WHOLE_MAX_PIXELS || wi_jpeg_progressive_scans(jpeg, length, 1) > 0) {
         int status = wi_jpeg_decode_rgba8(jpeg, length, shrink, 1, width, height, pixels, stop, state->error,
                                           sizeof(state->error));
         return status;

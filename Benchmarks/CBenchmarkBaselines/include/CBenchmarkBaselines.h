@@ -59,6 +59,17 @@ long bb_vips_resize_rgba(const void *rgba, int source_width, int source_height, 
 /// Full decode (tjDecompress2) to RGBA8.
 long bb_tj_decode_rgba(const void *jpeg, size_t length);
 
+/// The same full decode followed by the conversion our decoder makes from an embedded
+/// `profile` to sRGB, called directly on the decoded pixels (CBitmapKernels'
+/// wi_icc_rgb8_to_srgb, cached per profile): the same work as our full decode of a JPEG with a
+/// profile, in C.
+long bb_tj_decode_rgba_to_srgb(const void *jpeg, size_t length, const void *profile, size_t profile_length);
+
+/// The same full decode followed by an lcms2 transform from `profile` to sRGB (RGBA8 in place,
+/// relative colorimetric, alpha copied, cmsFLAGS_HIGHRESPRECALC: lcms' fastest 8-bit path here),
+/// the transform made once and kept: the conversion done by lcms2 directly, for reference.
+long bb_tj_decode_rgba_lcms2(const void *jpeg, size_t length, const void *profile, size_t profile_length);
+
 /// DCT-scaled decode (the smallest scaling factor still >= the target), vips_resize to fit
 /// `width` x `height`, RGBA8 in memory.
 long bb_tj_thumbnail_rgba(const void *jpeg, size_t length, int width, int height);

@@ -11,13 +11,14 @@
 
 /// TurboJPEG with per-thread handles and buffers. Each returns 0, or -1 with a message for
 /// `wi_tj_error` (this thread's last failure); the decodes return WI_JPEG_STOPPED when `stop`
-/// (NULL: none), asked as a progressive file is read, said to stop.
+/// (NULL: none), asked as a progressive or large file is read, said to stop.
 const char *wi_tj_error(void);
 /// Stored size, whether the file is CMYK or YCCK, and whether it is grey (one component).
 int wi_tj_header(const void *jpeg, size_t length, int *width, int *height, int *is_cmyk, int *is_gray);
 /// Decodes at DCT scale 1/`shrink`, giving `width` x `height`, into `pixels` (RGBA8, alpha
-/// 255). Any libjpeg warning is a failure. A progressive file is read by libjpeg's own API
-/// (wi_jpeg_decode_rgba8), which `stop` can end between rows of blocks.
+/// 255). Any libjpeg warning is a failure. A progressive file, or a decode of more than 4 MP,
+/// is read by libjpeg's own API (wi_jpeg_decode_rgba8), which `stop` can end between rows (of
+/// blocks).
 int wi_tj_decode_rgba8(const void *jpeg, size_t length, int shrink, int width, int height, uint8_t *pixels,
                        int (*stop)(void));
 /// Decodes at DCT scale 1/`shrink`, giving `scaled_width` x `scaled_height`, then resizes its

@@ -5,9 +5,11 @@ internal import ImageEngine
 /// the asked size, resize, colour-convert and turn the bitmap upright without libvips (whose
 /// fixed cost per pipeline outweighs the work on small images), encode straight from pixels.
 /// Taken when the decoded bitmap is at most 4 megapixels (full decodes up to 4 MP, thumbnails
-/// of larger photos too). Larger bitmaps, CMYK files, files TurboJPEG cannot read, and
-/// encodes that need more than plain pixels (alpha to flatten, a size or byte budget, metadata
-/// to keep) go to `VipsImageCoder`, which gives the same sizes and nearly the same pixels.
+/// of larger photos too), for full decodes at any size that are not lazy and have no colour
+/// profile to convert from, and for encodes of images at any size that hold their pixels.
+/// Other larger bitmaps, CMYK files, files TurboJPEG cannot read, and encodes that need more
+/// than plain pixels (alpha to flatten, a size or byte budget, metadata to keep) go to
+/// `VipsImageCoder`, which gives the same sizes and nearly the same pixels.
 public final class TurboJPEGCoder: ThrowingImageCoder {
     /// The coder the shared `ImageCodersManager` uses.
     public static let shared = TurboJPEGCoder()
@@ -51,7 +53,9 @@ public final class TurboJPEGCoder: ThrowingImageCoder {
         let plan = DecodePlan(header: header, options: options)
         let work: Work?
         do {
-            work = try Self.work(for: data, stored: stored, header: header, profile: profile, plan: plan)
+            work = try Self.work(
+                for: data, stored: stored, header: header, profile: profile, plan: plan, heldWhole: !options.decodeUseLazyDecoding
+            )
         } catch {
             throw .corruptData(format: .jpeg, reason: error.message)
         }
@@ -112,14 +116,18 @@ public final class TurboJPEGCoder: ThrowingImageCoder {
     }
 
     /// The work for `plan`, or nil when the decoded bitmap would pass 4 megapixels: larger
-    /// images stream through libvips instead of being held whole.
+    /// images stream through libvips instead of being held whole. A full decode that is
+    /// `heldWhole` anyway (not lazy) of a file with no profile to convert from is TurboJPEG's at
+    /// any size: straight to the RGBA the caller gets, where libvips adds a pass (its RGB rows,
+    /// then RGBA), and stoppable between rows (`TurboJPEG.decode`). With a profile, libvips'
+    /// lcms transform keeps converting large images, as before.
     private static func work(
-        for data: Data, stored: TurboJPEG.Header, header: VipsHeader, profile: Data?, plan: DecodePlan
+        for data: Data, stored: TurboJPEG.Header, header: VipsHeader, profile: Data?, plan: DecodePlan, heldWhole: Bool
     ) throws(VipsError) -> Work? {
         let orientation = header.orientation
         switch plan.mode {
         case .full:
-            guard stored.width * stored.height <= BitmapThumbnail.maxPixelCount else { return nil }
+            guard stored.width * stored.height <= BitmapThumbnail.maxPixelCount || (heldWhole && profile == nil) else { return nil }
             return Work(
                 size: (header.width, header.height),
                 bitmap: { () throws(VipsError) in
@@ -175,11 +183,12 @@ public final class TurboJPEGCoder: ThrowingImageCoder {
         // A grey source is written grey while it stays grey, by libvips' saver.
         guard format == .jpeg, !image.hasAlpha, !image.colorInfo.isGrey, fitsBox, options.encodeMaxFileSize <= 0, !options.keepsMetadata(of: image),
               !options.encodeInterlaced,
-              image.pixelWidth * image.pixelHeight <= BitmapThumbnail.maxPixelCount
+              // An image holding its pixels whole gains nothing from libvips' streaming saver.
+              image.pixelWidth * image.pixelHeight <= BitmapThumbnail.maxPixelCount || image.isDecoded
         else { return try fallback.encode(image, format: format, options: options) }
         let pixels: PixelBuffer
         do {
-            pixels = try WorkBudget.attributingStops { () throws(VipsError) in try image.makeVipsImage().render() }
+            pixels = try WorkBudget.attributingStops { () throws(VipsError) in try image.pixelsToEncode() }
         } catch {
             throw ImageCodingError(encoding: .jpeg, from: image.format, error)
         }

@@ -182,6 +182,13 @@ public final class Image: Sendable {
         return try recipe.build()
     }
 
+    /// The pixels an encoder reads: the decoded pixels as held (no libvips image over them),
+    /// else the pipeline rendered now (3 or 4 bands), not kept.
+    func pixelsToEncode() throws(VipsError) -> PixelBuffer {
+        if let pixels = pixels.withLock({ $0 }) { return pixels }
+        return try makeVipsImage().render()
+    }
+
     /// Gives `body` the RGBA8 bytes: `pixelWidth * 4` per row, rows top to bottom. Decodes a lazy
     /// image first, which throws if its data turns out to be corrupt.
     public func withUnsafeRGBA8Bytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) throws -> R {

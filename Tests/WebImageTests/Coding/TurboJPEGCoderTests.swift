@@ -300,6 +300,49 @@ import WebImageTestSupport
         #expect(throws: ImageCodingError.self) { try TurboJPEGCoder.shared.decode(try TestImages.data("libjpeg-turbo/monkey12.jpg"), options: ImageCoderOptions()) }
     }
 
+    /// A full decode over 4 MP that is not lazy, of a file with no profile, is TurboJPEG's
+    /// (straight to RGBA): libvips' samples exactly, upright, and a spent time budget stops it
+    /// with the budget's typed error, a sequential file (5 MP, made here) as well as a
+    /// progressive one (TestImageLarge.jpg, 18 MP).
+    @Test func largeFullDecodesGiveLibvipsSamplesAndStopOnTheirBudget() throws {
+        let progressive = try TestImages.data("sdwebimage/TestImageLarge.jpg")
+        var shrunk = Self.sanitizerOptions
+        shrunk.decodeThumbnailPixelSize = CGSize(width: 2_800, height: 2_800)
+        let sequential = try VipsImageCoder.shared.encode(
+            try VipsImageCoder.shared.decode(progressive, options: shrunk), format: .jpeg, options: ImageCoderOptions()
+        )
+        #expect(DecodeCost.progressiveJPEGScans(in: sequential, countingUpTo: 1) == 0)
+        for data in [sequential, progressive] {
+            let ours = try TurboJPEGCoder.shared.decode(data, options: Self.sanitizerOptions)
+            let libvips = try VipsImageCoder.shared.decode(data, options: Self.sanitizerOptions)
+            #expect(ours.pixelWidth * ours.pixelHeight > 4_000_000 && ours.isDecoded)
+            #expect(try Self.largestDifference(ours, libvips) == 0)
+            var spent = ImageCoderOptions()
+            spent.decodeTimeBudget = DecodeTimeBudget(thumbnail: .milliseconds(1), fullSize: .milliseconds(1), animation: .milliseconds(1))
+            let error = #expect(throws: ImageCodingError.self) { try TurboJPEGCoder.shared.decode(data, options: spent) }
+            guard case .overLimit(.jpeg, let reason)? = error else {
+                Issue.record("\(String(describing: error))")
+                continue
+            }
+            #expect(reason.contains("decodeTimeBudget"), "\(reason)")
+        }
+    }
+
+    /// An image over 4 MP that holds its pixels (TestImageLarge.jpg decoded whole, 18 MP) is
+    /// encoded by TurboJPEG straight from them: a JPEG of its size, within a fifth of libvips'
+    /// bytes at the same quality and decoding to nearly libvips' pixels.
+    @Test func aLargeDecodedImageEncodesLikeLibvips() throws {
+        let image = try TurboJPEGCoder.shared.decode(try TestImages.data("sdwebimage/TestImageLarge.jpg"), options: Self.sanitizerOptions)
+        #expect(image.isDecoded)
+        let ours = try TurboJPEGCoder.shared.encode(image, format: .jpeg, options: ImageCoderOptions())
+        let libvips = try VipsImageCoder.shared.encode(image, format: .jpeg, options: ImageCoderOptions())
+        #expect(abs(ours.count - libvips.count) * 5 < libvips.count)
+        let back = try VipsImageCoder.shared.decode(ours, options: Self.sanitizerOptions)
+        #expect(back.pixelWidth == 5_250 && back.pixelHeight == 3_450)
+        let difference = try PixelDifference(back, try VipsImageCoder.shared.decode(libvips, options: Self.sanitizerOptions))
+        #expect(difference.mean < 1, "\(difference)")
+    }
+
     @Test(arguments: [0.1, 0.5, 0.99])
     func aTruncatedJPEGIsAnError(fraction: Double) throws {
         let data = try TestImages.data("photos/rocket.jpg")
