@@ -49,7 +49,8 @@
 # servers are idle (settle), so that no cell pays for work an earlier one left.
 #
 # Installs wrk and nginx (scripts/setup.sh) and thumbor 7.8 in /opt/thumbor-venv
-# ($THUMBOR_VENV) when they are missing; builds webimage and webimage-benchmark in release.
+# ($THUMBOR_VENV) when they are missing; builds webimage and webimage-benchmark in release (or runs
+# the builds $WEBIMAGE and $BENCHMARK_BINARY name).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/loopback.sh
@@ -102,10 +103,11 @@ build() {
         swift build -c release --product "$1" >&2
     fi
 }
-build webimage
-build webimage-benchmark
-webimage=$repository/.build/release/webimage
-benchmark=$repository/.build/release/webimage-benchmark
+# $WEBIMAGE and $BENCHMARK_BINARY name builds made elsewhere (not WEBIMAGE_*: the server refuses a variable of its prefix that is no setting) (then nothing is built).
+[ -n "${WEBIMAGE:-}" ] || build webimage
+[ -n "${BENCHMARK_BINARY:-}" ] || build webimage-benchmark
+webimage=${WEBIMAGE:-$repository/.build/release/webimage}
+benchmark=${BENCHMARK_BINARY:-$repository/.build/release/webimage-benchmark}
 
 images=(photos/rocket.jpg photos/astronaut.png sdwebimage/TestImageLarge.jpg)
 if [ ${#only_images[@]} -gt 0 ]; then
@@ -297,7 +299,7 @@ library_rate() {
     echo "date: $(date -u '+%Y-%m-%d %H:%M UTC')"
     echo "machine: $(nproc) cores ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')," \
         "$(awk '/MemTotal/ { printf "%.0f GB", $2 / 1048576 }' /proc/meminfo)), $(uname -sr)"
-    echo "versions: webimage $(git rev-parse --short HEAD), libvips $(vips --version | head -1 | cut -d- -f2)," \
+    echo "versions: webimage ${WEBIMAGE:-$(git rev-parse --short HEAD)}, libvips $(vips --version | head -1 | cut -d- -f2)," \
         "thumbor $("$thumbor_venv/bin/thumbor" --version | head -1 | cut -d' ' -f2), Pillow $("$thumbor_venv/bin/python" -c 'import PIL; print(PIL.__version__)')," \
         "$(nginx -v 2>&1 | cut -d' ' -f3), wrk $(wrk -v 2>&1 | head -1 | cut -d' ' -f2)"
     echo "cells: ${duration} s each (thumbor on TestImageLarge.jpg: $((duration * 3)) s); load average at the start: $(loadavg)"
