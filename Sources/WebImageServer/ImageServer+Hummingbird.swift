@@ -19,8 +19,10 @@ extension ImageServer {
     /// for the client going away when the context can tell (`ClientConnectionContext`).
     func respond(to request: Request, context: some RequestContext) async -> Response {
         let mount = ImageServerRequest.mountPath(of: request.uri.path, routeComponents: Self.mountComponents(of: context.endpointPath))
-        let clientGone = (context as? any ClientConnectionContext)?.connectionClosed
-        let answer = await respond(to: ImageServerRequest(head: request.head, mountPath: mount, logger: context.logger, id: context.id, clientGone: clientGone))
+        let answer = await respond(to: ImageServerRequest(
+            head: request.head, mountPath: mount, logger: context.logger, id: context.id,
+            clientGone: (context as? any ClientConnectionContext)?.connectionClosed
+        ))
         return Response(answer)
     }
 

@@ -64,7 +64,8 @@ extension ImageServer {
             keepAliveTimeout: configuration.keepAliveTimeout > 0 ? .seconds(configuration.keepAliveTimeout) : nil
         )
         return HTTP1Channel.Configuration(
-            additionalChannelHandlers: [ConnectionLimitsHandler(limits: limits, logger: logger, metrics: metrics)],
+            // The client-gone watcher from the connection's start: no FIN before a request asks for it goes unseen.
+            additionalChannelHandlers: [ClientGoneHandler(), ConnectionLimitsHandler(limits: limits, logger: logger, metrics: metrics)],
             idleTimeout: nil,
             httpDecoderConfiguration: HTTP1Channel.Configuration.DecoderConfiguration(
                 maxHeaderFieldSize: configuration.maxHeaderFieldSize, maxHeaderListSize: configuration.maxHeadersSize,

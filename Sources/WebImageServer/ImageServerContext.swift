@@ -5,17 +5,22 @@ import NIOCore
 /// client went away stops waiting and, when nobody else waits for the same result, stops its
 /// processing. Routes mounted with another context type answer the same, without that.
 public protocol ClientConnectionContext: RequestContext {
-    /// Completes when the client goes away (its side of the connection closes).
+    /// Completes when the client goes away (its side of the connection closes). Read only by a
+    /// request that has to wait (not a memory hit): it may cost a hop to the connection's event
+    /// loop.
     var connectionClosed: EventLoopFuture<Void> { get }
 }
 
 /// The request context `webimage serve` uses (any `ClientConnectionContext` serves as well).
 public struct ImageServerContext: ClientConnectionContext {
     public var coreContext: CoreRequestContextStorage
-    public let connectionClosed: EventLoopFuture<Void>
+    private let channel: any Channel
 
     public init(source: ApplicationRequestContextSource) {
         coreContext = CoreRequestContextStorage(source: source)
-        connectionClosed = ClientGoneHandler.clientGone(on: source.channel)
+        channel = source.channel
     }
+
+    /// The connection's watcher's future (`ClientGoneHandler`), found when asked.
+    public var connectionClosed: EventLoopFuture<Void> { ClientGoneHandler.clientGone(on: channel) }
 }

@@ -1,8 +1,11 @@
+import Logging
+import MetricsTestKit
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOEmbedded
 import Testing
 @testable import WebImageServer
+@testable import WebImageServerCore
 import WebImageTestSupport
 
 /// The watcher of a client's going away, on an embedded channel: one a connection however many
@@ -46,6 +49,22 @@ import WebImageTestSupport
         #expect(!ended.withLockedValue { $0 })
         _ = try channel.finish(acceptAlreadyClosed: true)
         #expect(ended.withLockedValue { $0 })
+    }
+
+    /// `webimage serve` puts the watcher in each connection as it is set up: a client that
+    /// half-closes before a request asks for its watch (a request that has to wait asks only
+    /// after it has been read and looked up) is still seen, and no second watcher is added.
+    @Test func aHalfCloseBeforeARequestAsksIsSeenOnTheServersConnections() throws {
+        let configuration = ImageServer.httpConfiguration(ImageServerConfiguration(), logger: Logger(label: "test"), metrics: ServerMetrics(factory: TestMetrics()))
+        let channel = EmbeddedChannel()
+        try channel.pipeline.syncOperations.addHandlers(configuration.additionalChannelHandlers() + [ChannelInboundHandlerStandIn()])
+        try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 1)).wait()
+        defer { _ = try? channel.finish(acceptAlreadyClosed: true) }
+        channel.pipeline.fireUserInboundEventTriggered(ChannelEvent.inputClosed)
+        let ended = NIOLockedValueBox(false)
+        ClientGoneHandler.clientGone(on: channel).whenSuccess { ended.withLockedValue { $0 = true } }
+        #expect(ended.withLockedValue { $0 })
+        #expect(try watchers(in: channel) == 1)
     }
 
     @Test func aRequestOnAClosedConnectionIsToldAtOnce() throws {

@@ -11,7 +11,7 @@ extension ImageServer {
     /// and limits, the work in a worker slot and shared with identical requests, the answer
     /// (`ImageInfo`'s JSON) kept in the result store, 304 on a matching `If-None-Match`.
     func respondToInfo(
-        _ head: HTTPRequest, path: Substring, logger: Logger, clientGone: EventLoopFuture<Void>?
+        _ head: HTTPRequest, path: Substring, logger: Logger, clientGone: () -> EventLoopFuture<Void>?
     ) async throws(ImageServerError) -> ImageServerResponse {
         do {
             let request = try parser.parseInfo(path: String(path), now: Date())
@@ -24,7 +24,7 @@ extension ImageServer {
                 metrics.cacheLookup(tier: tier)
                 return ImageResponse.info(result, request: request, cache: tier, ifNoneMatch: ifNoneMatch, configuration: configuration)
             }
-            return try await watches.run(timeout: .nanoseconds(Int64(min(configuration.timeout, 1e9) * 1e9)), clientGone: clientGone) {
+            return try await watches.run(timeout: .nanoseconds(Int64(min(configuration.timeout, 1e9) * 1e9)), clientGone: clientGone()) {
                 try await self.answerInfo(request, key: key, sourceCookie: cookie, ifNoneMatch: ifNoneMatch, logger: logger)
             }
         } catch {

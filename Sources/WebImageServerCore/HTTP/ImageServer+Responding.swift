@@ -112,9 +112,9 @@ extension ImageServer {
                 throw ImageServerError.invalidSecret
             }
             if let infoPath = Self.infoPath(path) {
-                response = try await respondToInfo(request.head, path: infoPath, logger: logger, clientGone: request.clientGone)
+                response = try await respondToInfo(request.head, path: infoPath, logger: logger, clientGone: { request.clientGone })
             } else {
-                response = try await respondToImage(request.head, path: path, logger: logger, clientGone: request.clientGone)
+                response = try await respondToImage(request.head, path: path, logger: logger, clientGone: { request.clientGone })
             }
         } catch {
             failure = error

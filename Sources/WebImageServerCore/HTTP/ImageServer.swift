@@ -126,7 +126,7 @@ public final class ImageServer: Sendable {
     /// The answer to a `GET` or `HEAD` of the image URL `path` (below the prefix, from the slash
     /// before its signature).
     func respondToImage(
-        _ head: HTTPRequest, path: Substring, logger: Logger, clientGone: EventLoopFuture<Void>?
+        _ head: HTTPRequest, path: Substring, logger: Logger, clientGone: () -> EventLoopFuture<Void>?
     ) async throws(ImageServerError) -> ImageServerResponse {
         do {
             let imageRequest = try parser.parse(path: String(path), now: Date())
@@ -142,7 +142,7 @@ public final class ImageServer: Sendable {
                 // Answered at once: no timeout or client watch to set up.
                 return try answer(stored: result, from: .memory, job: job, ifNoneMatch: ifNoneMatch)
             }
-            return try await watches.run(timeout: .nanoseconds(Int64(min(configuration.timeout, 1e9) * 1e9)), clientGone: clientGone) {
+            return try await watches.run(timeout: .nanoseconds(Int64(min(configuration.timeout, 1e9) * 1e9)), clientGone: clientGone()) {
                 try await self.answer(job, ifNoneMatch: ifNoneMatch, logger: logger)
             }
         } catch {

@@ -19,15 +19,22 @@ public struct ImageServerRequest: Sendable {
     /// no plausible one of its own.
     public var id: String
     /// Completes when the client goes away: the request's work then stops (and, when no other
-    /// request waits for the same result, its processing). nil: not watched.
-    public var clientGone: EventLoopFuture<Void>?
+    /// request waits for the same result, its processing). nil: not watched. Evaluated only by
+    /// a request that has to wait (not a memory hit), each time it is read.
+    public var clientGone: EventLoopFuture<Void>? { clientGoneFuture() }
+    private let clientGoneFuture: @Sendable () -> EventLoopFuture<Void>?
 
-    public init(head: HTTPRequest, mountPath: String, logger: Logger, id: String, clientGone: EventLoopFuture<Void>? = nil) {
+    /// A request; `clientGone` is evaluated when the server reads it, not here (an adapter's
+    /// watch may cost a hop to the connection's event loop, which a memory hit does without).
+    public init(
+        head: HTTPRequest, mountPath: String, logger: Logger, id: String,
+        clientGone: @autoclosure @escaping @Sendable () -> EventLoopFuture<Void>? = nil
+    ) {
         self.head = head
         self.mountPath = mountPath
         self.logger = logger
         self.id = id
-        self.clientGone = clientGone
+        clientGoneFuture = clientGone
     }
 
     // The target is matched byte by byte (its UTF-8 view): a character-wise search breaks
