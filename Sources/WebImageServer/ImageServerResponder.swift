@@ -27,8 +27,12 @@ struct ImageServerResponder: HTTPResponder {
 
     private func answer(_ request: Request, context: Context) async -> Response {
         context.coreContext.endpointPath.value = endpoint
+        // The core names the request `request_id` (imgproxy's name) on its lines: Hummingbird's
+        // copy of the same ID would be formatted and written beside it on each of them.
+        var logger = context.logger
+        logger[metadataKey: "hb.request.id"] = nil
         let answer = await server.respond(to: ImageServerRequest(
-            head: request.head, mountPath: "", logger: context.logger, id: context.id, clientGone: context.connectionClosed
+            head: request.head, mountPath: "", logger: logger, id: context.id, clientGone: context.connectionClosed
         ))
         return Response(answer)
     }

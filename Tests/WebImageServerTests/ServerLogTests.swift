@@ -30,7 +30,9 @@ import WebImageTestSupport
             // Without the client's ID, the line's is the one the response carries.
             let unnamed = try await ServerUnderTest.get(path + "?unnamed", port: server.port)
             let id = try #require(unnamed.header("x-request-id"))
-            #expect(await Self.line(of: server) { $0.contains("\"request_id\":\"\(id)\"") } != nil, "\(id)")
+            let unnamedLine = try #require(await Self.line(of: server) { $0.contains("\"request_id\":\"\(id)\"") }, "\(id)")
+            // The ID once, under imgproxy's name (not Hummingbird's beside it).
+            #expect(unnamedLine.components(separatedBy: id).count == 2, "\(unnamedLine)")
         }
     }
 

@@ -13,15 +13,17 @@ enum ImageResponse {
         _ result: StoredResult, job: ImageJob, cache: String, ifNoneMatch: String?, configuration: ImageServerConfiguration
     ) -> ImageServerResponse {
         let metadata = result.metadata
+        // Each field appended, not set: the fields are new, and a set searches them first.
         var headers = HTTPFields()
-        if configuration.usesETag { headers[.eTag] = metadata.entityTag }
-        headers[.cacheControl] = cacheControl(job: job, metadata: metadata, configuration: configuration)
+        headers.reserveCapacity(10)
+        if configuration.usesETag { headers.append(HTTPField(name: .eTag, value: metadata.entityTag)) }
+        headers.append(HTTPField(name: .cacheControl, value: cacheControl(job: job, metadata: metadata, configuration: configuration)))
         if configuration.cacheControlPassthrough, let expires = metadata.sourceExpires, metadata.sourceCacheControl == nil {
-            headers[.expires] = expires
+            headers.append(HTTPField(name: .expires, value: expires))
         }
-        if let lastModified = metadata.lastModified { headers[.lastModified] = lastModified }
-        if job.format.variesWithAccept { headers[.vary] = "Accept" }
-        headers[.xCache] = cache
+        if let lastModified = metadata.lastModified { headers.append(HTTPField(name: .lastModified, value: lastModified)) }
+        if job.format.variesWithAccept { headers.append(HTTPField(name: .vary, value: "Accept")) }
+        headers.append(HTTPField(name: .xCache, value: cache))
         // `ifNoneMatch` is nil unless `USE_ETAG` is on (the one place that reads it: `respondToImage`).
         if EntityTag.notModified(ifNoneMatch: ifNoneMatch, metadata.entityTag) {
             return ImageServerResponse(status: .notModified, headerFields: headers)
@@ -52,16 +54,17 @@ enum ImageResponse {
         _ result: StoredResult, job: ImageJob, status: HTTPResponse.Status, headers: consuming HTTPFields, configuration: ImageServerConfiguration
     ) -> ImageServerResponse {
         let metadata = result.metadata
-        headers[.contentType] = metadata.contentType
-        headers[.contentLength] = String(result.body.readableBytes)
+        headers.append(HTTPField(name: .contentType, value: metadata.contentType))
+        headers.append(HTTPField(name: .contentLength, value: String(result.body.readableBytes)))
         let options = job.request.options
-        headers[.contentDisposition] =
-            (options.filename ?? "").isEmpty && !options.returnAttachment
-            ? result.inlineDisposition { contentDisposition(job: job, fileExtension: metadata.fileExtension) }
-            : contentDisposition(job: job, fileExtension: metadata.fileExtension)
+        headers.append(HTTPField(
+            name: .contentDisposition,
+            value: (options.filename ?? "").isEmpty && !options.returnAttachment
+                ? result.inlineDisposition { contentDisposition(job: job, fileExtension: metadata.fileExtension) }
+                : contentDisposition(job: job, fileExtension: metadata.fileExtension)
+        ))
         if configuration.enableDebugHeaders { addDebugHeaders(metadata, to: &headers) }
-        let cache = headers[.xCache]
-        RequestSpan.annotateRequest { $0["webimage.cache"] = cache }
+        RequestSpan.annotateRequest { $0["webimage.cache"] = headers[.xCache] }
         return ImageServerResponse(status: status, headerFields: headers, body: result.body, traceContext: .current)
     }
 
