@@ -35,6 +35,8 @@ import WebImageTestSupport
         ("webp/lossless1.webp", 1000, 307), ("webp/lossy_alpha1.webp", 1000, 307), ("webp/very_short.webp", 63, 66),
         ("webp/alpha_filter_1_method_1.webp", 128, 128), ("webp/lossless_color_transform.webp", 512, 512),
         ("webp/test.webp", 128, 128),
+        ("faces/grace-hopper.jpg", 512, 600), ("faces/city-portrait.jpg", 1200, 794), ("faces/woman-portrait.jpg", 800, 1200),
+        ("faces/classroom-tanzania.jpg", 725, 544),
     ] + (0...8).map { ("exif-orientation/Landscape_\($0).jpg", 1800, 1200) }
         + (1...8).map { ("faces/astronaut-\($0).jpg", 512, 384) } + [("faces/astronaut-large-6.jpg", 1536, 1152)]
 

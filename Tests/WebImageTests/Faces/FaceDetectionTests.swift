@@ -5,14 +5,25 @@ import WebImageTestSupport
 
 /// The OpenCV face detector against OpenCV's own run from Python (same cascade files, same
 /// parameters), on the repository's photos with faces: astronaut.png, its copies stored under
-/// each EXIF orientation and a large one detected on a shrunk copy, and camera.png (a profile,
-/// which only `haarCascades`' profile cascade finds).
+/// each EXIF orientation and a large one detected on a shrunk copy, camera.png (a profile,
+/// which only `haarCascades`' profile cascade finds), and the photographs of people added from
+/// elsewhere (Tests/Images/README.md): three portraits and a classroom of children.
 @Suite("Faces: detection", .offThePool) struct FaceDetectionTests {
-    static let frontalFiles = ["photos/astronaut.png", "faces/astronaut-large-6.jpg"] + (1...8).map { "faces/astronaut-\($0).jpg" }
+    static let frontalFiles = ["photos/astronaut.png", "faces/astronaut-large-6.jpg"] + (1...8).map { "faces/astronaut-\($0).jpg" } + photoFiles
+    /// Photographs of people: portraits (grace-hopper.jpg 512x600, detected at full size;
+    /// city-portrait.jpg 1200x794 and woman-portrait.jpg 800x1200, on a shrunk copy) and a group
+    /// (classroom-tanzania.jpg, 725x544: about twenty children, two of whom the cascades find).
+    static let photoFiles = ["faces/grace-hopper.jpg", "faces/city-portrait.jpg", "faces/woman-portrait.jpg", "faces/classroom-tanzania.jpg"]
+    /// The photos in which the default detector (LBP) finds no face: in the classroom the two
+    /// children it sees come at 5 windows each, one short of its threshold (more than 5), on
+    /// the library's Lanczos-3 copy; OpenCV's own run on Pillow's copy (at most 4 levels apart)
+    /// counts 6 each, at the edge that `FaceMatching` lets go unpaired.
+    static let noFaceForTheDefaultDetector: Set<String> = ["faces/classroom-tanzania.jpg"]
 
     /// Every face of each cascade pairs with OpenCV's at IoU ≥ 0.5 (in the upright image,
-    /// orientation applied first), and each image has at least the face it shows: the default
-    /// detector (LBP, frontal) and `haarCascades` (thumbor's, with the profile cascade).
+    /// orientation applied first), and each image has at least a face it shows (but the
+    /// classroom for the default detector): the default detector (LBP, frontal) and
+    /// `haarCascades` (thumbor's, with the profile cascade).
     @Test(arguments: [
         (OpenCVFaceDetector.shared, frontalFiles),
         (OpenCVFaceDetector.haarCascades, frontalFiles + ["photos/camera.png"]),
@@ -28,7 +39,8 @@ import WebImageTestSupport
                 #expect(matching.unmatchedOurs.isEmpty, "\(file) \(pose): ours without OpenCV's: \(matching.unmatchedOurs); OpenCV's: \(reference)")
                 #expect(matching.unmatchedReference.isEmpty, "\(file) \(pose): OpenCV's without ours: \(matching.unmatchedReference); ours: \(found)")
             }
-            #expect(!(ours.frontal + ours.profile).isEmpty, "\(file): no face found")
+            let none = detector == .shared && Self.noFaceForTheDefaultDetector.contains(file)
+            #expect((ours.frontal + ours.profile).isEmpty == none, "\(file): \(ours)")
         }
     }
 

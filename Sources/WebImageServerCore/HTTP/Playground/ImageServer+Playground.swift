@@ -74,14 +74,29 @@ extension ImageServer {
     }
 
     /// Up to six images of 20 KB or more under the local root that the server reads (its top
-    /// level, then the first of each folder), and up to three of its `faces` folder (the
-    /// portraits the gallery cuts, blurs and outlines by their faces), as `local://` sources: a
-    /// file whose header does not read (a 12-bit JPEG, say) would show as a broken image.
+    /// level, then the first of each folder), and up to six of its `faces` folder, one of each
+    /// picture (the portraits the gallery cuts, blurs and outlines by their faces), as
+    /// `local://` sources: a file whose header does not read (a 12-bit JPEG, say) would show as
+    /// a broken image.
     private func playgroundSamples() async -> (samples: [String], portraits: [String]) {
         guard let root = configuration.localFilesystemRoot else { return ([], []) }
         return (try? await BlockingPool.run {
-            (Self.samples(under: root), Array(Self.readableImages(in: "faces", under: root).prefix(3)).map { "local:///faces/" + $0 })
+            (Self.samples(under: root), Self.portraits(under: root).map { "local:///faces/" + $0 })
         }) ?? ([], [])
+    }
+
+    /// The first of each picture in the `faces` folder under `root`, up to six: names alike up
+    /// to their first hyphen are copies of one picture (astronaut-1.jpg to astronaut-8.jpg, one
+    /// for each EXIF orientation, and astronaut-large-6.jpg show once, as astronaut-1.jpg).
+    private static func portraits(under root: String) -> [String] {
+        var pictures: Set<Substring> = []
+        var found: [String] = []
+        for name in readableImages(in: "faces", under: root) {
+            guard pictures.insert(name.prefix { $0 != "-" && $0 != "." }).inserted else { continue }
+            found.append(name)
+            if found.count == 6 { break }
+        }
+        return found
     }
 
     private static func samples(under root: String) -> [String] {
