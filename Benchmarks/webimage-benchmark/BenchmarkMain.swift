@@ -5,6 +5,8 @@ import Foundation
 /// `chain`: only the transformer chain of `transformers`), or
 /// `webimage-benchmark repeat IMAGE COUNT [THREADS [FORMAT|source]]` to run our thumbnail job on one
 /// test image COUNT times on each of THREADS threads (under a profiler such as `perf record`), or
+/// `webimage-benchmark repeat-decode IMAGE COUNT` to run our full decode (bytes to an `Image`) of one
+/// test image COUNT times on one thread (for a profiler), or
 /// `webimage-benchmark repeat-chain fused|stepwise IMAGE COUNT` to run the transformer chain, or
 /// `webimage-benchmark job [IMAGE...]` to time the thumbnail job against Pillow's in alternating rounds, or
 /// `webimage-benchmark floor [IMAGE...]` to time it and its steps against the same work by direct C calls, or
@@ -22,6 +24,13 @@ enum BenchmarkMain {
                 count: arguments.dropFirst(2).first.flatMap { Int($0) } ?? 1000,
                 threads: arguments.dropFirst(3).first.flatMap { Int($0) } ?? 1,
                 format: arguments.dropFirst(4).first ?? "jpeg"
+            )
+            return
+        }
+        if which == "repeat-decode" {
+            try CoderBenchmarks.repeatFullDecode(
+                path: arguments.dropFirst().first ?? "photos/rocket.jpg",
+                count: arguments.dropFirst(2).first.flatMap { Int($0) } ?? 1000
             )
             return
         }

@@ -33,8 +33,17 @@ extension VipsImageRef {
     /// transform, which costs real time on most photos, can be skipped.
     public static func isSRGBProfile(_ profile: Data?) -> Bool {
         guard let profile else { return true }
-        let ascii = Data("sRGB".utf8)
-        let utf16 = Data([0, 0x73, 0, 0x52, 0, 0x47, 0, 0x42])
-        return profile.range(of: ascii) != nil || profile.range(of: utf16) != nil
+        // Searched in the raw bytes: `Data.range(of:)` went through NSData, copying the
+        // profile into a new one for each search, on every JPEG decode with a profile.
+        return profile.withUnsafeBytes { bytes in
+            sRGBNames.contains { name in
+                bytes.count >= name.count && (0...(bytes.count - name.count)).contains { start in
+                    bytes[start] == name[0] && name.indices.allSatisfy { bytes[start + $0] == name[$0] }
+                }
+            }
+        }
     }
+
+    /// "sRGB" in ASCII (v2 descriptions) and in UTF-16BE (v4's multi-localized ones).
+    private static let sRGBNames: [[UInt8]] = [Array("sRGB".utf8), [0, 0x73, 0, 0x52, 0, 0x47, 0, 0x42]]
 }

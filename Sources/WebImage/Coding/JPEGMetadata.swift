@@ -25,7 +25,11 @@ struct JPEGMetadata: Equatable {
         ImageMetadata(exif: exif, xmp: xmp, iptc: iptc, iccProfile: iccProfile)
     }
 
-    private static let xmpPrefix = "http://ns.adobe.com/xap/1.0/\0"
+    private static let xmpPrefix = Array("http://ns.adobe.com/xap/1.0/\0".utf8)
+    // The other segment signatures, made once (not per segment walked).
+    private static let exifPrefix = Array("Exif\0\0".utf8)
+    private static let iptcPrefix = Array("Photoshop 3.0\0".utf8)
+    private static let iccPrefix = Array("ICC_PROFILE\0".utf8)
 
     /// Walks the segments before the first scan; nil when they cannot be walked (not a JPEG,
     /// a segment running past the end), so that libvips can read the header instead.
@@ -50,15 +54,15 @@ struct JPEGMetadata: Equatable {
                 let end = index + 2 + length
                 guard length >= 2, end <= bytes.count else { return nil }
                 let payload = (index + 4)..<end
-                if marker == 0xE1, !exifSeen, Self.hasPrefix(bytes, payload, "Exif\0\0") {
+                if marker == 0xE1, !exifSeen, Self.hasPrefix(bytes, payload, Self.exifPrefix) {
                     exifSeen = true
                     metadata.orientation = Self.orientation(bytes, (payload.lowerBound + 6)..<payload.upperBound)
                     metadata.exif = copy(payload)
                 } else if marker == 0xE1, metadata.xmp == nil, Self.hasPrefix(bytes, payload, Self.xmpPrefix) {
-                    metadata.xmp = copy((payload.lowerBound + Self.xmpPrefix.utf8.count)..<payload.upperBound)
-                } else if marker == 0xED, metadata.iptc == nil, Self.hasPrefix(bytes, payload, "Photoshop 3.0\0") {
+                    metadata.xmp = copy((payload.lowerBound + Self.xmpPrefix.count)..<payload.upperBound)
+                } else if marker == 0xED, metadata.iptc == nil, Self.hasPrefix(bytes, payload, Self.iptcPrefix) {
                     metadata.iptc = copy(payload)
-                } else if marker == 0xE2, Self.hasPrefix(bytes, payload, "ICC_PROFILE\0"), payload.count >= 14 {
+                } else if marker == 0xE2, Self.hasPrefix(bytes, payload, Self.iccPrefix), payload.count >= 14 {
                     let sequence = Int(bytes[payload.lowerBound + 12])
                     let count = Int(bytes[payload.lowerBound + 13])
                     if sequence == 0 || count == 0 || sequence > count || (chunkCount != 0 && count != chunkCount) || chunks[sequence] != nil {
@@ -70,10 +74,16 @@ struct JPEGMetadata: Equatable {
                 index = end
             }
             if chunksValid, chunkCount > 0, chunks.count == chunkCount {
-                var profile = Data()
+                var ranges: [Range<Int>] = []
                 for sequence in 1...chunkCount {
                     guard let range = chunks[sequence] else { return metadata }
-                    profile.append(contentsOf: bytes[range])
+                    ranges.append(range)
+                }
+                // Sized once and copied as typed buffers: appending slices of the raw buffer
+                // went through Data's generic `Sequence` path (a conformance lookup a chunk).
+                var profile = Data(capacity: ranges.reduce(0) { $0 + $1.count })
+                for range in ranges where !range.isEmpty {
+                    profile.append(UnsafeRawBufferPointer(rebasing: bytes[range]).assumingMemoryBound(to: UInt8.self))
                 }
                 metadata.iccProfile = profile.isEmpty ? nil : profile
             }
@@ -83,8 +93,7 @@ struct JPEGMetadata: Equatable {
         self = found
     }
 
-    private static func hasPrefix(_ bytes: UnsafeRawBufferPointer, _ range: Range<Int>, _ prefix: String) -> Bool {
-        let expected = Array(prefix.utf8)
+    private static func hasPrefix(_ bytes: UnsafeRawBufferPointer, _ range: Range<Int>, _ expected: [UInt8]) -> Bool {
         guard range.count >= expected.count else { return false }
         return expected.indices.allSatisfy { bytes[range.lowerBound + $0] == expected[$0] }
     }
