@@ -8,7 +8,7 @@ import NIOCore
 /// goes unseen; a host's server, configured by the host, gets one from the first request that
 /// asks (`clientGone(on:)`). Only a request that has to wait (a miss) asks: a memory hit is
 /// answered without it, and the hop to the connection's event loop that finding it costs (a
-/// twentieth of a hit's CPU at 16 connections when every request asked, run 16).
+/// 3.4 µs of a hit at 16 connections when every request asked, run 16).
 final class ClientGoneHandler: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = NIOAny
 
