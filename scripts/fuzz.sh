@@ -114,7 +114,8 @@ for target in "${targets[@]}"; do
         "$binary" "${options[@]}" "${limit[@]}" "$corpus" "$seeds" "${regressions[@]}" > "$out/$target.log" 2>&1; then
         status=1
         echo "fuzz: $target FAILED (log $out/$target.log, input in $crashes)" >&2
-        grep -E "ERROR|SUMMARY|abort|precondition|Fatal" "$out/$target.log" | head -5 >&2
+        # The first frames of the report too: CI keeps this output, not the log.
+        grep -E "ERROR|SUMMARY|abort|precondition|Fatal|^    #[0-5] " "$out/$target.log" | head -12 >&2
     fi
     if ! grep -q "INITED cov:" "$out/$target.log"; then
         status=1

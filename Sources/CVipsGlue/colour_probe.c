@@ -39,6 +39,11 @@ int wi_heif_colour_info(const void *data, size_t length, wi_colour_info *out) {
             out->transfer = (int)nclx->transfer_characteristics;
             out->matrix = (int)nclx->matrix_coefficients;
             out->full_range = nclx->full_range_flag;
+        }
+        // libheif 1.15 hands the profile out before it checks the codes: a code it does not
+        // know (a colr box from a hostile or broken file) comes back as an error with the
+        // profile still allocated.
+        if (nclx != NULL) {
             heif_nclx_color_profile_free(nclx);
         }
         out->has_icc = heif_image_handle_get_raw_color_profile_size(handle) > 0;

@@ -130,7 +130,8 @@ import WebImageTestSupport
             try await withRunningServer(.fetchingFromLoopback { $0.timeout = TestAllowance.seconds(30) }) { server in
                 for (name, _) in files {
                     let reply = try await server.get(ServingTests.path(origin, route: "/" + name))
-                    #expect(reply.status == 422, "\(name): \(reply.status)")
+                    // A valid image a reader mishandled (named `decodable-`) is served.
+                    #expect(reply.status == (name.hasPrefix("decodable-") ? 200 : 422), "\(name): \(reply.status)")
                 }
                 #expect(try await server.get("/health").status == 200)
             }

@@ -97,6 +97,22 @@ import WebImageTestSupport
         #expect(decoded.colorInfo == heic)
     }
 
+    /// An nclx box whose code points libheif does not know (3 is a reserved primaries code) says
+    /// nothing: the file reads as declaring no CICP and decodes as one without. (libheif 1.15
+    /// returns such a profile allocated with its error; the fuzz regression
+    /// decodable-avif-nclx-unknown-codes.avif, run under LeakSanitizer by scripts/fuzz.sh, is the leak.)
+    @Test func anNCLXBoxWithUnknownCodesDeclaresNothing() throws {
+        var bytes = [UInt8](try TestImages.data("sdwebimage/TestHDR.avif"))
+        let colr = try #require(bytes.indices.dropLast(12).first { Array(bytes[$0..<$0 + 8]) == Array("colrnclx".utf8) })
+        #expect(bytes[colr + 8] == 0 && bytes[colr + 9] == 9)
+        bytes[colr + 9] = 3
+        let info = try ImageHeader(probing: Data(bytes)).colorInfo
+        #expect(info.primaries == .unspecified && info.transfer == .unspecified && !info.isHighDynamicRange)
+        #expect(info.bitsPerComponent == 10)
+        let image = try ImageCodersManager.shared.decode(Data(bytes), options: ImageCoderOptions())
+        #expect(image.pixelWidth > 0 && !image.colorInfo.isHighDynamicRange)
+    }
+
     static let charts = ["hdr/chart-pq.avif", "hdr/chart-pq.jxl", "hdr/chart-pq.png", "hdr/chart-hlg.avif", "hdr/chart-hlg.png"]
 
     @Test(arguments: charts)
