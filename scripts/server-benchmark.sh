@@ -166,7 +166,7 @@ EOF
     >"$work/logs/thumbor.log" 2>&1 &
 started_pids+=($!); thumbor_pid=$!
 
-wait_for "http://127.0.0.1:$origin_port/rocket.jpg" "$work/logs"
+wait_for "http://127.0.0.1:$origin_port/${images[0]##*/}" "$work/logs"
 wait_for "http://127.0.0.1:$webimage_port/health" "$work/logs"
 wait_for "http://127.0.0.1:$thumbor_port/healthcheck" "$work/logs"
 [ -z "$baseline" ] || wait_for "http://127.0.0.1:$baseline_port/health" "$work/logs"

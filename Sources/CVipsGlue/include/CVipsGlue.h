@@ -223,9 +223,10 @@ int wi_budget_checkpoint(wi_budget *budget);
 
 /// From inside a loader's work: counts the calling thread's CPU time so far into every budget
 /// whose region it is computing (wi_budget_lazy) and the one it counts its own work into
-/// (wi_budget_counting_begin); then 1 when one of them is spent, else 0 (also when the thread
-/// works under none). For loaders that call back as they go: a stop there lands within the
-/// work between two calls, not at the end of the region.
+/// (wi_budget_counting_begin), when a millisecond has passed since it last did; then 1 when one
+/// of them is spent, else 0 (also when the thread works under none). For loaders that call back
+/// as they go: a stop there lands within the work between two calls (and a millisecond), not
+/// at the end of the region.
 int wi_budget_poll(void);
 
 /// 1 when the calling thread computes a region of a budget's image or counts its own work into
