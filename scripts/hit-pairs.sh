@@ -66,12 +66,4 @@ for pair in $(seq "$pairs"); do
     echo "[$(date +%T)] pair $pair (load $(cut -d' ' -f1-3 /proc/loadavg))"
     if [ $((pair % 2)) -eq 1 ]; then measure A "$binary_a"; measure B "$binary_b"; else measure B "$binary_b"; measure A "$binary_a"; fi
 done
-python3 - "$work/results" <<'EOF'
-import statistics, sys
-runs = [line.split() for line in open(sys.argv[1])]
-a = [float(r[1]) for r in runs if r[0] == "A"]
-b = [float(r[1]) for r in runs if r[0] == "B"]
-ratios = sorted(x / y for x, y in zip(a, b))
-print(f"A: median {statistics.median(a):.1f} µs of CPU a hit; B: {statistics.median(b):.1f}")
-print(f"A / B by pair: lowest {ratios[0]:.3f}, median {statistics.median(ratios):.3f}, highest {ratios[-1]:.3f}")
-EOF
+python3 scripts/pair-ratios.py "$work/results" "µs of CPU a hit"

@@ -32,10 +32,11 @@ extension ImageServer {
         onListening: @escaping @Sendable (Int) async -> Void
     ) -> some ApplicationProtocol {
         let configuration = server.configuration
+        let watches = ClientGoneWatches()
         return Application(
             // Traced when a tracer is in force: the one `webimage serve` bootstraps, or a task's.
-            responder: ImageServerResponder(server: server, traces: !(InstrumentationSystem.tracer is NoOpTracer)),
-            server: .http1(configuration: httpConfiguration(configuration, logger: logger, metrics: server.metrics)),
+            responder: ImageServerResponder(server: server, watches: watches, traces: !(InstrumentationSystem.tracer is NoOpTracer)),
+            server: .http1(configuration: httpConfiguration(configuration, logger: logger, metrics: server.metrics, watches: watches)),
             configuration: ApplicationConfiguration(
                 address: .hostname(configuration.bind.host, port: configuration.bind.port), serverName: "webimage",
                 availableConnectionsDelegate: configuration.maxClients > 0 ? MaximumAvailableConnections(configuration.maxClients) : nil
@@ -54,10 +55,12 @@ extension ImageServer {
 
     /// What one client connection may hold (`READ_REQUEST_TIMEOUT`, `WRITE_RESPONSE_TIMEOUT`,
     /// `KEEP_ALIVE_TIMEOUT`, the header limits), its closes counted in `metrics`; `MAX_CLIENTS`
-    /// is the application's.
+    /// is the application's. Each connection's client-gone watch goes into `watches`.
     /// Hummingbird's own idle timeout stays off: `ConnectionLimitsHandler` keeps each limit
     /// apart, so that the one a client passed is the one that closes it.
-    static func httpConfiguration(_ configuration: ImageServerConfiguration, logger: Logger, metrics: ServerMetrics) -> HTTP1Channel.Configuration {
+    static func httpConfiguration(
+        _ configuration: ImageServerConfiguration, logger: Logger, metrics: ServerMetrics, watches: ClientGoneWatches
+    ) -> HTTP1Channel.Configuration {
         let limits = ConnectionLimitsHandler.Limits(
             readRequestTimeout: .seconds(configuration.readRequestTimeout),
             writeResponseTimeout: .seconds(configuration.writeResponseTimeout),
@@ -65,7 +68,7 @@ extension ImageServer {
         )
         return HTTP1Channel.Configuration(
             // The client-gone watcher from the connection's start: no FIN before a request asks for it goes unseen.
-            additionalChannelHandlers: [ClientGoneHandler(), ConnectionLimitsHandler(limits: limits, logger: logger, metrics: metrics)],
+            additionalChannelHandlers: [ClientGoneHandler(watches: watches), ConnectionLimitsHandler(limits: limits, logger: logger, metrics: metrics)],
             idleTimeout: nil,
             httpDecoderConfiguration: HTTP1Channel.Configuration.DecoderConfiguration(
                 maxHeaderFieldSize: configuration.maxHeaderFieldSize, maxHeaderListSize: configuration.maxHeadersSize,

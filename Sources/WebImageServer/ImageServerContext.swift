@@ -14,7 +14,8 @@ public protocol ClientConnectionContext: RequestContext {
 /// The request context `webimage serve` uses (any `ClientConnectionContext` serves as well).
 public struct ImageServerContext: ClientConnectionContext {
     public var coreContext: CoreRequestContextStorage
-    private let channel: any Channel
+    /// The client's connection.
+    let channel: any Channel
 
     public init(source: ApplicationRequestContextSource) {
         coreContext = CoreRequestContextStorage(source: source)

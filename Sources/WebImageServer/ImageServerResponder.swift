@@ -12,10 +12,14 @@ struct ImageServerResponder: HTTPResponder {
     private let tracing: TracingMiddleware<Context>?
     /// The route the metrics and spans name a request under `PATH_PREFIX` by.
     private let endpoint: String
+    /// The client-gone watches of the server's connections (its `additionalChannelHandlers`).
+    private let watches: ClientGoneWatches
 
-    /// The responder of `server` at the root; with `traces`, each request in a span of its own.
-    init(server: ImageServer, traces: Bool) {
+    /// The responder of `server` at the root, finding each connection's client-gone watch in
+    /// `watches`; with `traces`, each request in a span of its own.
+    init(server: ImageServer, watches: ClientGoneWatches, traces: Bool) {
         self.server = server
+        self.watches = watches
         tracing = traces ? TracingMiddleware() : nil
         endpoint = server.configuration.pathPrefix + "/**"
     }
@@ -32,7 +36,7 @@ struct ImageServerResponder: HTTPResponder {
         var logger = context.logger
         logger[metadataKey: "hb.request.id"] = nil
         let answer = await server.respond(to: ImageServerRequest(
-            head: request.head, mountPath: "", logger: logger, id: context.id, clientGone: context.connectionClosed
+            head: request.head, mountPath: "", logger: logger, id: context.id, clientGone: watches.watch(of: context.channel) ?? context.connectionClosed
         ))
         return Response(answer)
     }

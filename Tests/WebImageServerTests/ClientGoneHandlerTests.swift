@@ -51,20 +51,49 @@ import WebImageTestSupport
         #expect(ended.withLockedValue { $0 })
     }
 
-    /// `webimage serve` puts the watcher in each connection as it is set up: a client that
-    /// half-closes before a request asks for its watch (a request that has to wait asks only
-    /// after it has been read and looked up) is still seen, and no second watcher is added.
-    @Test func aHalfCloseBeforeARequestAsksIsSeenOnTheServersConnections() throws {
-        let configuration = ImageServer.httpConfiguration(ImageServerConfiguration(), logger: Logger(label: "test"), metrics: ServerMetrics(factory: TestMetrics()))
+    /// A connection set up as `webimage serve` sets up each: its handlers, then the host's.
+    private func serversConnection(watches: ClientGoneWatches) throws -> EmbeddedChannel {
+        let configuration = ImageServer.httpConfiguration(
+            ImageServerConfiguration(), logger: Logger(label: "test"), metrics: ServerMetrics(factory: TestMetrics()), watches: watches
+        )
         let channel = EmbeddedChannel()
         try channel.pipeline.syncOperations.addHandlers(configuration.additionalChannelHandlers() + [ChannelInboundHandlerStandIn()])
         try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 1)).wait()
+        return channel
+    }
+
+    /// `webimage serve` puts the watcher in each connection as it is set up: a client that
+    /// half-closes before a request asks for its watch (a request that has to wait asks only
+    /// after it has been read and looked up) is still seen, in the server's table as through the
+    /// pipeline, and no second watcher is added.
+    @Test func aHalfCloseBeforeARequestAsksIsSeenOnTheServersConnections() throws {
+        let watches = ClientGoneWatches()
+        let channel = try serversConnection(watches: watches)
         defer { _ = try? channel.finish(acceptAlreadyClosed: true) }
         channel.pipeline.fireUserInboundEventTriggered(ChannelEvent.inputClosed)
-        let ended = NIOLockedValueBox(false)
-        ClientGoneHandler.clientGone(on: channel).whenSuccess { ended.withLockedValue { $0 = true } }
-        #expect(ended.withLockedValue { $0 })
+        let ended = NIOLockedValueBox(0)
+        try #require(watches.watch(of: channel)).whenSuccess { ended.withLockedValue { $0 += 1 } }
+        ClientGoneHandler.clientGone(on: channel).whenSuccess { ended.withLockedValue { $0 += 1 } }
+        #expect(ended.withLockedValue { $0 } == 2)
         #expect(try watchers(in: channel) == 1)
+    }
+
+    /// The server's table holds the watches of its open connections only: a connection's own,
+    /// pending while its client stays, and gone from the table once the connection closes.
+    @Test func theServersTableHoldsItsOpenConnectionsWatches() throws {
+        let watches = ClientGoneWatches()
+        let first = try serversConnection(watches: watches)
+        let second = try serversConnection(watches: watches)
+        defer { _ = try? second.finish(acceptAlreadyClosed: true) }
+        #expect(watches.count == 2)
+        let firstEnded = NIOLockedValueBox(false), secondEnded = NIOLockedValueBox(false)
+        try #require(watches.watch(of: first)).whenSuccess { firstEnded.withLockedValue { $0 = true } }
+        try #require(watches.watch(of: second)).whenSuccess { secondEnded.withLockedValue { $0 = true } }
+        _ = try first.finish(acceptAlreadyClosed: true)
+        #expect(firstEnded.withLockedValue { $0 })
+        #expect(!secondEnded.withLockedValue { $0 })
+        #expect(watches.watch(of: first) == nil)
+        #expect(watches.count == 1)
     }
 
     @Test func aRequestOnAClosedConnectionIsToldAtOnce() throws {
