@@ -23,6 +23,13 @@
 // pixel, more than the JPEG decode. Other RGB profiles go through an lcms transform.
 enum { WI_ENCODE_STEPS = 16384 };
 
+// Matrix entries smaller than this are the colorant tags' rounding (s15.16: 1.5e-5 a step), not
+// colour: Adobe RGB (1998) shares sRGB's red and blue primaries, and its matrix into sRGB has
+// four such entries (1e-5 and less) where the exact one has zeros. Taken as zeros, each output
+// channel of such a profile depends on its own input and at most the green one, and is read
+// from one table.
+#define WI_MATRIX_NOISE (1.0 / 32768)
+
 typedef struct {
     // term[in][v][out]: input channel `in` at 8-bit value v, through its curve, times the
     // matrix entry for output channel `out`, in 1/(WI_ENCODE_STEPS * 256) steps of linear
@@ -30,7 +37,21 @@ typedef struct {
     // integer adds, the three outputs of a pixel in one vector add.
     int32_t term[3][256][4];
     uint8_t encode[WI_ENCODE_STEPS + 1]; // linear 0...1 in 1/WI_ENCODE_STEPS steps -> sRGB 8-bit
+    // When the matrix's only nonzero entries off its diagonal are in one column, `primary` (the
+    // one primary the profile does not share with sRGB; -1: none, only the curves differ):
+    // output channel `out` is direct[out][v[primary] << 8 | v[out]], and the primary's own
+    // direct[primary][v[primary]] (each of the three direct[out][v[out]] for -1), the sample
+    // the terms give: one table read a channel where the terms take two. NULL otherwise.
+    uint8_t *direct[3];
+    int primary;
 } wi_matrix_shaper;
+
+static void wi_free_matrix_shaper(wi_matrix_shaper *shaper) {
+    if (shaper != NULL) {
+        g_free(shaper->direct[0]);
+    }
+    g_free(shaper);
+}
 
 typedef struct {
     uint64_t hash;
@@ -111,6 +132,44 @@ int wi_invert3(const double m[9], double out[9]) {
     return 0;
 }
 
+static inline uint8_t wi_encode_linear(const wi_matrix_shaper *shaper, int32_t linear) {
+    int32_t index = (linear + 128) >> 8;
+    index = index < 0 ? 0 : index > WI_ENCODE_STEPS ? WI_ENCODE_STEPS : index;
+    return shaper->encode[index];
+}
+
+// Fills `direct` when the matrix's nonzero entries off its diagonal are all in one column.
+static void wi_make_direct_tables(wi_matrix_shaper *shaper, const double matrix[9]) {
+    int primary = -1;
+    for (int out = 0; out < 3; out++) {
+        for (int in = 0; in < 3; in++) {
+            if (in != out && matrix[out * 3 + in] != 0) {
+                if (primary != -1 && primary != in) {
+                    return;
+                }
+                primary = in;
+            }
+        }
+    }
+    size_t sizes[3];
+    for (int out = 0; out < 3; out++) {
+        sizes[out] = primary == -1 || out == primary ? 256 : 65536;
+    }
+    uint8_t *block = g_malloc(sizes[0] + sizes[1] + sizes[2]);
+    for (int out = 0; out < 3; out++) {
+        uint8_t *table = out == 0 ? block : shaper->direct[out - 1] + sizes[out - 1];
+        for (size_t index = 0; index < sizes[out]; index++) {
+            int32_t sum = shaper->term[out][index & 0xff][out];
+            if (sizes[out] != 256) {
+                sum += shaper->term[primary][index >> 8][out];
+            }
+            table[index] = wi_encode_linear(shaper, sum);
+        }
+        shaper->direct[out] = table;
+    }
+    shaper->primary = primary;
+}
+
 static wi_matrix_shaper *wi_make_matrix_shaper(cmsHPROFILE in, cmsHPROFILE srgb) {
     // lcms (and so libvips) prefers a profile's lookup tables when it has them.
     if (!cmsIsMatrixShaper(in) || cmsIsCLUT(in, INTENT_RELATIVE_COLORIMETRIC, LCMS_USED_AS_INPUT) ||
@@ -138,14 +197,16 @@ static wi_matrix_shaper *wi_make_matrix_shaper(cmsHPROFILE in, cmsHPROFILE srgb)
             curve[c][v] = cmsEvalToneCurveFloat(curves[c], (cmsFloat32Number)v / 255.0f);
         }
     }
+    double matrix[9];
     for (int row = 0; row < 3; row++) {
         for (int col = 0; col < 3; col++) {
             double entry = 0;
             for (int k = 0; k < 3; k++) {
                 entry += inverse[row * 3 + k] * source[k * 3 + col];
             }
+            matrix[row * 3 + col] = fabs(entry) < WI_MATRIX_NOISE ? 0 : entry;
             for (int v = 0; v < 256; v++) {
-                shaper->term[col][v][row] = (int32_t)lrint(entry * curve[col][v] * WI_ENCODE_STEPS * 256);
+                shaper->term[col][v][row] = (int32_t)lrint(matrix[row * 3 + col] * curve[col][v] * WI_ENCODE_STEPS * 256);
             }
         }
     }
@@ -155,13 +216,34 @@ static wi_matrix_shaper *wi_make_matrix_shaper(cmsHPROFILE in, cmsHPROFILE srgb)
         shaper->encode[i] = (uint8_t)(value < 0 ? 0 : value > 255 ? 255 : value);
     }
     cmsFreeToneCurve(reverse);
+    wi_make_direct_tables(shaper, matrix);
     return shaper;
 }
 
-static inline uint8_t wi_encode_linear(const wi_matrix_shaper *shaper, int32_t linear) {
-    int32_t index = (linear + 128) >> 8;
-    index = index < 0 ? 0 : index > WI_ENCODE_STEPS ? WI_ENCODE_STEPS : index;
-    return shaper->encode[index];
+// A pixel's three channels each read from its own table (`direct`), `primary` a constant in
+// each of the callers below, so that each gets its own loop.
+static inline __attribute__((always_inline)) void wi_apply_direct_tables_for(
+    const wi_matrix_shaper *restrict shaper, uint8_t *restrict pixels, size_t count, int bands, const int primary) {
+    const uint8_t *restrict red = shaper->direct[0], *restrict green = shaper->direct[1], *restrict blue = shaper->direct[2];
+    for (size_t i = 0; i < count; i++, pixels += bands) {
+        const unsigned v0 = pixels[0], v1 = pixels[1], v2 = pixels[2];
+        const unsigned row = primary == -1 ? 0 : pixels[primary] << 8;
+        const uint8_t r = primary == -1 || primary == 0 ? red[v0] : red[row | v0];
+        const uint8_t g = primary == -1 || primary == 1 ? green[v1] : green[row | v1];
+        const uint8_t b = primary == -1 || primary == 2 ? blue[v2] : blue[row | v2];
+        pixels[0] = r;
+        pixels[1] = g;
+        pixels[2] = b;
+    }
+}
+
+static void wi_apply_direct_tables(const wi_matrix_shaper *shaper, uint8_t *pixels, size_t count, int bands) {
+    switch (shaper->primary) {
+    case 0: wi_apply_direct_tables_for(shaper, pixels, count, bands, 0); break;
+    case 1: wi_apply_direct_tables_for(shaper, pixels, count, bands, 1); break;
+    case 2: wi_apply_direct_tables_for(shaper, pixels, count, bands, 2); break;
+    default: wi_apply_direct_tables_for(shaper, pixels, count, bands, -1); break;
+    }
 }
 
 #if defined(__x86_64__)
@@ -189,6 +271,10 @@ static void wi_apply_matrix_shaper_sse41(const wi_matrix_shaper *restrict shaper
 #endif
 
 static void wi_apply_matrix_shaper(const wi_matrix_shaper *shaper, uint8_t *pixels, size_t count, int bands) {
+    if (shaper->direct[0] != NULL) {
+        wi_apply_direct_tables(shaper, pixels, count, bands);
+        return;
+    }
 #if defined(__x86_64__)
     if (__builtin_cpu_supports("sse4.1")) {
         wi_apply_matrix_shaper_sse41(shaper, pixels, count, bands);
@@ -267,7 +353,7 @@ static void wi_icc_entry_for(const void *profile, size_t length, int bands, wi_i
         if (made.transform != NULL) {
             cmsDeleteTransform(made.transform);
         }
-        g_free(made.shaper);
+        wi_free_matrix_shaper(made.shaper);
         return;
     }
     if (wi_icc_cache_count < WI_ICC_CACHE_SIZE) {
@@ -287,7 +373,7 @@ static void wi_icc_release(wi_icc_entry *entry, int owned) {
     if (entry->transform != NULL) {
         cmsDeleteTransform(entry->transform);
     }
-    g_free(entry->shaper);
+    wi_free_matrix_shaper(entry->shaper);
 }
 
 int wi_icc_rgb8_supported(const void *profile, size_t profile_length, int bands) {

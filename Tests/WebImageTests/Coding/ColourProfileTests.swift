@@ -10,9 +10,10 @@ import WebImageTestSupport
     /// rocket.jpg carries an Adobe RGB (1998) profile.
     static let file = "photos/rocket.jpg"
 
-    /// libvips' reading of the file: as stored (profile ignored) or through its ICC transform to sRGB.
-    static func reference(transformed: Bool) throws -> PixelBuffer {
-        var image = try VipsImageRef.load("jpegload_buffer", data: try TestImages.data(file))
+    /// libvips' reading of the file (or of `data`): as stored (profile ignored) or through its ICC
+    /// transform to sRGB.
+    static func reference(_ data: Data? = nil, transformed: Bool) throws -> PixelBuffer {
+        var image = try VipsImageRef.load("jpegload_buffer", data: try data ?? TestImages.data(file))
         if transformed { image = try image.call("icc_transform", "output_profile=srgb,embedded=true,depth=8") }
         return try image.render()
     }
@@ -37,6 +38,48 @@ import WebImageTestSupport
         #expect(converted.max <= 3 && converted.over < 100)
         // And the conversion did happen: many samples differ from the file's raw values.
         let raw = try Self.difference(image, try Self.reference(transformed: false), tolerance: 3)
+        #expect(raw.over > 10_000)
+    }
+
+    /// Colorants in s15.16: sRGB's as lcms makes its sRGB profile (relative to D50), and the
+    /// green of rocket.jpg's Adobe RGB profile.
+    static let sRGBRed: [UInt32] = [0x6FA0, 0x38F5, 0x0390], sRGBGreen: [UInt32] = [0x6297, 0xB787, 0x18D9]
+    static let sRGBBlue: [UInt32] = [0x249F, 0x0F84, 0xB6C3], adobeGreen: [UInt32] = [0x348D, 0xA02C, 0x0F95]
+
+    /// rocket.jpg with the red, green and blue colorants of its profile (the tags rXYZ, gXYZ and
+    /// bXYZ, whose numbers start at bytes 508, 528 and 548 of this 560-byte profile) replaced.
+    static func rocket(withColorants colorants: [[UInt32]]) throws -> Data {
+        var bytes = [UInt8](try TestImages.data(file))
+        let tag = Array("ICC_PROFILE".utf8)
+        let icc = try #require(try JPEGSegments(bytes).segments.first {
+            $0.marker == 0xE2 && Array(bytes[$0.payload.prefix(tag.count)]) == tag
+        })
+        // "ICC_PROFILE\0", chunk 1 of 1 (14 bytes), then the profile.
+        let profile = icc.payload.lowerBound + 14
+        try #require(icc.payload.count == 14 + 560 && Array(bytes[profile + 500..<profile + 504]) == Array("XYZ ".utf8))
+        for (index, colorant) in colorants.enumerated() {
+            for (axis, value) in colorant.enumerated() {
+                let start = profile + 508 + 20 * index + 4 * axis
+                bytes.replaceSubrange(start..<start + 4, with: withUnsafeBytes(of: value.bigEndian, Array.init))
+            }
+        }
+        return Data(bytes)
+    }
+
+    /// A profile whose matrix into sRGB has zeros off its diagonal, or off it only in one column,
+    /// is converted through one table a channel: Adobe RGB (its green differs from sRGB's, above),
+    /// and rocket.jpg's profile edited so that only its curve differs from sRGB, or its red primary,
+    /// or its blue one. Each comes out as libvips' ICC transform makes it.
+    @Test(arguments: [
+        ("only the curve", [sRGBRed, sRGBGreen, sRGBBlue]), ("the red primary", [adobeGreen, sRGBGreen, sRGBBlue]),
+        ("the blue primary", [sRGBRed, sRGBGreen, adobeGreen]),
+    ])
+    func aProfileThatDiffersFromSRGBInOnePrimaryOrOnlyItsCurveIsConvertedLikeLibvipsDoes(differing: String, colorants: [[UInt32]]) throws {
+        let data = try Self.rocket(withColorants: colorants)
+        let image = try TestImages.decoded(data)
+        let converted = try Self.difference(image, try Self.reference(data, transformed: true), tolerance: 2)
+        #expect(converted.max <= 3 && converted.over < 100)
+        let raw = try Self.difference(image, try Self.reference(data, transformed: false), tolerance: 3)
         #expect(raw.over > 10_000)
     }
 
