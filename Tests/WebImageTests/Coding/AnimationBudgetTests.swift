@@ -25,18 +25,25 @@ import WebImageTestSupport
 
     /// Encoded as `webimage convert` does, in decode-probe (libvips' GIF saver reads the frames
     /// in its workers): the process's CPU time for the decode and the encode, every thread
-    /// counted, within the budget and `DecodeTimeBudgetTests.stopMargin`, where main took 10 s
-    /// of CPU (its workers decoding every frame into a temporary file) before its budget
-    /// noticed, and 29c22df about 45 ms past the budget a frame (the box shrink of a 4 MP frame
-    /// in the debug build, which the budget saw only once it was done).
+    /// counted, within the budget, `DecodeTimeBudgetTests.stopMargin` and the saver's own work on
+    /// the frames the budget let through (`gifSaverShare` of it), where main took 10 s of CPU
+    /// (its workers decoding every frame into a temporary file) before its budget noticed, and
+    /// 29c22df about 45 ms past the budget a frame (the box shrink of a 4 MP frame in the debug
+    /// build, which the budget saw only once it was done).
     @Test func anAnimatedThumbnailOfRestorePreviousFramesStopsAtTheAnimationBudget() async throws {
         let budget = Duration.milliseconds(300)
         let probe = try await Heavy.DecodeWorkBombTests.probe(
             Self.restorePreviousFrames, ["--thumbnail", "100", "--encode", "gif", "--animation-budget", "300"]
         )
         #expect(probe.outcome.hasPrefix("refused: gif over a decode limit") && probe.outcome.contains("decodeTimeBudget"), "\(probe.outcome)")
-        #expect(probe.cpu < budget + DecodeTimeBudgetTests.stopMargin, "took \(probe.cpu) of CPU time")
+        #expect(probe.cpu < budget + budget * Self.gifSaverShare + DecodeTimeBudgetTests.stopMargin, "took \(probe.cpu) of CPU time")
     }
+
+    /// libvips' GIF saver quantises and writes each 100x100 frame it is given in threads of its
+    /// own, outside the decode budget: 3.9% of the budget here (1,000 ms against 300 ms budgets,
+    /// 60 against 33 ms past them), the same share on a slower machine (both scale with the
+    /// frames the budget lets through); 5% allowed.
+    static let gifSaverShare = 0.05
 
     @Test func aThumbnailOfAnAnimationToAStillFormatReadsOneFrame() throws {
         // An animation budget that one frame spends: a second frame read would be refused.
