@@ -38,16 +38,24 @@ typedef struct {
     int32_t term[3][256][4];
     uint8_t encode[WI_ENCODE_STEPS + 1]; // linear 0...1 in 1/WI_ENCODE_STEPS steps -> sRGB 8-bit
     // When the matrix's only nonzero entries off its diagonal are in one column, `primary` (the
-    // one primary the profile does not share with sRGB; -1: none, only the curves differ):
-    // output channel `out` is direct[out][v[primary] << 8 | v[out]], and the primary's own
-    // direct[primary][v[primary]] (each of the three direct[out][v[out]] for -1), the sample
-    // the terms give: one table read a channel where the terms take two. NULL otherwise.
+    // one primary the profile does not share with sRGB; -1: none, only the curves differ): each
+    // output channel is a function of its own input and the primary's, read from a table. Two
+    // channels next to each other, one of them the primary, come from one 16-bit read of their
+    // samples into `pair` (their two outputs, as they lie in memory); the third from `single`
+    // indexed by its sample and the primary's, the lower channel's sample in the index's low
+    // byte (wi_pair_first, wi_lone_channel). For -1, direct[c][v[c]]. A pixel is then two
+    // table reads, two reads of its samples and two writes: the reads and writes a cycle takes
+    // are what bounds such a loop. NULL otherwise.
+    uint16_t *pair;
+    uint8_t *single;
     uint8_t *direct[3];
     int primary;
 } wi_matrix_shaper;
 
 static void wi_free_matrix_shaper(wi_matrix_shaper *shaper) {
     if (shaper != NULL) {
+        g_free(shaper->pair);
+        g_free(shaper->single);
         g_free(shaper->direct[0]);
     }
     g_free(shaper);
@@ -138,7 +146,24 @@ static inline uint8_t wi_encode_linear(const wi_matrix_shaper *shaper, int32_t l
     return shaper->encode[index];
 }
 
-// Fills `direct` when the matrix's nonzero entries off its diagonal are all in one column.
+// The sample the terms give for output channel `out` of a pixel whose channel `in` is `value`
+// and whose primary (or, for -1, every channel) is `primary_value`.
+static uint8_t wi_direct_sample(const wi_matrix_shaper *shaper, int out, int primary, uint8_t value, uint8_t primary_value) {
+    int32_t sum = shaper->term[out][out == primary || primary == -1 ? primary_value : value][out];
+    if (primary != -1 && out != primary) {
+        sum += shaper->term[primary][primary_value][out];
+    }
+    return wi_encode_linear(shaper, sum);
+}
+
+// The first channel of the pair a primary's direct tables read together: the primary and a
+// neighbour (green's: red).
+static inline int wi_pair_first(int primary) { return primary == 2 ? 1 : 0; }
+
+// The channel outside that pair.
+static inline int wi_lone_channel(int primary) { return primary == 2 ? 0 : 2; }
+
+// Fills the direct tables when the matrix's nonzero entries off its diagonal are all in one column.
 static void wi_make_direct_tables(wi_matrix_shaper *shaper, const double matrix[9]) {
     int primary = -1;
     for (int out = 0; out < 3; out++) {
@@ -151,23 +176,34 @@ static void wi_make_direct_tables(wi_matrix_shaper *shaper, const double matrix[
             }
         }
     }
-    size_t sizes[3];
-    for (int out = 0; out < 3; out++) {
-        sizes[out] = primary == -1 || out == primary ? 256 : 65536;
-    }
-    uint8_t *block = g_malloc(sizes[0] + sizes[1] + sizes[2]);
-    for (int out = 0; out < 3; out++) {
-        uint8_t *table = out == 0 ? block : shaper->direct[out - 1] + sizes[out - 1];
-        for (size_t index = 0; index < sizes[out]; index++) {
-            int32_t sum = shaper->term[out][index & 0xff][out];
-            if (sizes[out] != 256) {
-                sum += shaper->term[primary][index >> 8][out];
-            }
-            table[index] = wi_encode_linear(shaper, sum);
-        }
-        shaper->direct[out] = table;
-    }
     shaper->primary = primary;
+    if (primary == -1) {
+        uint8_t *block = g_malloc(3 * 256);
+        for (int out = 0; out < 3; out++) {
+            shaper->direct[out] = block + out * 256;
+            for (int v = 0; v < 256; v++) {
+                shaper->direct[out][v] = wi_direct_sample(shaper, out, -1, (uint8_t)v, (uint8_t)v);
+            }
+        }
+        return;
+    }
+    const int first = wi_pair_first(primary), second = first + 1, lone = wi_lone_channel(primary);
+    shaper->pair = g_malloc(65536 * sizeof(uint16_t));
+    shaper->single = g_malloc(65536);
+    for (int high = 0; high < 256; high++) {
+        for (int low = 0; low < 256; low++) {
+            const int index = high << 8 | low;
+            // The pair's samples as they lie: channel `first` in the low byte.
+            const uint8_t primary_value = (uint8_t)(primary == first ? low : high);
+            const uint8_t out_first = wi_direct_sample(shaper, first, primary, (uint8_t)low, primary_value);
+            const uint8_t out_second = wi_direct_sample(shaper, second, primary, (uint8_t)high, primary_value);
+            shaper->pair[index] = (uint16_t)(out_first | out_second << 8);
+            // The single's index: the lower channel's sample (of it and the primary) low.
+            const uint8_t lone_value = (uint8_t)(lone < primary ? low : high);
+            const uint8_t lone_primary = (uint8_t)(lone < primary ? high : low);
+            shaper->single[index] = wi_direct_sample(shaper, lone, primary, lone_value, lone_primary);
+        }
+    }
 }
 
 static wi_matrix_shaper *wi_make_matrix_shaper(cmsHPROFILE in, cmsHPROFILE srgb) {
@@ -220,20 +256,51 @@ static wi_matrix_shaper *wi_make_matrix_shaper(cmsHPROFILE in, cmsHPROFILE srgb)
     return shaper;
 }
 
-// A pixel's three channels each read from its own table (`direct`), `primary` a constant in
-// each of the callers below, so that each gets its own loop.
+// Two samples as they lie in memory, the first in the low byte: one 16-bit read on a
+// little-endian machine (the compiler does not merge the two byte reads once it has folded the
+// index into the table's address arithmetic).
+static inline unsigned wi_read_pair(const uint8_t *samples) {
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    uint16_t pair;
+    memcpy(&pair, samples, sizeof pair);
+    return pair;
+#else
+    return (unsigned)(samples[0] | samples[1] << 8);
+#endif
+}
+
+static inline void wi_write_pair(uint8_t *samples, uint16_t pair) {
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    memcpy(samples, &pair, sizeof pair);
+#else
+    samples[0] = (uint8_t)pair;
+    samples[1] = (uint8_t)(pair >> 8);
+#endif
+}
+
+// A pixel through the direct tables, `primary` a constant in each of the callers below, so that
+// each gets its own loop.
 static inline __attribute__((always_inline)) void wi_apply_direct_tables_for(
     const wi_matrix_shaper *restrict shaper, uint8_t *restrict pixels, size_t count, int bands, const int primary) {
-    const uint8_t *restrict red = shaper->direct[0], *restrict green = shaper->direct[1], *restrict blue = shaper->direct[2];
+    if (primary == -1) {
+        const uint8_t *restrict red = shaper->direct[0], *restrict green = shaper->direct[1], *restrict blue = shaper->direct[2];
+        for (size_t i = 0; i < count; i++, pixels += bands) {
+            const uint8_t r = red[pixels[0]], g = green[pixels[1]], b = blue[pixels[2]];
+            pixels[0] = r;
+            pixels[1] = g;
+            pixels[2] = b;
+        }
+        return;
+    }
+    const uint16_t *restrict pair = shaper->pair;
+    const uint8_t *restrict single = shaper->single;
+    const int first = wi_pair_first(primary), lone = wi_lone_channel(primary);
+    const int low = lone < primary ? lone : primary, high = lone < primary ? primary : lone;
     for (size_t i = 0; i < count; i++, pixels += bands) {
-        const unsigned v0 = pixels[0], v1 = pixels[1], v2 = pixels[2];
-        const unsigned row = primary == -1 ? 0 : pixels[primary] << 8;
-        const uint8_t r = primary == -1 || primary == 0 ? red[v0] : red[row | v0];
-        const uint8_t g = primary == -1 || primary == 1 ? green[v1] : green[row | v1];
-        const uint8_t b = primary == -1 || primary == 2 ? blue[v2] : blue[row | v2];
-        pixels[0] = r;
-        pixels[1] = g;
-        pixels[2] = b;
+        const uint16_t outputs = pair[wi_read_pair(pixels + first)];
+        const uint8_t output = single[high == low + 1 ? wi_read_pair(pixels + low) : pixels[low] | pixels[high] << 8];
+        wi_write_pair(pixels + first, outputs);
+        pixels[lone] = output;
     }
 }
 
@@ -271,7 +338,7 @@ static void wi_apply_matrix_shaper_sse41(const wi_matrix_shaper *restrict shaper
 #endif
 
 static void wi_apply_matrix_shaper(const wi_matrix_shaper *shaper, uint8_t *pixels, size_t count, int bands) {
-    if (shaper->direct[0] != NULL) {
+    if (shaper->direct[0] != NULL || shaper->pair != NULL) {
         wi_apply_direct_tables(shaper, pixels, count, bands);
         return;
     }
