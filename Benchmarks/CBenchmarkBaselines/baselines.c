@@ -239,7 +239,7 @@ long bb_tj_decode_rgba_to_srgb(const void *jpeg, size_t length, const void *prof
     if (pixels == NULL) {
         return -1;
     }
-    int failed = wi_icc_rgb8_to_srgb(profile, profile_length, pixels, count, 4);
+    int failed = wi_icc_rgb8_to_srgb(profile, profile_length, pixels, count, 4, 1);
     free(pixels);
     return failed ? -1 : (long)(count * 4);
 }

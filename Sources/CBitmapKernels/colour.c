@@ -44,8 +44,8 @@ typedef struct {
     // samples into `pair` (their two outputs, as they lie in memory); the third from `single`
     // indexed by its sample and the primary's, the lower channel's sample in the index's low
     // byte (wi_pair_first, wi_lone_channel). For -1, direct[c][v[c]]. A pixel is then two
-    // table reads, two reads of its samples and two writes: the reads and writes a cycle takes
-    // are what bounds such a loop. NULL otherwise.
+    // table reads, two reads of its samples and two writes (opaque RGBA: one write for two
+    // pixels): the instructions a cycle retires are what bounds such a loop. NULL otherwise.
     uint16_t *pair;
     uint8_t *single;
     uint8_t *direct[3];
@@ -278,10 +278,30 @@ static inline void wi_write_pair(uint8_t *samples, uint16_t pair) {
 #endif
 }
 
+// Two RGBA pixels, as they lie in memory, in one write.
+static inline void wi_write_pixels(uint8_t *samples, uint64_t two) {
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    memcpy(samples, &two, sizeof two);
+#else
+    for (int k = 0; k < 8; k++) {
+        samples[k] = (uint8_t)(two >> (8 * k));
+    }
+#endif
+}
+
+// The converted RGBA pixel at `pixel` with alpha 255, as a little-endian 32-bit value: the pair's
+// two outputs and the lone channel's (wi_pair_first, wi_lone_channel).
+static inline __attribute__((always_inline)) uint32_t wi_opaque_pixel(
+    const uint16_t *restrict pair, const uint8_t *restrict single, const uint8_t *pixel, const int first, const int low, const int high) {
+    const uint32_t outputs = pair[wi_read_pair(pixel + first)];
+    const uint32_t output = single[high == low + 1 ? wi_read_pair(pixel + low) : pixel[low] | pixel[high] << 8];
+    return 0xFF000000u | (first == 0 ? outputs | output << 16 : output | outputs << 8);
+}
+
 // A pixel through the direct tables, `primary` a constant in each of the callers below, so that
-// each gets its own loop.
+// each gets its own loop. `opaque`: four bands whose alpha is 255 everywhere.
 static inline __attribute__((always_inline)) void wi_apply_direct_tables_for(
-    const wi_matrix_shaper *restrict shaper, uint8_t *restrict pixels, size_t count, int bands, const int primary) {
+    const wi_matrix_shaper *restrict shaper, uint8_t *restrict pixels, size_t count, int bands, int opaque, const int primary) {
     if (primary == -1) {
         const uint8_t *restrict red = shaper->direct[0], *restrict green = shaper->direct[1], *restrict blue = shaper->direct[2];
         for (size_t i = 0; i < count; i++, pixels += bands) {
@@ -296,6 +316,22 @@ static inline __attribute__((always_inline)) void wi_apply_direct_tables_for(
     const uint8_t *restrict single = shaper->single;
     const int first = wi_pair_first(primary), lone = wi_lone_channel(primary);
     const int low = lone < primary ? lone : primary, high = lone < primary ? primary : lone;
+    if (opaque) {
+        // Two pixels a 64-bit write, their alpha 255 rather than read: fewer instructions a
+        // pixel, which is what bounds this loop (rocket.jpg: 0.104 against 0.118 ms warm).
+        size_t i = 0;
+        for (; i + 4 <= count; i += 4, pixels += 16) {
+            const uint64_t quad[2] = {
+                wi_opaque_pixel(pair, single, pixels, first, low, high) |
+                    (uint64_t)wi_opaque_pixel(pair, single, pixels + 4, first, low, high) << 32,
+                wi_opaque_pixel(pair, single, pixels + 8, first, low, high) |
+                    (uint64_t)wi_opaque_pixel(pair, single, pixels + 12, first, low, high) << 32,
+            };
+            wi_write_pixels(pixels, quad[0]);
+            wi_write_pixels(pixels + 8, quad[1]);
+        }
+        count -= i;
+    }
     for (size_t i = 0; i < count; i++, pixels += bands) {
         const uint16_t outputs = pair[wi_read_pair(pixels + first)];
         const uint8_t output = single[high == low + 1 ? wi_read_pair(pixels + low) : pixels[low] | pixels[high] << 8];
@@ -304,12 +340,12 @@ static inline __attribute__((always_inline)) void wi_apply_direct_tables_for(
     }
 }
 
-static void wi_apply_direct_tables(const wi_matrix_shaper *shaper, uint8_t *pixels, size_t count, int bands) {
+static void wi_apply_direct_tables(const wi_matrix_shaper *shaper, uint8_t *pixels, size_t count, int bands, int opaque) {
     switch (shaper->primary) {
-    case 0: wi_apply_direct_tables_for(shaper, pixels, count, bands, 0); break;
-    case 1: wi_apply_direct_tables_for(shaper, pixels, count, bands, 1); break;
-    case 2: wi_apply_direct_tables_for(shaper, pixels, count, bands, 2); break;
-    default: wi_apply_direct_tables_for(shaper, pixels, count, bands, -1); break;
+    case 0: wi_apply_direct_tables_for(shaper, pixels, count, bands, opaque, 0); break;
+    case 1: wi_apply_direct_tables_for(shaper, pixels, count, bands, opaque, 1); break;
+    case 2: wi_apply_direct_tables_for(shaper, pixels, count, bands, opaque, 2); break;
+    default: wi_apply_direct_tables_for(shaper, pixels, count, bands, 0, -1); break;
     }
 }
 
@@ -337,9 +373,9 @@ static void wi_apply_matrix_shaper_sse41(const wi_matrix_shaper *restrict shaper
 }
 #endif
 
-static void wi_apply_matrix_shaper(const wi_matrix_shaper *shaper, uint8_t *pixels, size_t count, int bands) {
+static void wi_apply_matrix_shaper(const wi_matrix_shaper *shaper, uint8_t *pixels, size_t count, int bands, int opaque) {
     if (shaper->direct[0] != NULL || shaper->pair != NULL) {
-        wi_apply_direct_tables(shaper, pixels, count, bands);
+        wi_apply_direct_tables(shaper, pixels, count, bands, opaque);
         return;
     }
 #if defined(__x86_64__)
@@ -455,15 +491,16 @@ int wi_icc_rgb8_supported(const void *profile, size_t profile_length, int bands)
     return usable;
 }
 
-int wi_icc_rgb8_to_srgb(const void *profile, size_t profile_length, uint8_t *pixels, size_t pixel_count, int bands) {
+int wi_icc_rgb8_to_srgb(const void *profile, size_t profile_length, uint8_t *pixels, size_t pixel_count, int bands, int opaque) {
     if (profile == NULL || profile_length == 0 || (bands != 3 && bands != 4)) {
         return -1;
     }
+    opaque = opaque && bands == 4;
     wi_icc_entry entry;
     int owned;
     wi_icc_entry_for(profile, profile_length, bands, &entry, &owned);
     if (entry.shaper != NULL) {
-        wi_apply_matrix_shaper(entry.shaper, pixels, pixel_count, bands);
+        wi_apply_matrix_shaper(entry.shaper, pixels, pixel_count, bands, opaque);
     } else if (entry.transform != NULL) {
         // Sliced so that the pixel count never overflows lcms' 32-bit size.
         size_t done = 0;

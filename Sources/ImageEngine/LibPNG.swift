@@ -56,7 +56,7 @@ public enum LibPNG {
             adopting: UnsafeMutableRawPointer(memory), count: Int(width) * Int(height) * 4, width: Int(width), height: Int(height), bands: 4
         )
         if let colourProfile {
-            do { try pixels.convertToSRGB(from: colourProfile) } catch { throw .corrupt }
+            do { try pixels.convertToSRGB(from: colourProfile, opaque: false) } catch { throw .corrupt }
         }
         return pixels
     }
@@ -86,7 +86,7 @@ public enum LibPNG {
         default: throw .corrupt
         }
         if let colourProfile {
-            do { try pixels.convertToSRGB(from: colourProfile) } catch { throw .corrupt }
+            do { try pixels.convertToSRGB(from: colourProfile, opaque: !hasAlpha) } catch { throw .corrupt }
         }
         return pixels
     }

@@ -26,7 +26,7 @@ extension PixelBuffer {
             ) != 0
         })
         if failed { throw VipsError("resample: cannot resize \(width)x\(height) to \(stored.width)x\(stored.height)") }
-        if let colourProfile { try result.convertToSRGB(from: colourProfile) }
+        if let colourProfile { try result.convertToSRGB(from: colourProfile, opaque: !hasAlpha) }
         return result
     }
 
@@ -43,11 +43,13 @@ extension PixelBuffer {
     }
 
     /// Converts the pixels in place from `profile` to sRGB with the cached conversion. Only for
-    /// the bitmap's maker, before anybody else can read it.
-    func convertToSRGB(from profile: Data) throws(VipsError) {
+    /// the bitmap's maker, before anybody else can read it. `opaque`: four bands whose alpha is
+    /// 255 everywhere (a JPEG's), written whole with the colours.
+    func convertToSRGB(from profile: Data, opaque: Bool) throws(VipsError) {
         let status = profile.withUnsafeBytes { bytes in
             wi_icc_rgb8_to_srgb(
-                bytes.baseAddress, bytes.count, baseAddress.assumingMemoryBound(to: UInt8.self), width * height, Int32(bands)
+                bytes.baseAddress, bytes.count, baseAddress.assumingMemoryBound(to: UInt8.self), width * height, Int32(bands),
+                opaque ? 1 : 0
             )
         }
         if status != 0 { throw VipsError("the colour profile cannot be converted") }

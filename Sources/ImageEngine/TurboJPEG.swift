@@ -68,7 +68,7 @@ public enum TurboJPEG {
             }
         })
         if status != 0 { throw lastError() }
-        if let colourProfile { try pixels.convertToSRGB(from: colourProfile) }
+        if let colourProfile { try pixels.convertToSRGB(from: colourProfile, opaque: true) }
         return pixels.oriented(orientation)
     }
 
@@ -100,7 +100,7 @@ public enum TurboJPEG {
             }
         })
         if status != 0 { throw lastError() }
-        if let colourProfile { try pixels.convertToSRGB(from: colourProfile) }
+        if let colourProfile { try pixels.convertToSRGB(from: colourProfile, opaque: true) }
         return pixels
     }
 

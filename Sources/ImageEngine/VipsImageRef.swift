@@ -230,7 +230,7 @@ public final class VipsImageRef: @unchecked Sendable {
         guard isEightBit, bands == 3 || bands == 4, ColourConversion.supports(profile, bands: bands) else { return nil }
         // Converted in place: it must be a bitmap nobody else holds.
         let pixels = try renderedCopy()
-        do { try pixels.convertToSRGB(from: profile) } catch { return nil }
+        do { try pixels.convertToSRGB(from: profile, opaque: false) } catch { return nil }
         return pixels
     }
 

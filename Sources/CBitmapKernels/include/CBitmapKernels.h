@@ -91,9 +91,11 @@ void wi_rounded_rect_area_rgba8(int width, int height, double radius, unsigned c
 /// Converts 8-bit RGB (bands 3) or RGBA (bands 4, alpha kept) pixels in place from the colour
 /// space `profile` describes to sRGB, relative colorimetric like libvips' icc_transform. The
 /// conversion is built once per distinct profile and kept (libvips builds one per call, about
-/// 10 ms for an Adobe RGB photo). Returns 0, or -1 when the profile is not a usable RGB
-/// profile (pixels untouched).
-int wi_icc_rgb8_to_srgb(const void *profile, size_t profile_length, uint8_t *pixels, size_t pixel_count, int bands);
+/// 10 ms for an Adobe RGB photo). `opaque`: RGBA whose alpha is 255 everywhere (a JPEG's),
+/// which lets the conversion write whole pixels. Returns 0, or -1 when the profile is not a
+/// usable RGB profile (pixels untouched).
+int wi_icc_rgb8_to_srgb(const void *profile, size_t profile_length, uint8_t *pixels, size_t pixel_count, int bands,
+                        int opaque);
 
 /// 1 when `wi_icc_rgb8_to_srgb` can convert from `profile` (an RGB profile lcms accepts), else 0.
 /// Ask before reading pixels that can be read only once.

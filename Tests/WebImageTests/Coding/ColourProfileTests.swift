@@ -83,6 +83,31 @@ import WebImageTestSupport
         #expect(raw.over > 10_000)
     }
 
+    /// A JPEG's pixels, opaque, are converted two at a time with their alpha written as 255:
+    /// the same colours as the conversion that reads every pixel's bands (here libvips' RGB
+    /// reading of the same file), for each kind of profile that takes that path.
+    @Test(arguments: [
+        ("Adobe RGB", nil), ("the red primary", [adobeGreen, sRGBGreen, sRGBBlue]), ("the blue primary", [sRGBRed, sRGBGreen, adobeGreen]),
+    ])
+    func opaquePixelsAreConvertedAsPixelsReadBandByBand(differing: String, colorants: [[UInt32]]?) throws {
+        let data = try colorants.map(Self.rocket(withColorants:)) ?? TestImages.data(Self.file)
+        let header = try #require(TurboJPEG.header(of: data))
+        let source = try VipsImageRef.load("jpegload_buffer", data: data)
+        let profile = try #require(source.iccProfile)
+        let opaque = try TurboJPEG.decode(data, header: header, colourProfile: profile, orientation: 1)
+        let rgb = try #require(try source.renderedInSRGB(from: profile))
+        try #require(opaque.bands == 4 && rgb.bands == 3 && opaque.width * opaque.height == rgb.width * rgb.height)
+        let (differing, notOpaque) = opaque.withUnsafeBytes { ours in
+            rgb.withUnsafeBytes { theirs in
+                (0..<rgb.width * rgb.height).reduce(into: (0, 0)) { counts, pixel in
+                    if (0..<3).contains(where: { ours[4 * pixel + $0] != theirs[3 * pixel + $0] }) { counts.0 += 1 }
+                    if ours[4 * pixel + 3] != 255 { counts.1 += 1 }
+                }
+            }
+        }
+        #expect(differing == 0 && notOpaque == 0)
+    }
+
     @Test func lazyDecodeThenEncodeKeepsTheConversion() throws {
         let data = try TestImages.data(Self.file)
         var lazy = ImageCoderOptions()
