@@ -289,12 +289,18 @@ static inline void wi_write_pixels(uint8_t *samples, uint64_t two) {
 #endif
 }
 
+// The index into `single` of the pixel at `pixel`: its samples of channels `low` and `high` (the
+// lone channel and the primary, in memory order), one 16-bit read when they are neighbours.
+static inline __attribute__((always_inline)) unsigned wi_single_index(const uint8_t *pixel, const int low, const int high) {
+    return high == low + 1 ? wi_read_pair(pixel + low) : (unsigned)(pixel[low] | pixel[high] << 8);
+}
+
 // The converted RGBA pixel at `pixel` with alpha 255, as a little-endian 32-bit value: the pair's
 // two outputs and the lone channel's (wi_pair_first, wi_lone_channel).
 static inline __attribute__((always_inline)) uint32_t wi_opaque_pixel(
     const uint16_t *restrict pair, const uint8_t *restrict single, const uint8_t *pixel, const int first, const int low, const int high) {
     const uint32_t outputs = pair[wi_read_pair(pixel + first)];
-    const uint32_t output = single[high == low + 1 ? wi_read_pair(pixel + low) : pixel[low] | pixel[high] << 8];
+    const uint32_t output = single[wi_single_index(pixel, low, high)];
     return 0xFF000000u | (first == 0 ? outputs | output << 16 : output | outputs << 8);
 }
 
@@ -334,7 +340,7 @@ static inline __attribute__((always_inline)) void wi_apply_direct_tables_for(
     }
     for (size_t i = 0; i < count; i++, pixels += bands) {
         const uint16_t outputs = pair[wi_read_pair(pixels + first)];
-        const uint8_t output = single[high == low + 1 ? wi_read_pair(pixels + low) : pixels[low] | pixels[high] << 8];
+        const uint8_t output = single[wi_single_index(pixels, low, high)];
         wi_write_pair(pixels + first, outputs);
         pixels[lone] = output;
     }
